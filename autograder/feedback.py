@@ -1,0 +1,304 @@
+"""GradingFailure and the expect_* helpers graders use to explain a failure to the learner.
+
+Every failure is one or more full sentences: what was checked (`what`, e.g.
+"softmax(x, axis=1)"), what was expected and what came. Arrays may be numpy arrays, torch
+tensors or anything numpy can read. Symbols: `shape` a tuple of ints such as (2, 3, 4).
+
+Hidden tests: while `hidden_context(True)` is active (the pytest plugin sets it for tests under
+the course's hidden test folder), messages carry shapes, dtypes and counts but never array
+values, indices or inputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+import numpy as np
+
+from autograder.runtime.errors import LearnerError
+
+# Learner-facing sentence templates. Tests reuse these names.
+FAILED_CHECK = "{message}"
+WRONG_TYPE = "{what} returned {got}; expected {expected}."
+NOT_AN_ARRAY = "{what} returned {got}; expected an array of numbers."
+WRONG_SHAPE = "{what} returned shape {got}; expected {expected}."
+SAME_SIZES_OTHER_ORDER = (
+    "The sizes are right but in another order; check the order of your axes (a transpose, "
+    "permute or reshape)."
+)
+WRONG_DTYPE = "{what} has dtype {got}; expected {expected}."
+NOT_FINITE = "{what} contains {count} out of {total}; expected finite numbers."
+NEW_NON_FINITE = "{what} contains {count} where the expected values are finite."
+NOT_CLOSE = (
+    "{what} does not match the expected values: {differ} by more than the tolerance "
+    "(atol={atol:g}, rtol={rtol:g})."
+)
+MAX_ERROR = "The largest absolute error is {max_err:.3g}."
+FIRST_DIFFERENCE = (
+    "The first differing entry is at index {index}: got {got:.6g}, expected {expected:.6g}."
+)
+SCALAR_DIFFERENCE = "It returned {got:.6g}; expected {expected:.6g}."
+KNOWN_MISTAKE = "{what} matches what a known mistake produces: {mistake}"
+HINT = "Hint: {hint}"
+SHOULD_RAISE = "{what} should raise {exc_name} but returned normally."
+RAISED_OTHER = "{what} should raise {exc_name}, but it raised {got} instead{where}."
+
+_HIDDEN: ContextVar[bool] = ContextVar("autograder_hidden_test", default=False)
+
+
+class GradingFailure(AssertionError):
+    """A check failed; `.message` is the learner-facing explanation, in full sentences."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def is_hidden() -> bool:
+    """True while a hidden test runs: messages must not reveal values, indices or inputs."""
+    return _HIDDEN.get()
+
+
+@contextmanager
+def hidden_context(hidden: bool) -> Iterator[None]:
+    """Mark the code inside as running a hidden (True) or visible (False) test."""
+    token = _HIDDEN.set(hidden)
+    try:
+        yield
+    finally:
+        _HIDDEN.reset(token)
+
+
+def expect(condition: object, message: str) -> None:
+    """Fail with message (a full sentence the grader wrote) unless condition holds."""
+    if not condition:
+        raise GradingFailure(FAILED_CHECK.format(message=_sentence(message)))
+
+
+def expect_type(value: object, types: type | tuple[type, ...], *, what: str) -> None:
+    """Fail unless value is an instance of types, e.g. expect_type(out, tuple, what=...)."""
+    wanted = types if isinstance(types, tuple) else (types,)
+    if not isinstance(value, wanted):
+        expected = " or ".join(_article(_type_name(t)) for t in wanted)
+        raise GradingFailure(WRONG_TYPE.format(what=what, got=_describe(value), expected=expected))
+
+
+def expect_shape(
+    value: object, shape: tuple[int, ...], *, what: str, hint: str | None = None
+) -> None:
+    """Fail unless value (an array or tensor) has exactly this shape."""
+    got = _shape_of(value, what)
+    expected = tuple(int(n) for n in shape)
+    if got != expected:
+        raise GradingFailure(_with_hint(_shape_sentences(what, got, expected), hint))
+
+
+def expect_dtype(value: object, dtype: Any, *, what: str) -> None:
+    """Fail unless value's dtype is dtype (numpy or torch; a tuple allows several)."""
+    wanted = dtype if isinstance(dtype, tuple) else (dtype,)
+    names = [_dtype_name(d) for d in wanted]
+    got = getattr(value, "dtype", None)
+    if got is None:
+        raise GradingFailure(NOT_AN_ARRAY.format(what=what, got=_describe(value)))
+    if _dtype_name(got) not in names:
+        expected = " or ".join(names)
+        raise GradingFailure(WRONG_DTYPE.format(what=what, got=_dtype_name(got), expected=expected))
+
+
+def expect_finite(value: object, *, what: str) -> None:
+    """Fail when value contains NaN or infinite entries (counts only, never positions)."""
+    array = _as_float_array(value, what)
+    nan, inf = int(np.isnan(array).sum()), int(np.isinf(array).sum())
+    if nan or inf:
+        count = _non_finite_count(nan, inf)
+        raise GradingFailure(NOT_FINITE.format(what=what, count=count, total=array.size))
+
+
+def expect_close(
+    got: object,
+    expected: object,
+    *,
+    what: str,
+    atol: float,
+    rtol: float = 0.0,
+    hint: str | None = None,
+    mistakes: Mapping[str, object] | None = None,
+) -> None:
+    """Fail unless got matches expected within |got - expected| <= atol + rtol * |expected|.
+
+    mistakes: {sentence describing a known mistake: the array that mistake produces}; when got
+    is wrong but matches one of them, the failure names that mistake.
+    """
+    want = _as_float_array(expected, "the expected value")
+    have = _as_float_array(got, what)
+    if have.shape != want.shape:
+        sentences = _shape_sentences(what, have.shape, want.shape)
+        raise GradingFailure(
+            _with_hint(sentences + _mistake(what, have, mistakes, atol, rtol), hint)
+        )
+    if _close(have, want, atol, rtol).all():
+        return
+    sentences = _mistake(what, have, mistakes, atol, rtol)
+    new_nan = int((np.isnan(have) & np.isfinite(want)).sum())
+    new_inf = int((np.isinf(have) & np.isfinite(want)).sum())
+    if new_nan or new_inf:
+        count = _non_finite_count(new_nan, new_inf)
+        sentences.append(NEW_NON_FINITE.format(what=what, count=count))
+    bad = ~_close(have, want, atol, rtol)
+    n_bad = int(bad.sum())
+    differ = (
+        "its value differs"
+        if have.size == 1
+        else f"{n_bad} of {have.size} entries differ{'s' if n_bad == 1 else ''}"
+    )
+    sentences.append(NOT_CLOSE.format(what=what, differ=differ, atol=atol, rtol=rtol))
+    with np.errstate(invalid="ignore"):
+        errors = np.abs(have - want)[bad & np.isfinite(have) & np.isfinite(want)]
+    if errors.size:
+        sentences.append(MAX_ERROR.format(max_err=float(errors.max())))
+    if not is_hidden():
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        values = {"got": float(have[index]), "expected": float(want[index])}
+        if have.ndim == 0:
+            sentences.append(SCALAR_DIFFERENCE.format(**values))
+        else:
+            shown = index if have.ndim > 1 else index[0]
+            sentences.append(FIRST_DIFFERENCE.format(index=shown, **values))
+    raise GradingFailure(_with_hint(sentences, hint))
+
+
+def expect_raises(
+    exc_name: str, fn: Callable[..., Any], *args: Any, what: str, **kwargs: Any
+) -> LearnerError:
+    """Call fn(*args, **kwargs) (a remote callable) and pass when it raises exc_name.
+
+    Returns the LearnerError so a grader can look at its message. A not_implemented, timeout,
+    crash (or any non-exception) LearnerError is re-raised unchanged: its own sentence says more.
+    """
+    try:
+        fn(*args, **kwargs)
+    except LearnerError as error:
+        if error.kind != "exception":
+            raise
+        if error.is_instance(exc_name):
+            return error
+        where = f" at {error.location}" if error.location else ""
+        raise GradingFailure(
+            RAISED_OTHER.format(
+                what=what, exc_name=exc_name, got=error.exc_type or "an exception", where=where
+            )
+        ) from None
+    raise GradingFailure(SHOULD_RAISE.format(what=what, exc_name=exc_name))
+
+
+# Helpers -----------------------------------------------------------------------------------
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _with_hint(sentences: list[str], hint: str | None) -> str:
+    if hint:
+        sentences = [*sentences, HINT.format(hint=_sentence(hint))]
+    return " ".join(sentences)
+
+
+def _non_finite_count(nan: int, inf: int) -> str:
+    """ "1 NaN entry", "2 NaN and 1 infinite entries", "3 infinite entries"."""
+    parts = [f"{n} {label}" for n, label in ((nan, "NaN"), (inf, "infinite")) if n]
+    return f"{' and '.join(parts)} entr{'y' if nan + inf == 1 else 'ies'}"
+
+
+def _type_name(kind: type) -> str:
+    if kind.__module__ == "builtins":
+        return kind.__qualname__
+    return f"{kind.__module__.split('.')[0]}.{kind.__qualname__}"
+
+
+def _article(name: str) -> str:
+    if name == "NoneType":
+        return "None"
+    return ("an " if name[0].lower() in "aeiou" else "a ") + name
+
+
+def _describe(value: object) -> str:
+    """What a value is, without its contents: "None", "a tuple of 2 items", "a float"."""
+    if value is None:
+        return "None"
+    name = _article(_type_name(type(value)))
+    if isinstance(value, (tuple, list)):
+        return f"{name} of {len(value)} item{'s' if len(value) != 1 else ''}"
+    shape = getattr(value, "shape", None)
+    if shape is not None and not isinstance(value, (int, float)):
+        return f"{name} of shape {_shape_text(tuple(shape))}"
+    return name
+
+
+def _shape_text(shape: tuple[int, ...]) -> str:
+    return str(tuple(int(n) for n in shape))
+
+
+def _shape_of(value: object, what: str) -> tuple[int, ...]:
+    shape = getattr(value, "shape", None)
+    if shape is None or isinstance(value, (int, float, complex)):
+        raise GradingFailure(NOT_AN_ARRAY.format(what=what, got=_describe(value)))
+    return tuple(int(n) for n in shape)
+
+
+def _shape_sentences(what: str, got: tuple[int, ...], expected: tuple[int, ...]) -> list[str]:
+    sentences = [
+        WRONG_SHAPE.format(what=what, got=_shape_text(got), expected=_shape_text(expected))
+    ]
+    if sorted(got) == sorted(expected):
+        sentences.append(SAME_SIZES_OTHER_ORDER)
+    return sentences
+
+
+def _dtype_name(dtype: Any) -> str:
+    text = str(dtype)
+    if text.startswith("torch."):
+        return text.removeprefix("torch.")
+    try:
+        return np.dtype(dtype).name
+    except TypeError:
+        return text
+
+
+def _as_float_array(value: object, what: str) -> np.ndarray:
+    """value as a float64 numpy array; GradingFailure (a type sentence) when it is not numbers."""
+    if hasattr(value, "detach") and hasattr(
+        value, "cpu"
+    ):  # a torch tensor, without importing torch
+        value = value.detach().cpu().double().numpy()
+    try:
+        array = np.asarray(value)
+        if array.dtype == object or array.dtype.kind not in "biuf":
+            raise TypeError
+        return array.astype(np.float64)
+    except (TypeError, ValueError):
+        raise GradingFailure(NOT_AN_ARRAY.format(what=what, got=_describe(value))) from None
+
+
+def _close(have: np.ndarray, want: np.ndarray, atol: float, rtol: float) -> np.ndarray:
+    return np.isclose(have, want, atol=atol, rtol=rtol, equal_nan=True)
+
+
+def _mistake(
+    what: str, have: np.ndarray, mistakes: Mapping[str, object] | None, atol: float, rtol: float
+) -> list[str]:
+    for description, produced in (mistakes or {}).items():
+        try:
+            array = _as_float_array(produced, "a known mistake")
+        except GradingFailure:
+            continue
+        if array.shape == have.shape and _close(have, array, atol, rtol).all():
+            return [KNOWN_MISTAKE.format(what=what, mistake=_sentence(description))]
+    return []
