@@ -1,0 +1,81 @@
+"""The terminal view: a rich table per submission and, for a class, an overview.
+
+Learner text is passed as rich Text (never markup), after sanitize.py, so `[bold]` in an error
+message prints as typed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from autograder.reports.sanitize import clean, first_sentence
+from autograder.results import GradeResult, points
+
+PROBLEM_LIMIT = 160
+
+
+@dataclass(frozen=True)
+class Ungraded:
+    """A submission that could not be graded, with the one sentence saying why."""
+
+    submission: str
+    reason: str
+
+
+def submission_table(result: GradeResult) -> Table:
+    """Component, score / max, tests passed, first problem; the total as the footer."""
+    table = Table(
+        title=Text(clean(f"{result.course}: {result.submission}", 200)),
+        show_footer=True,
+        title_justify="left",
+    )
+    table.add_column("Component", footer="Total")
+    table.add_column(
+        "Score", justify="right", footer=f"{points(result.score)} / {points(result.max_score)}"
+    )
+    passed = sum(t.passed for t in result.tests)
+    table.add_column("Tests passed", justify="right", footer=f"{passed} / {len(result.tests)}")
+    table.add_column("First problem", overflow="fold")
+    for c in result.components:
+        style = "green" if c.total and c.passed == c.total and not c.forbidden else "red"
+        table.add_row(
+            Text(clean(c.title, 200)),
+            Text(f"{points(c.score)} / {points(c.max_score)}", style=style),
+            f"{c.passed} / {c.total}",
+            Text(clean(first_sentence(c.problem), PROBLEM_LIMIT)),
+        )
+    return table
+
+
+def class_table(results: list[GradeResult | Ungraded]) -> Table:
+    """One row per submission: its total and each component's score."""
+    graded = [r for r in results if isinstance(r, GradeResult)]
+    components = graded[0].components if graded else []
+    table = Table(title="Class overview", title_justify="left")
+    table.add_column("Submission")
+    table.add_column("Total", justify="right")
+    for c in components:
+        table.add_column(Text(clean(c.title, 60)), justify="right")
+    for result in results:
+        if isinstance(result, Ungraded):
+            reason = Text(f"not graded: {clean(result.reason, PROBLEM_LIMIT)}", style="red")
+            table.add_row(Text(clean(result.submission, 200)), reason, *[""] * len(components))
+            continue
+        table.add_row(
+            Text(clean(result.submission, 200)),
+            f"{points(result.score)} / {points(result.max_score)}",
+            *[points(c.score) for c in result.components],
+        )
+    return table
+
+
+def print_submission(result: GradeResult, console: Console) -> None:
+    console.print(submission_table(result))
+
+
+def print_class(results: list[GradeResult | Ungraded], console: Console) -> None:
+    console.print(class_table(results))

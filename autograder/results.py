@@ -1,0 +1,255 @@
+"""Typed grading results and the points rule.
+
+The points rule (docs/architecture.md):
+
+* A component's points (course.toml) are split over its tests that ran, by weight
+  (`@pytest.mark.weight(n)`, default 1): a test is worth `points * weight / sum of the weights
+  of that component's tests that ran`, all or nothing.
+* A component whose own module file called a forbidden API scores zero, whatever its tests
+  said; every one of its tests carries the forbidden sentence.
+* A component none of whose tests ran scores zero out of its points.
+* Totals are exact sums (computed with fractions); only display rounds, to 2 decimals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from typing import Any, Literal
+
+from autograder.config import CourseConfig
+from autograder.reports.sanitize import clean, first_sentence
+
+FORBIDDEN_AT = "{sentence} It was called in {file} at line {line}."
+NO_TESTS_RAN = "No test of this component ran, so it scores zero."
+PRINTED = "Your code printed:"
+SUMMARY_TOTAL = "Total: {score} / {max_score}."
+SUMMARY_GRADER_ERRORS = (
+    "{count} grader error(s) happened while grading; they are not your fault and your "
+    "instructor has been told."
+)
+
+Status = Literal["passed", "failed"]
+
+
+def points(value: float) -> str:
+    """A score as displayed: two decimals."""
+    return f"{value:.2f}"
+
+
+@dataclass
+class TestResult:
+    """One grader test, as run against one submission."""
+
+    __test__ = False  # not a pytest test class
+
+    name: str
+    nodeid: str
+    component: str
+    weight: float = 1.0
+    score: float = 0.0
+    max_score: float = 0.0
+    status: Status = "failed"
+    message: str = ""
+    visibility: Literal["visible", "hidden"] = "visible"
+    duration: float = 0.0
+    output: str = ""
+    error_kind: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+
+@dataclass
+class ComponentResult:
+    """One component's share of the grade."""
+
+    name: str
+    title: str
+    score: float
+    max_score: float
+    passed: int
+    total: int
+    forbidden: list[str] = field(default_factory=list)
+    problem: str = ""  # the first thing to fix, one sentence ("" when full marks)
+
+
+@dataclass(frozen=True)
+class ForbiddenUse:
+    """A forbidden API called from a learner file (component "" when no component owns it)."""
+
+    api: str
+    file: str
+    line: int
+    component: str
+    sentence: str
+
+
+@dataclass
+class GradeResult:
+    """A whole submission's grade."""
+
+    submission: str
+    course: str
+    tests: list[TestResult]
+    components: list[ComponentResult]
+    score: float
+    max_score: float
+    hidden_included: bool
+    seed: int
+    forbidden: list[ForbiddenUse] = field(default_factory=list)
+    grader_errors: list[str] = field(default_factory=list)
+    duration: float = 0.0
+    started_at: str = ""
+    hidden_visibility: str = "after_due_date"
+
+    @property
+    def all_passed(self) -> bool:
+        """Full marks: every test passed and nothing was zeroed."""
+        return (
+            all(t.passed for t in self.tests)
+            and all(c.passed == c.total > 0 for c in self.components)
+            and not self.grader_errors
+        )
+
+    def summary_text(self) -> str:
+        """A few plain lines: the total, then one line per component."""
+        lines = [SUMMARY_TOTAL.format(score=points(self.score), max_score=points(self.max_score))]
+        for c in self.components:
+            line = f"{c.title}: {points(c.score)} / {points(c.max_score)}"
+            lines.append(f"{line} ({clean(c.problem)})" if c.problem else line)
+        if self.grader_errors:
+            lines.append(SUMMARY_GRADER_ERRORS.format(count=len(self.grader_errors)))
+        return "\n".join(lines)
+
+    def to_gradescope(self) -> dict[str, Any]:
+        """The Gradescope results.json document."""
+        titles = {c.name: c.title for c in self.components}
+        numbers = {c.name: index for index, c in enumerate(self.components, start=1)}
+        counters: dict[str, int] = {}
+        tests = []
+        for test in self.tests:
+            counters[test.component] = counters.get(test.component, 0) + 1
+            output = clean(test.message)
+            if test.output and test.visibility == "visible":
+                output = f"{output}\n\n{PRINTED}\n{clean(test.output)}".strip()
+            tests.append(
+                {
+                    "name": f"{titles.get(test.component, test.component)}: {test.name}",
+                    "score": test.score,
+                    "max_score": test.max_score,
+                    "status": test.status,
+                    "output": output,
+                    "visibility": "visible"
+                    if test.visibility == "visible"
+                    else self.hidden_visibility,
+                    "tags": [test.component],
+                    "number": f"{numbers.get(test.component, 0)}.{counters[test.component]}",
+                }
+            )
+        return {
+            "score": self.score,
+            "max_score": self.max_score,
+            "output": self.summary_text(),
+            "tests": tests,
+            "extra_data": {
+                "submission": self.submission,
+                "course": self.course,
+                "seed": self.seed,
+                "hidden_included": self.hidden_included,
+                "forbidden": [vars(use) for use in self.forbidden],
+                "grader_errors": list(self.grader_errors),
+                "duration": round(self.duration, 3),
+                "started_at": self.started_at,
+            },
+        }
+
+
+def forbidden_uses(
+    config: CourseConfig, records: Iterable[tuple[str, str, int]]
+) -> list[ForbiddenUse]:
+    """(api, file, line) records from the worker, deduplicated, each with its component."""
+    uses = []
+    for api, file, line in sorted(set(records)):
+        component = config.component_for_file(file)
+        sentence = FORBIDDEN_AT.format(
+            sentence=config.forbidden.sentence(api), file=file, line=line
+        )
+        uses.append(
+            ForbiddenUse(api, file, int(line), component.name if component else "", sentence)
+        )
+    return uses
+
+
+def build_grade_result(
+    config: CourseConfig,
+    tests: Iterable[TestResult],
+    *,
+    submission: str,
+    seed: int,
+    hidden_included: bool,
+    forbidden: Iterable[tuple[str, str, int]] = (),
+    grader_errors: Iterable[str] = (),
+    duration: float = 0.0,
+    started_at: str = "",
+) -> GradeResult:
+    """Apply the points rule to the tests that ran and total the grade."""
+    uses = forbidden_uses(config, forbidden)
+    by_component: dict[str, list[TestResult]] = {c.name: [] for c in config.components}
+    for test in tests:
+        by_component.setdefault(test.component, []).append(test)
+
+    scored: list[TestResult] = []
+    components: list[ComponentResult] = []
+    total, total_max = Fraction(0), Fraction(0)
+    for component in config.components:
+        own = by_component[component.name]
+        zeroed = [u.sentence for u in uses if u.component == component.name]
+        weights = sum(Fraction(t.weight) for t in own)
+        value = Fraction(component.points)
+        score = Fraction(0)
+        for test in own:
+            share = value * Fraction(test.weight) / weights
+            if zeroed:
+                message = " ".join([zeroed[0], *([test.message] if not test.passed else [])])
+                test = replace(test, status="failed", message=message, error_kind="forbidden")
+            gained = share if test.passed else Fraction(0)
+            score += gained
+            scored.append(replace(test, score=float(gained), max_score=float(share)))
+        failing = [t for t in own if not t.passed]
+        problem = zeroed[0] if zeroed else ""
+        if not own:
+            problem = NO_TESTS_RAN
+        elif not problem and failing:
+            problem = first_sentence(failing[0].message)
+        components.append(
+            ComponentResult(
+                name=component.name,
+                title=component.title,
+                score=float(score),
+                max_score=float(value),
+                passed=0 if zeroed else len(own) - len(failing),
+                total=len(own),
+                forbidden=zeroed,
+                problem=problem,
+            )
+        )
+        total += score
+        total_max += value
+    return GradeResult(
+        submission=submission,
+        course=config.course.name,
+        tests=scored,
+        components=components,
+        score=float(total),
+        max_score=float(total_max),
+        hidden_included=hidden_included,
+        seed=seed,
+        forbidden=uses,
+        grader_errors=list(grader_errors),
+        duration=duration,
+        started_at=started_at,
+        hidden_visibility=config.course.hidden_visibility,
+    )
