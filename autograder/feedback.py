@@ -14,11 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from autograder.runtime.errors import LearnerError
+if TYPE_CHECKING:  # imported when needed: importing autograder.runtime may import torch
+    from autograder.runtime.errors import LearnerError
 
 # Learner-facing sentence templates. Tests reuse these names.
 FAILED_CHECK = "{message}"
@@ -181,6 +182,8 @@ def expect_raises(
     Returns the LearnerError so a grader can look at its message. A not_implemented, timeout,
     crash (or any non-exception) LearnerError is re-raised unchanged: its own sentence says more.
     """
+    from autograder.runtime.errors import LearnerError
+
     try:
         fn(*args, **kwargs)
     except LearnerError as error:

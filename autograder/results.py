@@ -213,7 +213,9 @@ def build_grade_result(
         for test in own:
             share = value * Fraction(test.weight) / weights
             if zeroed:
-                message = " ".join([zeroed[0], *([test.message] if not test.passed else [])])
+                # Keep a failure's own sentence unless it is the runtime's forbidden one again.
+                own_failure = not test.passed and test.error_kind != "forbidden"
+                message = " ".join([zeroed[0], *([test.message] if own_failure else [])])
                 test = replace(test, status="failed", message=message, error_kind="forbidden")
             gained = share if test.passed else Fraction(0)
             score += gained

@@ -1,0 +1,90 @@
+"""The `autograder` command line: a thin click layer over autograder.commands.*.main."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from autograder import __version__
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="autograder")
+def cli() -> None:
+    """Grade Transformers 101 style assignments: run the course's graders against learner
+    code in an isolated worker process and write reports.
+
+    Run `autograder COMMAND --help` for what each command does.
+    """
+
+
+@cli.command()
+@click.argument("submissions", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder for the reports. One submission: the reports go straight into it "
+    "(default ./grades/NAME). Several: one subfolder per submission (default ./grades).",
+)
+@click.option(
+    "--course",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The course.toml to grade against (default: the nearest one above the current "
+    "folder; never one inside a submission).",
+)
+@click.option(
+    "--visible-only",
+    is_flag=True,
+    help="Run only the visible tests, as a learner's own repository has them.",
+)
+@click.option(
+    "--timeout",
+    "test_timeout",
+    type=float,
+    metavar="S",
+    help="Seconds of learner code allowed per test (default: test_timeout in course.toml).",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    metavar="N",
+    help="Base seed for the random inputs; the same seed gives the same inputs.",
+)
+@click.option("--quiet", "-q", is_flag=True, help="Print no tables; only problems.")
+def grade(
+    submissions: tuple[Path, ...],
+    out: Path | None,
+    course: Path | None,
+    visible_only: bool,
+    test_timeout: float | None,
+    seed: int,
+    quiet: bool,
+) -> None:
+    """Grade one or more SUBMISSIONS (learner repositories, or their package folders).
+
+    For each one this writes results.json (Gradescope), summary.md (for the learner),
+    junit.xml and grader.log, and prints a table of points per component.
+
+    Exit status: 0 when every test passed, 1 when some failed, 2 when a submission could not
+    be graded at all (the reason is printed as one sentence).
+
+    \b
+    Examples:
+      autograder grade .                       grade your own repository
+      autograder grade examples/submissions/*  grade a class, reports under ./grades
+    """
+    from autograder.commands import grade as command
+
+    code = command.main(
+        submissions=list(submissions),
+        out=out,
+        course=course,
+        visible_only=visible_only,
+        test_timeout=test_timeout,
+        seed=seed,
+        quiet=quiet,
+    )
+    raise SystemExit(code)

@@ -1,0 +1,196 @@
+"""`autograder grade`: grade submissions and write their reports.
+
+For each submission, in order:
+1. resolve its package folder (the repository, or the package folder itself);
+2. run pytest in this process over the course's visible tests (and hidden ones unless
+   visible-only or absent) with a ResultCollector; pytest's console goes to DIR/grader.log;
+3. apply the points rule (results.py) and write DIR/results.json, DIR/summary.md and
+   DIR/junit.xml, even when every test failed;
+4. print its table; with several submissions, a class overview at the end.
+
+The course file comes from --course or the nearest course.toml above the current folder, never
+from inside a submission: a learner cannot change their own points.
+
+Exit status: 0 every test of every submission passed; 1 some test failed; 2 the grader could not
+run for at least one submission (missing path, bad course file, graders failing to collect),
+with one sentence per problem on stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from contextlib import redirect_stderr, redirect_stdout
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from autograder.config import (
+    CourseConfig,
+    CourseConfigError,
+    SubmissionError,
+    find_course_file,
+    load_course,
+)
+from autograder.pytest_plugin import ResultCollector
+from autograder.reports import junit, markdown, results_json, terminal
+from autograder.reports.terminal import Ungraded
+from autograder.results import GradeResult, build_grade_result
+
+LOG_FILE = "grader.log"
+DEFAULT_OUT = Path("grades")
+REPORT_FILES = (results_json.FILE_NAME, markdown.FILE_NAME, junit.FILE_NAME, LOG_FILE)
+
+NO_SUBMISSIONS = "Name at least one submission folder to grade."
+BAD_TIMEOUT = "--timeout must be a positive number of seconds; got {value}."
+SAME_NAME = (
+    "Two submissions are both named {name} ({first} and {second}); their reports would "
+    "overwrite each other, so rename one or grade them separately."
+)
+NO_VISIBLE_TESTS = (
+    "The visible tests folder {path} does not exist; check visible_tests in {course}."
+)
+PYTEST_FAILED = (
+    "The graders could not run for {name} (pytest exit status {code}); see {log} for details."
+)
+NO_TESTS = "No grader tests were collected from {folders}; check the course's test folders."
+NOT_GRADED = "{name} was not graded: {reason}"
+
+_EXIT_OK, _EXIT_FAILED, _EXIT_ERROR = 0, 1, 2
+
+
+def main(
+    *,
+    submissions: list[Path],
+    out: Path | None,
+    course: Path | None,
+    visible_only: bool,
+    test_timeout: float | None,
+    seed: int,
+    quiet: bool,
+) -> int:
+    """Grade each submission; return the exit status described in the module docstring."""
+    try:
+        config = load_course(course if course else find_course_file(Path.cwd()))
+    except CourseConfigError as error:
+        return _error(str(error))
+    if not submissions:
+        return _error(NO_SUBMISSIONS)
+    if test_timeout is not None and not test_timeout > 0:
+        return _error(BAD_TIMEOUT.format(value=test_timeout))
+    roots = [config.submission_root(Path(s)) for s in submissions]
+    seen: dict[str, Path] = {}
+    for given, root in zip(submissions, roots, strict=True):
+        if root.name in seen:
+            return _error(SAME_NAME.format(name=root.name, first=seen[root.name], second=given))
+        seen[root.name] = Path(given)
+
+    console = Console(highlight=False)
+    outcomes: list[GradeResult | Ungraded] = []
+    for given, root in zip(submissions, roots, strict=True):
+        if len(submissions) == 1:
+            folder = out or DEFAULT_OUT / root.name
+        else:
+            folder = (out or DEFAULT_OUT) / root.name
+        outcome = grade_submission(
+            config,
+            Path(given),
+            folder,
+            visible_only=visible_only,
+            test_timeout=test_timeout,
+            seed=seed,
+        )
+        outcomes.append(outcome)
+        if isinstance(outcome, Ungraded):
+            print(
+                NOT_GRADED.format(name=outcome.submission, reason=outcome.reason), file=sys.stderr
+            )
+        elif not quiet:
+            terminal.print_submission(outcome, console)
+    if len(outcomes) > 1 and not quiet:
+        terminal.print_class(outcomes, console)
+    if any(isinstance(o, Ungraded) for o in outcomes):
+        return _EXIT_ERROR
+    return _EXIT_OK if all(o.all_passed for o in outcomes) else _EXIT_FAILED
+
+
+def grade_submission(
+    config: CourseConfig,
+    submission: Path,
+    out_dir: Path,
+    *,
+    visible_only: bool,
+    test_timeout: float | None,
+    seed: int,
+) -> GradeResult | Ungraded:
+    """Grade one submission into out_dir; an Ungraded (with its sentence) when it cannot run."""
+    name = config.submission_root(submission).name
+    for stale in REPORT_FILES:  # never leave last run's grade beside this run's failure
+        (out_dir / stale).unlink(missing_ok=True)
+    try:
+        package_dir = config.package_dir_for(submission)
+    except SubmissionError as error:
+        return Ungraded(name, str(error))
+    if not config.visible_tests.is_dir():
+        return Ungraded(
+            name, NO_VISIBLE_TESTS.format(path=config.visible_tests, course=config.path)
+        )
+    folders = [config.visible_tests]
+    hidden = config.hidden_tests
+    if not visible_only and hidden is not None and hidden.is_dir():
+        folders.append(hidden)
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    log = out_dir / LOG_FILE
+    args = [
+        *map(str, folders),
+        f"--course={config.path}",
+        f"--submission={package_dir}",
+        f"--seed={seed}",
+        f"--rootdir={config.root}",
+        "--strict-markers",
+        "-p",
+        "no:cacheprovider",
+        "--color=no",
+        "-v",
+        "-rfE",
+    ]
+    if test_timeout is not None:
+        args.append(f"--test-timeout={test_timeout}")
+    collector = ResultCollector()
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
+    start = time.monotonic()
+    with (
+        log.open("w", encoding="utf-8") as stream,
+        redirect_stdout(stream),
+        redirect_stderr(stream),
+    ):
+        code = pytest.main(args, plugins=[collector])
+    if code == pytest.ExitCode.NO_TESTS_COLLECTED:
+        return Ungraded(name, NO_TESTS.format(folders=", ".join(map(str, folders))))
+    if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or collector.errors:
+        reason = collector.errors[0] if collector.errors else None
+        return Ungraded(name, reason or PYTEST_FAILED.format(name=name, code=int(code), log=log))
+
+    result = build_grade_result(
+        config,
+        collector.results,
+        submission=name,
+        seed=seed,
+        hidden_included=len(folders) > 1,
+        forbidden=collector.forbidden,
+        grader_errors=collector.grader_errors,
+        duration=time.monotonic() - start,
+        started_at=started_at,
+    )
+    results_json.write_results_json(result, out_dir / results_json.FILE_NAME)
+    markdown.write_summary(result, out_dir / markdown.FILE_NAME)
+    junit.write_junit(result, out_dir / junit.FILE_NAME)
+    return result
+
+
+def _error(sentence: str) -> int:
+    print(sentence, file=sys.stderr)
+    return _EXIT_ERROR

@@ -1,0 +1,484 @@
+"""The autograder's pytest plugin (entry point `pytest11: autograder`).
+
+Active when a course.toml is found (`--course FILE`, else searched upward from the first test
+path, the invocation folder, then pytest's rootdir); inert otherwise. It only touches *grader
+tests*: tests under the course's `visible_tests` or `hidden_tests` folder.
+
+What it adds:
+* options `--submission PATH` (default: the course root, i.e. your own repository), `--course`,
+  `--seed N` (default 0) and `--test-timeout S`;
+* markers `weight(n)` and one per component (`pytest -m softmax` runs one component); every
+  grader test carries exactly one component marker, else collection stops with a sentence;
+* fixtures `course`, `learner` (one LearnerSession per run), `rng` (seeded per test) and an
+  autouse fixture that seeds numpy, random and torch per test, marks hidden tests for the
+  feedback helpers and brackets each test that uses `learner` with begin_test/end_test;
+* failure reports that are the learner-facing sentence only: a GradingFailure or LearnerError
+  shows its message, never a traceback into grader code; any other exception is reported as an
+  internal grader error;
+* a ResultCollector the grade command passes to pytest.main to get TestResults back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from autograder.config import (
+    CourseConfig,
+    CourseConfigError,
+    SubmissionError,
+    find_course_file,
+    load_course,
+)
+from autograder.feedback import GradingFailure, hidden_context
+from autograder.reports.sanitize import cap, clean, first_sentence
+from autograder.results import TestResult, build_grade_result, points
+
+GRADER_ERROR = (
+    "The grader itself failed in {test}; this is not your fault — tell your instructor: "
+    "{type}: {message}"
+)
+PLAIN_ASSERT_HIDDEN = "A hidden check in {test} failed."
+NO_MARKER = (
+    "{nodeid} carries no component marker; mark it with exactly one of: {markers} "
+    "(e.g. @pytest.mark.{example})."
+)
+MANY_MARKERS = (
+    "{nodeid} carries {count} component markers ({found}); a grader test belongs to exactly one "
+    "component."
+)
+BAD_WEIGHT = (
+    "{nodeid} has @pytest.mark.weight{args}; expected one positive number, "
+    "e.g. @pytest.mark.weight(2)."
+)
+NO_COURSE = (
+    "The {fixture} fixture needs a course, but no course.toml was found here or above; "
+    "pass --course FILE."
+)
+COLLECT_ERROR = "The grader file {where} could not be collected: {detail}"
+LEARNER_OUTPUT = "Your code printed"
+HEADER = "autograder: course {course} ({path}); submission {submission}; seed {seed}"
+
+
+@dataclass(frozen=True)
+class GraderInfo:
+    """What the plugin knows about one grader test."""
+
+    component: str
+    weight: float
+    visibility: str  # "visible" | "hidden"
+    name: str
+    seed: int
+
+
+@dataclass
+class _RunState:
+    course: CourseConfig
+    submission: Path
+    seed: int
+    test_timeout: float | None
+    results: list[TestResult] = field(default_factory=list)
+    grader_errors: list[str] = field(default_factory=list)
+    forbidden: set[tuple[str, str, int]] = field(default_factory=set)
+    usage_errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Outcome:
+    """The first failing phase of a test (or the passing call), kept until teardown."""
+
+    status: str = "passed"
+    message: str = ""
+    error_kind: str = ""
+    report: Any = None
+    duration: float = 0.0
+    output: str = ""
+    ran: bool = False
+
+
+STATE = pytest.StashKey[_RunState]()
+INFO = pytest.StashKey[GraderInfo]()
+OUTCOME = pytest.StashKey[_Outcome]()
+
+
+def active_course(config: pytest.Config) -> CourseConfig | None:
+    """The course this pytest run grades, or None when the plugin is inert."""
+    state = config.stash.get(STATE, None)
+    return state.course if state else None
+
+
+def seed_for(base: int, key: str) -> int:
+    """A seed in [0, 2**32) from the run's seed and a stable key (course-relative nodeid)."""
+    digest = hashlib.sha256(key.encode("utf-8")).digest()
+    return (base + int.from_bytes(digest[:8], "big")) % 2**32
+
+
+# Options, configuration, header -------------------------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("autograder", "grading a submission against a course")
+    group.addoption(
+        "--submission",
+        metavar="PATH",
+        help="the repository (or package folder) to grade; default: the course root",
+    )
+    group.addoption(
+        "--course", metavar="FILE", help="the course.toml; default: the nearest one above"
+    )
+    group.addoption(
+        "--seed", type=int, default=0, metavar="N", help="base seed for every test (default 0)"
+    )
+    group.addoption(
+        "--test-timeout",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds of learner code per test (default: course.toml [limits] test_timeout)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "weight(n): this grader test's share of its component's points, relative to the "
+        "component's other tests (default 1)",
+    )
+    course = _find_course(config)
+    if course is None:
+        return
+    for component in course.components:
+        config.addinivalue_line(
+            "markers",
+            f"{component.name}: a grader test of {component.title} ({component.points:g} points)",
+        )
+    submission = config.getoption("submission")
+    config.stash[STATE] = _RunState(
+        course=course,
+        submission=Path(submission).resolve() if submission else course.root,
+        seed=config.getoption("seed"),
+        test_timeout=config.getoption("test_timeout"),
+    )
+
+
+def _find_course(config: pytest.Config) -> CourseConfig | None:
+    explicit = config.getoption("course")
+    try:
+        if explicit:
+            return load_course(Path(explicit))
+        starts = [Path(a.split("::")[0]) for a in config.args[:1]]
+        starts += [config.invocation_params.dir, config.rootpath]
+        for start in starts:
+            try:
+                path = find_course_file(start if start.exists() else start.parent)
+            except CourseConfigError:
+                continue
+            return load_course(path)
+    except CourseConfigError as error:
+        raise pytest.UsageError(str(error)) from None
+    return None
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    state = config.stash.get(STATE, None)
+    if state is None:
+        return []
+    return [
+        HEADER.format(
+            course=state.course.course.name,
+            path=state.course.path,
+            submission=state.submission,
+            seed=state.seed,
+        )
+    ]
+
+
+# Collection ----------------------------------------------------------------------------------
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    state = config.stash.get(STATE, None)
+    if state is None:
+        return
+    names = [c.name for c in state.course.components]
+    problems = []
+    for item in items:
+        visibility = _visibility(state.course, Path(item.path))
+        if visibility is None:
+            continue
+        found = [n for n in names if item.get_closest_marker(n) is not None]
+        if len(found) != 1:
+            template = NO_MARKER if not found else MANY_MARKERS
+            problems.append(
+                template.format(
+                    nodeid=item.nodeid,
+                    markers=", ".join(names),
+                    example=names[0],
+                    count=len(found),
+                    found=", ".join(found),
+                )
+            )
+            continue
+        weight = _weight(item)
+        if weight is None:
+            mark = item.get_closest_marker("weight")
+            args = "(" + ", ".join(map(repr, mark.args if mark else ())) + ")"
+            problems.append(BAD_WEIGHT.format(nodeid=item.nodeid, args=args))
+            continue
+        key = f"{Path(item.path).resolve().relative_to(state.course.root).as_posix()}::{item.name}"
+        item.stash[INFO] = GraderInfo(
+            component=found[0],
+            weight=weight,
+            visibility=visibility,
+            name=_display_name(item),
+            seed=seed_for(state.seed, key),
+        )
+    if problems:
+        state.usage_errors.extend(problems)
+        raise pytest.UsageError(*problems)
+
+
+def _visibility(course: CourseConfig, path: Path) -> str | None:
+    path = path.resolve()
+    for visibility, folder in (("visible", course.visible_tests), ("hidden", course.hidden_tests)):
+        if folder is not None and path.is_relative_to(folder):
+            return visibility
+    return None
+
+
+def _weight(item: pytest.Item) -> float | None:
+    mark = item.get_closest_marker("weight")
+    if mark is None:
+        return 1.0
+    if len(mark.args) != 1 or mark.kwargs or isinstance(mark.args[0], bool):
+        return None
+    value = mark.args[0]
+    return float(value) if isinstance(value, (int, float)) and value > 0 else None
+
+
+def _display_name(item: pytest.Item) -> str:
+    """The test's docstring first line (its name when it has none), with its parameters."""
+    doc = (getattr(getattr(item, "function", None), "__doc__", None) or "").strip()
+    name = doc.split("\n", 1)[0].strip() or getattr(item, "originalname", item.name)
+    callspec = getattr(item, "callspec", None)
+    return f"{name} [{callspec.id}]" if callspec is not None else name
+
+
+# Fixtures ------------------------------------------------------------------------------------
+
+
+def _state(request: pytest.FixtureRequest, fixture: str) -> _RunState:
+    state = request.config.stash.get(STATE, None)
+    if state is None:
+        pytest.fail(NO_COURSE.format(fixture=fixture), pytrace=False)
+    return state
+
+
+@pytest.fixture(scope="session")
+def course(request: pytest.FixtureRequest) -> CourseConfig:
+    """The validated course.toml of this run."""
+    return _state(request, "course").course
+
+
+@pytest.fixture(scope="session")
+def learner(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """The LearnerSession on the submission: the only way graders reach learner code."""
+    from autograder.runtime import LearnerSession, Limits
+
+    state = _state(request, "learner")
+    config = state.course
+    try:
+        package_dir = config.package_dir_for(state.submission)
+    except SubmissionError as error:
+        pytest.fail(str(error), pytrace=False)
+    limits = config.limits.model_dump()
+    if state.test_timeout is not None:
+        limits["test_timeout"] = state.test_timeout
+    session = LearnerSession(
+        package_dir,
+        package=config.package,
+        limits=Limits(**limits),
+        forbidden_apis=tuple(config.forbidden.apis),
+        forbidden_message=config.forbidden.message,
+    )
+    try:
+        yield session
+    finally:
+        try:
+            state.forbidden.update(_records(session.forbidden_seen))
+        finally:
+            session.close()
+
+
+@pytest.fixture
+def rng(request: pytest.FixtureRequest) -> np.random.Generator:
+    """A numpy Generator seeded from --seed and this test's course-relative id."""
+    info = request.node.stash.get(INFO, None)
+    seed = info.seed if info else seed_for(request.config.getoption("seed"), request.node.nodeid)
+    return np.random.default_rng(seed)
+
+
+@pytest.fixture(autouse=True)
+def _autograder_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Per grader test: seed the libraries, mark hidden tests, bracket the learner's calls."""
+    info = request.node.stash.get(INFO, None)
+    if info is None:
+        yield
+        return
+    random.seed(info.seed)
+    np.random.seed(info.seed)
+    if "torch" in sys.modules:
+        sys.modules["torch"].manual_seed(info.seed)
+    session = request.getfixturevalue("learner") if "learner" in request.fixturenames else None
+    with hidden_context(info.visibility == "hidden"):
+        if session is not None:
+            session.begin_test(request.node.nodeid)
+        try:
+            yield
+        finally:
+            if session is not None:
+                _end_test(request, session)
+
+
+def _end_test(request: pytest.FixtureRequest, session: Any) -> None:
+    outcome = request.node.stash.setdefault(OUTCOME, _Outcome())
+    state = request.config.stash[STATE]
+    from autograder.runtime.errors import LearnerError
+
+    try:
+        trace = session.end_test()
+    except LearnerError:
+        return  # the worker died at the very end; the test's own outcome already says so
+    outcome.output = trace.output or ""
+    state.forbidden.update(_records(trace.forbidden))
+
+
+def _records(records: Any) -> set[tuple[str, str, int]]:
+    return {(str(api), str(file), int(line)) for api, file, line in records or ()}
+
+
+# Reports -------------------------------------------------------------------------------------
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    info = item.stash.get(INFO, None)
+    if info is None:
+        return report
+    state = item.config.stash[STATE]
+    outcome = item.stash.setdefault(OUTCOME, _Outcome())
+    outcome.duration += report.duration
+    if report.when == "call":
+        outcome.ran = not report.skipped
+    if report.failed and outcome.status == "passed":
+        message, kind = _explain(call.excinfo, item, state)
+        report.longrepr = message
+        outcome.status, outcome.message, outcome.error_kind = "failed", message, kind
+        outcome.report = report
+        outcome.ran = True
+    if report.when == "teardown":
+        _finish(item, info, outcome, state)
+    return report
+
+
+def _explain(excinfo: Any, item: pytest.Item, state: _RunState) -> tuple[str, str]:
+    """(learner-facing message, error kind) for the exception that failed a phase."""
+    from autograder.runtime.errors import LearnerError
+
+    error = excinfo.value if excinfo is not None else None
+    if isinstance(error, GradingFailure):
+        return error.message, "failed"
+    if isinstance(error, LearnerError):
+        return error.feedback, error.kind
+    if isinstance(error, pytest.fail.Exception):
+        return str(error.msg), "failed"
+    if isinstance(error, AssertionError):
+        info = item.stash[INFO]
+        line = first_sentence(str(error)) if info.visibility == "visible" else ""
+        return line or PLAIN_ASSERT_HIDDEN.format(test=item.name), "failed"
+    kind = type(error).__name__ if error is not None else "Error"
+    detail = cap(clean(str(error)).split("\n", 1)[0], 300) if error is not None else ""
+    message = GRADER_ERROR.format(test=item.name, type=kind, message=detail)
+    state.grader_errors.append(f"{item.nodeid}: {kind}: {detail}")
+    return message, "grader_error"
+
+
+def _finish(item: pytest.Item, info: GraderInfo, outcome: _Outcome, state: _RunState) -> None:
+    if not outcome.ran:
+        return  # skipped or deselected: it did not run, so it carries no points
+    if outcome.output and outcome.report is not None:
+        outcome.report.sections.append((LEARNER_OUTPUT, clean(outcome.output)))
+    state.results.append(
+        TestResult(
+            name=info.name,
+            nodeid=item.nodeid,
+            component=info.component,
+            weight=info.weight,
+            status="passed" if outcome.status == "passed" else "failed",
+            message=outcome.message,
+            visibility=info.visibility,
+            duration=outcome.duration,
+            output=outcome.output,
+            error_kind=outcome.error_kind,
+        )
+    )
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """When graders ran: the points per component that ran, as the grade would count them."""
+    state = config.stash.get(STATE, None)
+    if state is None or not state.results:
+        return
+    result = build_grade_result(
+        state.course,
+        state.results,
+        submission=str(state.submission),
+        seed=state.seed,
+        hidden_included=any(t.visibility == "hidden" for t in state.results),
+        forbidden=state.forbidden,
+    )
+    terminalreporter.section("autograder points")
+    for c in result.components:
+        if c.total:
+            line = f"{c.title}: {points(c.score)} / {points(c.max_score)} ({c.passed}/{c.total})"
+            terminalreporter.write_line(line)
+    for use in result.forbidden:
+        terminalreporter.write_line(use.sentence)
+
+
+# The grade command's collector ---------------------------------------------------------------
+
+
+class ResultCollector:
+    """Pass to pytest.main(args, plugins=[collector]); afterwards it holds what the run saw."""
+
+    def __init__(self) -> None:
+        self.results: list[TestResult] = []
+        self.grader_errors: list[str] = []
+        self.forbidden: set[tuple[str, str, int]] = set()
+        self.errors: list[str] = []  # why the graders could not run (collection, usage)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            lines = [ln for ln in str(report.longrepr).strip().splitlines() if ln.strip()]
+            detail = clean(lines[-1] if lines else "unknown error", 500).strip()
+            self.errors.append(COLLECT_ERROR.format(where=report.nodeid or ".", detail=detail))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        state = config.stash.get(STATE, None)
+        if state is None:
+            return
+        self.results = list(state.results)
+        self.grader_errors = list(state.grader_errors)
+        self.forbidden = set(state.forbidden)
+        self.errors.extend(state.usage_errors)
