@@ -1,0 +1,199 @@
+"""The codec of the trust boundary: what round-trips, and what is refused."""
+
+from __future__ import annotations
+
+import collections
+import pickle
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import torch
+
+from autograder.runtime import wire
+
+
+def roundtrip(value, **kwargs):
+    return wire.decode(wire.loads(wire.dumps(wire.encode(value, **kwargs))))
+
+
+def test_builtin_scalars_and_containers_roundtrip_exactly():
+    value = {
+        "none": None,
+        "flags": [True, False],
+        "numbers": (0, -(2**70), 1.5, float("inf"), 2 - 3j),
+        "text": "héllo\n",
+        "raw": b"\x00\xff",
+        7: [[], (), {}],
+    }
+    got = roundtrip(value)
+    assert got == value
+    assert type(got["numbers"]) is tuple and type(got[7][1]) is tuple
+    assert type(got["flags"][0]) is bool
+
+
+def test_learner_tuples_cannot_pass_for_tags():
+    value = ("nd", "float64", (1,), b"\x00" * 8)
+    assert roundtrip(value) == value
+    assert roundtrip(["ref", 1, "x", "y"]) == ["ref", 1, "x", "y"]
+
+
+@pytest.mark.parametrize("dtype", sorted(wire.NUMPY_DTYPES))
+def test_numpy_arrays_keep_dtype_shape_and_values(dtype):
+    source = (np.arange(24) % 7).reshape(2, 3, 4).astype(dtype)
+    got = roundtrip(source)
+    assert got.dtype == source.dtype and got.shape == (2, 3, 4)
+    np.testing.assert_array_equal(got, source)
+    assert got.flags.owndata and got.flags.writeable
+
+
+def test_numpy_views_and_foreign_byte_order_are_copied_as_values():
+    base = np.arange(30, dtype=np.float64).reshape(5, 6)
+    view = base[::2, 1::2].T
+    np.testing.assert_array_equal(roundtrip(view), view)
+    swapped = np.arange(4, dtype=">i4")
+    got = roundtrip(swapped)
+    assert got.dtype == np.dtype("int32") and got.tolist() == [0, 1, 2, 3]
+    empty = np.zeros((0, 3), dtype=np.float32)
+    assert roundtrip(empty).shape == (0, 3)
+
+
+def test_numpy_scalars_stay_numpy_scalars():
+    for scalar in (np.float32(1.25), np.int8(-3), np.bool_(True), np.complex64(1 + 2j)):
+        got = roundtrip(scalar)
+        assert type(got) is type(scalar) and got == scalar
+
+
+@pytest.mark.parametrize("dtype", sorted(wire.TORCH_DTYPES))
+def test_torch_tensors_keep_dtype_shape_and_values(dtype):
+    source = (torch.arange(12) % 5).reshape(3, 4).to(wire.TORCH_DTYPES[dtype])
+    got = roundtrip(source)
+    assert got.dtype == source.dtype and got.shape == source.shape
+    assert torch.equal(got, source)
+
+
+def test_decoded_tensors_own_their_memory_and_keep_requires_grad():
+    weight = torch.nn.Parameter(torch.randn(3, 4))
+    got = roundtrip(weight.t())  # a non-contiguous view with a grad_fn
+    assert torch.equal(got, weight.detach().t())
+    assert got.requires_grad and got.is_leaf and got.grad_fn is None
+    assert got.is_contiguous() and got.untyped_storage().nbytes() == 3 * 4 * 4
+    assert not roundtrip(torch.ones(2)).requires_grad
+    assert roundtrip(torch.zeros(0, 5)).shape == (0, 5)
+    assert roundtrip(torch.tensor(3.5)).item() == 3.5
+
+
+def test_sizes_dtypes_and_namedtuples_become_plain_values():
+    Point = collections.namedtuple("Point", "x y")
+    got = roundtrip([torch.Size([2, 3]), torch.bfloat16, Point(1, 2)])
+    assert got == [(2, 3), torch.bfloat16, (1, 2)]
+    assert type(got[0]) is tuple and type(got[2]) is tuple
+
+
+def test_ordered_dicts_such_as_state_dicts_become_dicts():
+    state = torch.nn.Linear(2, 3).state_dict()
+    got = roundtrip(state)
+    assert list(got) == ["weight", "bias"]
+    assert torch.equal(got["weight"], state["weight"])
+
+
+def test_objects_travel_as_references_through_the_hooks():
+    module = torch.nn.Linear(2, 2)
+    registry = {}
+
+    def on_other(obj):
+        registry[len(registry) + 1] = obj
+        return ("ref", len(registry), "torch.nn.Linear", "Linear.forward")
+
+    tree = wire.encode({"m": module, "n": 1}, on_other=on_other)
+    assert tree["m"] == ("ref", 1, "torch.nn.Linear", "Linear.forward")
+    got = wire.decode(tree, on_ref=lambda ref_id, type_name, label: registry[ref_id])
+    assert got["m"] is module
+    with pytest.raises(wire.WireError, match="reference"):
+        wire.decode(tree)
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        (np.array([1, "a"], dtype=object), "dtype object cannot be checked"),
+        (np.array(["ab"]), "dtype str"),
+        (np.zeros(2, dtype="datetime64[s]"), "dtype datetime64"),
+        ({(1, 2): 3}, "dict key must be a str or an int"),
+        ({1.5: 3}, "dict key must be a str or an int"),
+        (object(), "cannot cross the boundary"),
+        ({1, 2}, "cannot cross the boundary"),
+    ],
+)
+def test_values_that_cannot_be_checked_are_refused_with_a_reason(value, reason):
+    with pytest.raises(wire.WireError, match=reason):
+        wire.encode(value)
+
+
+def test_object_arrays_are_refused_with_advice():
+    with pytest.raises(wire.WireError) as info:
+        wire.encode([np.array([None])])
+    assert "return a numeric array" in str(info.value)
+
+
+def test_nesting_and_size_limits_are_enforced():
+    deep: list = []
+    for _ in range(30):
+        deep = [deep]
+    assert roundtrip(deep, max_depth=31) == deep
+    with pytest.raises(wire.WireError, match="nested more than 20 levels"):
+        wire.encode(deep, max_depth=20)
+    cyclic: list = []
+    cyclic.append(cyclic)
+    with pytest.raises(wire.WireError, match="nested"):
+        wire.encode(cyclic)
+    with pytest.raises(wire.WireError, match="larger than"):
+        wire.encode(np.zeros(1000), max_bytes=4000)
+    assert wire.encode(np.zeros(1000), max_bytes=9000)[0] == "nd"
+    with pytest.raises(wire.WireError, match="deeper than 5"):
+        wire.loads(wire.dumps(deep), max_depth=5)
+
+
+class Exploit:
+    def __reduce__(self):
+        return (print, ("this must never run",))
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        Fraction(1, 2),
+        Exploit(),
+        [1, {"a": np.float64(1.0)}],
+        {"op": "call", "args": [torch.ones(1)]},
+    ],
+)
+def test_frames_holding_pickled_objects_are_refused(payload, capsys):
+    frame = pickle.dumps(payload)
+    with pytest.raises(wire.WireError, match="builtins only"):
+        wire.loads(frame)
+    assert "must never run" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("payload", [{1, 2}, frozenset([1]), bytearray(b"x"), [1, {2: {3}}]])
+def test_frames_holding_other_builtin_types_are_refused(payload):
+    with pytest.raises(wire.WireError, match="builtins only"):
+        wire.loads(pickle.dumps(payload, protocol=5))
+
+
+def test_truncated_frames_and_malformed_tags_are_refused():
+    frame = wire.dumps(wire.encode(np.arange(10)))
+    with pytest.raises(wire.WireError, match="could not be read"):
+        wire.loads(frame[:-5])
+    bad_trees = [
+        ("nd", "float64", (3,), b"\x00" * 8),  # wrong byte count
+        ("nd", "object", (1,), b"\x00" * 8),
+        ("pt", "float64", (-1,), b"", False),
+        ("dtype", "Tensor"),
+        ("tuple", "not a list"),
+        ("unknown", 1),
+        (),
+    ]
+    for tree in bad_trees:
+        with pytest.raises(wire.WireError):
+            wire.decode(tree)
