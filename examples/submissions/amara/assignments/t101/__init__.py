@@ -1,0 +1,1 @@
+"""My Transformers 101 package (Amara)."""
