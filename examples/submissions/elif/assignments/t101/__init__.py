@@ -1,0 +1,1 @@
+# Transformers 101 assignment - Elif

@@ -1,0 +1,1 @@
+"""t101 - Hana's solutions."""

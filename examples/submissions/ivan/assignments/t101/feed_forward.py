@@ -1,0 +1,14 @@
+import torch.nn as nn
+
+
+class PositionwiseFeedForward(nn.Module):
+    """Linear -> ReLU -> (dropout) -> Linear, applied to every position."""
+
+    def __init__(self, d_model, d_ff, dropout=0.0):
+        super().__init__()
+        self.W_1 = nn.Linear(d_model, d_ff)
+        self.W_2 = nn.Linear(d_ff, d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        return self.W_2(self.dropout(self.W_1(x).clamp(min=0)))
