@@ -1,0 +1,127 @@
+"""Turning an exception raised by learner code into the fields of a LearnerError (in the worker).
+
+Only frames whose file lies under the private root are shown, relative to it
+(``t101/attention.py``); the worker's and the libraries' frames never reach the learner.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import traceback
+from types import TracebackType
+from typing import Any
+
+from autograder.runtime import messages
+
+EXIT_TYPES = (SystemExit, KeyboardInterrupt, GeneratorExit)
+_ALLOC_FAILED = "can't allocate memory"  # torch's CPU allocator raises RuntimeError with this
+
+
+def classify(exc: BaseException, phase: str) -> str:
+    """The LearnerError kind of an exception raised while importing ("import") or calling."""
+    if isinstance(exc, SyntaxError) and phase == "import":
+        return "syntax_error"
+    if isinstance(exc, NotImplementedError):
+        return "not_implemented"
+    if isinstance(exc, EXIT_TYPES):
+        return "exit"
+    if isinstance(exc, MemoryError) or (
+        isinstance(exc, RuntimeError) and _ALLOC_FAILED in _safe_str(exc)
+    ):
+        return "memory"
+    return "import_error" if phase == "import" else "exception"
+
+
+def relative(filename: str, root: str) -> str | None:
+    """``/tmp/x/root/t101/a.py`` -> ``t101/a.py``; None for files outside the private root."""
+    prefix = root.rstrip(os.sep) + os.sep
+    if not filename.startswith(prefix):
+        return None
+    return filename[len(prefix) :].replace(os.sep, "/")
+
+
+def learner_frames(tb: TracebackType | None, root: str) -> list[tuple[str, int, str]]:
+    """(file relative to root, line, function) of each learner frame, outermost first."""
+    frames = []
+    for frame, line in traceback.walk_tb(tb):
+        shown = relative(frame.f_code.co_filename, root)
+        if shown is not None:
+            frames.append((shown, line, frame.f_code.co_name))
+    return frames
+
+
+def describe(exc: BaseException, *, phase: str, root: str, memory_mb: int) -> dict[str, Any]:
+    """The error fields for ``exc``; ``feedback`` is left for the caller to compose, except for
+    syntax errors, whose sentence needs no call."""
+    kind = classify(exc, phase)
+    message = messages.sanitize(_safe_str(exc))
+    frames = learner_frames(exc.__traceback__, root)
+    location = f"{frames[-1][0]}:{frames[-1][1]} in {frames[-1][2]}" if frames else ""
+    lines = []
+    for shown, line, function in frames:
+        lines.append(f'  File "{shown}", line {line}, in {function}')
+        source = linecache.getline(os.path.join(root, shown), line).strip()
+        if source:
+            lines.append(f"    {source}")
+    error: dict[str, Any] = {
+        "kind": kind,
+        "exc_type": type(exc).__name__,
+        "exc_mro": [cls.__name__ for cls in type(exc).__mro__],
+        "message": message,
+        "location": location,
+        "traceback": "",
+    }
+    if kind == "syntax_error":
+        assert isinstance(exc, SyntaxError)
+        shown = relative(exc.filename or "", root) or os.path.basename(exc.filename or "?")
+        line = exc.lineno or 0
+        error["message"] = messages.sanitize(str(exc.msg))
+        error["location"] = f"{shown}:{line}"
+        text = messages.sanitize((exc.text or "").strip(), cap=200)
+        error["traceback"] = f'  File "{shown}", line {line}\n    {text}\nSyntaxError: {exc.msg}'
+        error["feedback"] = messages.SYNTAX_ERROR.format(
+            file=shown, line=line, message=error["message"]
+        )
+        return error
+    lines.append(f"{type(exc).__name__}: {message}" if message else type(exc).__name__)
+    error["traceback"] = "\n".join(lines)
+    error["memory_mb"] = memory_mb
+    return error
+
+
+def compose(error: dict[str, Any], call: str) -> str:
+    """The learner's sentence for a worker error raised by ``call`` ("softmax(...)" or, for an
+    import, "Importing t101/softmax.py")."""
+    if error.get("feedback"):
+        return str(error["feedback"])
+    kind = error["kind"]
+    template = error.get("feedback_template")
+    if template in ("NO_TENSOR", "NOT_CONNECTED"):
+        return str(getattr(messages, template)).format(call=call)
+    fields = {
+        "call": call,
+        "exc_type": error.get("exc_type", ""),
+        "message": error.get("message", ""),
+        "where": messages.where(error.get("location", "")),
+        "mb": error.get("memory_mb", "?"),
+        "reason": error.get("reason", ""),
+    }
+    if kind == "not_implemented":
+        return messages.NOT_IMPLEMENTED.format(**fields)
+    if kind == "exit":
+        return messages.EXIT.format(**fields)
+    if kind == "memory":
+        return messages.MEMORY.format(**fields)
+    if kind == "bad_return":
+        return messages.BAD_RETURN.format(**fields)
+    if not fields["message"]:
+        return messages.EXCEPTION_NO_MESSAGE.format(**fields)
+    return messages.EXCEPTION.format(**fields)
+
+
+def _safe_str(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:
+        return f"<the {type(exc).__name__} could not be shown as text>"

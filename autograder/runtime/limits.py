@@ -1,0 +1,43 @@
+"""The resource limits of one learner session (course.toml ``[limits]``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from autograder.runtime.wire import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much time, memory and output learner code gets.
+
+    Attributes:
+        test_timeout: seconds of learner code per test (summed over the test's calls).
+        import_timeout: seconds to import one learner module.
+        startup_timeout: seconds for a worker to start (it imports numpy and torch).
+        memory_mb: address-space limit of the worker process, in MiB.
+        output_kb: learner stdout/stderr kept per test (and per call), in KiB.
+        file_mb: largest file the worker may write (its captured output included), in MiB.
+        max_wire_bytes: largest value that may cross the boundary at once.
+        max_wire_depth: deepest nesting of a value that may cross the boundary.
+    """
+
+    test_timeout: float = 10.0
+    import_timeout: float = 20.0
+    startup_timeout: float = 60.0
+    memory_mb: int = 4096
+    output_kb: int = 16
+    file_mb: int = 64
+    max_wire_bytes: int = DEFAULT_MAX_BYTES
+    max_wire_depth: int = DEFAULT_MAX_DEPTH
+
+    def __post_init__(self) -> None:
+        for name in ("test_timeout", "import_timeout", "startup_timeout"):
+            if not getattr(self, name) > 0:
+                raise ValueError(
+                    f"Limits.{name} must be a positive number of seconds, "
+                    f"got {getattr(self, name)!r}."
+                )
+        for name in ("memory_mb", "output_kb", "file_mb", "max_wire_bytes", "max_wire_depth"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"Limits.{name} must be positive, got {getattr(self, name)!r}.")

@@ -1,0 +1,111 @@
+"""Learner-facing sentences of the runtime, as named templates the tests reuse.
+
+Placeholders: ``call`` is the learner-facing call (``softmax(...)``,
+``MultiHeadAttention.forward(...)``), ``file`` a path such as ``t101/softmax.py``, ``where`` a
+suffix " at t101/softmax.py:12 in softmax" (or ""), ``seconds`` and ``mb`` numbers.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+
+MESSAGE_CAP = 2000
+
+EXCEPTION = "{call} raised {exc_type}{where}: {message}"
+EXCEPTION_NO_MESSAGE = "{call} raised {exc_type}{where}."
+NOT_IMPLEMENTED = (
+    "{call} is not implemented yet: it raised NotImplementedError{where}. "
+    "Replace the `raise NotImplementedError` with your implementation."
+)
+EXIT = (
+    "{call} raised {exc_type}{where}; code being graded must return a value or raise an "
+    "exception, never end the program (no sys.exit(), exit() or quit())."
+)
+MEMORY = (
+    "{call} ran out of memory{where} (the limit is {mb} MB): look for an array or a list that "
+    "is much larger than the inputs need."
+)
+BAD_RETURN = "{call} returned a value the grader cannot read: {reason}."
+NOT_CONNECTED = (
+    "{call} returned a tensor that does not depend on the module's parameters, so no gradient "
+    "can flow back: keep the computation in torch (no .detach(), .item() or numpy) from the "
+    "parameters to the output."
+)
+NO_TENSOR = "{call} returned no tensor, so its gradients cannot be checked."
+
+SYNTAX_ERROR = (
+    "{file} has a syntax error at line {line}: {message}. Fix it and run the tests again."
+)
+MISSING_MODULE = "Could not find {file} in your submission (expected at {expected})."
+REFUSED_MODULE = (
+    "Could not use {file} from your submission: it is {reason}; submit the file itself "
+    "(expected at {expected})."
+)
+MISSING_NAME = (
+    "{file} does not define {name}; the assignment expects a function or class named {name} "
+    "there (check the spelling and that it is defined at the top level of the file)."
+)
+TOO_LARGE = (
+    "Your package folder {expected} holds more than {mb} MB of files, more than the grader "
+    "accepts; remove data files, checkpoints and other large files from it."
+)
+
+TIMEOUT = (
+    "{call} did not finish within {seconds} s (the time limit per test) — look for an infinite "
+    "loop or a very slow step."
+)
+IMPORT_TIMEOUT = (
+    "Importing {file} did not finish within {seconds} s (the time limit for importing a "
+    "module) — look for an infinite loop or slow work at the top level of the file."
+)
+CRASH_SIGNAL = "The process running {call} was killed by {signal}{why}; no result came back."
+CRASH_EXIT = (
+    "The process running {call} ended with exit status {status} before returning — does your "
+    "code call os._exit() or end the process some other way? Return a value instead."
+)
+WHY_SIGNAL = {
+    "SIGSEGV": " (a segmentation fault: an invalid memory access, e.g. through ctypes or a "
+    "crashing native extension)",
+    "SIGKILL": " (possibly the memory limit of {mb} MB)",
+    "SIGABRT": " (an abort in native code)",
+    "SIGXFSZ": " (it wrote more than the file-size limit)",
+}
+STALE_OBJECT = (
+    "This {type_name} object was lost: it was created in an earlier grading process that has "
+    "since been restarted after a crash or a time-out. Create it again in this test."
+)
+FORBIDDEN_AT = " It was called at {file}:{line}{more}."
+
+_ESCAPES = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: titles, hyperlinks
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS, SOS, PM, APC
+    r"|\x1b[@-Z\\-_]?"  # other two-byte escapes, or a lone ESC
+    r"|[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]"  # other control characters (keeps \t and \n)
+)
+
+
+def sanitize(text: str, cap: int = MESSAGE_CAP) -> str:
+    """Strip terminal escape sequences and control characters; cap the length."""
+    clean = _ESCAPES.sub("", text.replace("\r\n", "\n"))
+    if len(clean) > cap:
+        clean = clean[:cap] + f" [... {len(clean) - cap} more characters]"
+    return clean
+
+
+def where(location: str) -> str:
+    """The " at t101/x.py:3 in f" suffix, or "" when no learner frame was involved."""
+    return f" at {location}" if location else ""
+
+
+def signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def seconds(value: float) -> str:
+    """2.0 -> "2", 2.5 -> "2.5"."""
+    return f"{value:g}"

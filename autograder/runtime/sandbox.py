@@ -1,0 +1,217 @@
+"""Starting the worker: a private copy of the package, an allow-listed environment, rlimits, kill.
+
+Layout of one worker's temporary directory (mode 0700)::
+
+    autograder-XXXX/
+      root/              the private root: HOME, TMPDIR, cwd, first on sys.path
+        t101/            the learner's package, copied (regular files only)
+      framework/         on the worker's PYTHONPATH
+        autograder/__init__.py      an empty stub
+        autograder/runtime -> the runtime package (the worker imports nothing else of ours)
+      output.log         the worker's fds 1 and 2 (learner stdout and stderr), append mode
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import weakref
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+#: The runtime package, made importable in the worker (alone: the worker never imports the
+#: rest of the framework) through a symlink under a stub ``autograder`` package.
+RUNTIME_DIR = Path(__file__).resolve().parent
+_STUB_INIT = '"""Only autograder.runtime is importable in the worker."""\n'
+MAX_PACKAGE_BYTES = 20 * 1024 * 1024
+MAX_PACKAGE_FILES = 2000
+ENV_PASSTHROUGH = ("PATH", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+# Equivalent to `python -I` (no user site, no script directory on sys.path), except that the
+# PYTHON* variables of our own allow-listed environment take effect (-I would ignore
+# PYTHONHASHSEED). -B: no bytecode files; -u: unbuffered, so output survives a kill.
+PYTHON_FLAGS = ("-s", "-P", "-B", "-u")
+
+
+class PackageTooLarge(Exception):
+    """The learner's package holds more than MAX_PACKAGE_BYTES (or MAX_PACKAGE_FILES)."""
+
+
+@dataclass
+class PrivateCopy:
+    """Where the copy went and which entries were refused, by path relative to the package."""
+
+    base: Path
+    root: Path
+    refused: dict[str, str] = field(default_factory=dict)
+
+
+def copy_package(package_dir: Path, package: str) -> PrivateCopy:
+    """Copy the package's regular files into a fresh private temp dir (missing dir: empty root).
+
+    Skips ``__pycache__``; a symlink is followed only if its target stays inside the package
+    (else it is refused, with a reason). Raises PackageTooLarge past the size or file cap.
+    """
+    base = Path(tempfile.mkdtemp(prefix="autograder-")).resolve()
+    root = base / "root"
+    copy = PrivateCopy(base=base, root=root)
+    try:
+        root.mkdir()
+        if package_dir.is_dir():
+            _copy_tree(package_dir.resolve(), root / package, copy)
+    except BaseException:
+        shutil.rmtree(base, ignore_errors=True)
+        raise
+    return copy
+
+
+def _copy_tree(source: Path, target: Path, copy: PrivateCopy) -> None:
+    total = 0
+    files = 0
+    pending = [Path()]
+    target.mkdir()
+    while pending:
+        relative_dir = pending.pop()
+        for entry in sorted(os.scandir(source / relative_dir), key=lambda e: e.name):
+            relative = relative_dir / entry.name
+            if entry.name == "__pycache__":
+                continue
+            path = Path(entry.path)
+            if entry.is_symlink():
+                real = path.resolve()
+                if not real.is_relative_to(source):
+                    copy.refused[relative.as_posix()] = "a symbolic link to outside your package"
+                    continue
+                if not real.is_file():
+                    copy.refused[relative.as_posix()] = "a symbolic link to a folder"
+                    continue
+                path = real
+            if path.is_dir():
+                (target / relative).mkdir()
+                pending.append(relative)
+            elif path.is_file():
+                files += 1
+                total += path.stat().st_size
+                if total > MAX_PACKAGE_BYTES or files > MAX_PACKAGE_FILES:
+                    raise PackageTooLarge()
+                shutil.copyfile(path, target / relative, follow_symlinks=False)
+
+
+def worker_environment(private_root: Path, framework_dir: Path) -> dict[str, str]:
+    """The worker's whole environment: an allow-list, never the parent's tokens or secrets."""
+    env = {name: os.environ[name] for name in ENV_PASSTHROUGH if name in os.environ}
+    env.setdefault("PATH", os.defpath)
+    env.update(
+        LANG="C.UTF-8",
+        LC_ALL="C.UTF-8",
+        HOME=str(private_root),
+        TMPDIR=str(private_root),
+        PYTHONPATH=str(framework_dir),
+        PYTHONDONTWRITEBYTECODE="1",
+        PYTHONHASHSEED="0",
+        PYTHONNOUSERSITE="1",
+        OMP_NUM_THREADS="1",
+        MKL_NUM_THREADS="1",
+    )
+    return env
+
+
+def apply_worker_limits(memory_mb: int, file_mb: int) -> None:
+    """Called by the worker on itself, before any learner code: memory, file size, no cores."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the cap fail with EFBIG instead
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    file_bytes = file_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
+    memory_bytes = memory_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+
+
+class WorkerProcess:
+    """One running worker: its process group, its channel, its capture file, its temp dir."""
+
+    def __init__(self, package_dir: Path, package: str, *, memory_mb: int, file_mb: int) -> None:
+        self.copy = copy_package(package_dir, package)
+        base = self.copy.base
+        try:
+            framework_dir = base / "framework"
+            (framework_dir / "autograder").mkdir(parents=True)
+            (framework_dir / "autograder" / "__init__.py").write_text(_STUB_INIT)
+            (framework_dir / "autograder" / "runtime").symlink_to(RUNTIME_DIR)
+            self.capture_path = base / "output.log"
+            parent_end, child_end = socket.socketpair()
+            with child_end, open(self.capture_path, "ab") as capture:
+                command = [sys.executable, *PYTHON_FLAGS, "-m", "autograder.runtime.worker"]
+                command += [str(child_end.fileno()), str(memory_mb), str(file_mb)]
+                self.process = subprocess.Popen(
+                    command,
+                    stdin=subprocess.DEVNULL,
+                    stdout=capture,
+                    stderr=capture,
+                    pass_fds=(child_end.fileno(),),
+                    cwd=self.copy.root,
+                    env=worker_environment(self.copy.root, framework_dir),
+                    start_new_session=True,
+                )
+            self.conn = Connection(parent_end.detach())
+        except BaseException:
+            shutil.rmtree(base, ignore_errors=True)
+            raise
+        self._finalizer = weakref.finalize(self, _shutdown, self.process, self.conn, base)
+
+    @property
+    def root(self) -> Path:
+        return self.copy.root
+
+    def take_output(self, cap: int) -> tuple[bytes, int]:
+        """Read and clear what the worker wrote since the last call: (first cap bytes, total)."""
+        try:
+            with open(self.capture_path, "r+b") as capture:
+                total = os.fstat(capture.fileno()).st_size
+                head = capture.read(cap)
+                capture.truncate(0)
+        except OSError:
+            return b"", 0
+        return head, total
+
+    def kill(self) -> int | None:
+        """SIGKILL the whole process group; return the worker's exit status."""
+        _kill_group(self.process)
+        return self.process.returncode
+
+    def wait_exit(self, timeout: float = 5.0) -> int | None:
+        """After the channel closed: the exit status (negative: the signal), killing stragglers."""
+        try:
+            self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            pass
+        return self.kill()
+
+    def close(self) -> None:
+        """Kill the process group and delete the temp dir; idempotent."""
+        self._finalizer()
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def _shutdown(process: subprocess.Popen, conn: Connection, base: Path) -> None:
+    _kill_group(process)
+    try:
+        conn.close()
+    except OSError:
+        pass
+    shutil.rmtree(base, ignore_errors=True)
