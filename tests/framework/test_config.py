@@ -1,0 +1,209 @@
+"""course.toml loading: typed values, resolved paths, and one full sentence per mistake."""
+
+from pathlib import Path
+
+import pytest
+
+from autograder.config import (
+    COURSE_FILE_MISSING,
+    NO_COURSE_FILE,
+    NO_PACKAGE,
+    SUBMISSION_MISSING,
+    CourseConfigError,
+    SubmissionError,
+    find_course_file,
+    load_course,
+)
+
+TOY = Path(__file__).parent / "toy_course"
+
+GOOD = """\
+[course]
+name = "Mini"
+package = "minipkg"
+package_dir = "src/minipkg"
+visible_tests = "graders/visible"
+hidden_tests = "graders/hidden"
+
+[[components]]
+name = "alpha"
+module = "alpha"
+title = "Alpha"
+points = 4
+
+[[components]]
+name = "beta"
+module = "sub.beta"
+title = "Beta"
+points = 6.5
+"""
+
+
+def write(folder: Path, text: str) -> Path:
+    path = folder / "course.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def error_of(folder: Path, text: str) -> str:
+    with pytest.raises(CourseConfigError) as caught:
+        load_course(write(folder, text))
+    return str(caught.value)
+
+
+def test_toy_course_loads_with_paths_resolved_against_the_course_file():
+    config = load_course(TOY / "course.toml")
+    assert config.course.name == "Toy Course"
+    assert config.package == "toypkg"
+    assert [c.name for c in config.components] == ["scale", "normalize"]
+    assert [c.points for c in config.components] == [10.0, 5.0]
+    assert config.root == TOY.resolve()
+    assert config.visible_tests == TOY.resolve() / "tests/graders/visible"
+    assert config.hidden_tests == TOY.resolve() / "tests/graders/hidden"
+    assert config.course.reference_dir == TOY.resolve() / "solution/toypkg"
+    assert config.course.hidden_visibility == "after_published"
+    assert config.limits.output_kb == 4
+    assert config.forbidden.apis == ("numpy.linalg.norm",)
+    assert config.forbidden.sentence("numpy.linalg.norm").startswith(
+        "Write the norm yourself; numpy.linalg.norm does it for you"
+    )
+
+
+def test_defaults_fill_limits_and_forbidden(tmp_path):
+    config = load_course(write(tmp_path, GOOD))
+    assert config.limits.test_timeout == 10.0
+    assert config.limits.memory_mb == 4096
+    assert config.forbidden.apis == ()
+    assert config.hidden_tests == tmp_path.resolve() / "graders/hidden"
+    assert str(config.course.package_dir) == "src/minipkg"  # stays relative to any repository
+
+
+def test_component_lookups(tmp_path):
+    config = load_course(write(tmp_path, GOOD))
+    assert config.component("beta").title == "Beta"
+    with pytest.raises(KeyError, match="has no component 'gamma'; expected one of: alpha, beta"):
+        config.component("gamma")
+    assert config.component_for_file("alpha.py").name == "alpha"
+    assert config.component_for_file("minipkg/alpha.py").name == "alpha"
+    assert config.component_for_file("/tmp/x/minipkg/sub/beta.py").name == "beta"
+    assert config.component_for_file("beta.py") is None  # beta lives in sub/
+    assert config.component_for_file("__init__.py") is None
+    assert config.component_for_file("not_alpha.py") is None
+
+
+def test_submission_package_dir_accepts_the_repository_or_the_package(tmp_path):
+    config = load_course(write(tmp_path, GOOD))
+    repo = tmp_path / "alice"
+    package = repo / "src" / "minipkg"
+    package.mkdir(parents=True)
+    assert config.package_dir_for(repo) == package.resolve()
+    assert config.package_dir_for(package) == package.resolve()
+    assert config.submission_root(repo) == repo.resolve()
+    assert config.submission_root(package) == repo.resolve()
+
+
+def test_submission_errors_are_sentences(tmp_path):
+    config = load_course(write(tmp_path, GOOD))
+    missing = tmp_path / "nobody"
+    with pytest.raises(SubmissionError) as caught:
+        config.package_dir_for(missing)
+    assert str(caught.value) == SUBMISSION_MISSING.format(path=missing)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(SubmissionError) as caught:
+        config.package_dir_for(empty)
+    assert str(caught.value) == NO_PACKAGE.format(
+        path=empty, package_dir="src/minipkg", package="minipkg"
+    )
+
+
+def test_find_course_file_searches_upward(tmp_path):
+    path = write(tmp_path, GOOD)
+    nested = tmp_path / "a" / "b"
+    nested.mkdir(parents=True)
+    assert find_course_file(nested) == path.resolve()
+    assert find_course_file(path) == path.resolve()
+
+
+def test_find_course_file_says_where_it_looked(tmp_path):
+    if any((p / "course.toml").exists() for p in tmp_path.parents):
+        pytest.skip("a course.toml above the temporary folder is found from anywhere")
+    with pytest.raises(CourseConfigError) as caught:
+        find_course_file(tmp_path)
+    assert str(caught.value) == NO_COURSE_FILE.format(name="course.toml", start=tmp_path.resolve())
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(CourseConfigError) as caught:
+        load_course(tmp_path / "course.toml")
+    assert str(caught.value) == COURSE_FILE_MISSING.format(
+        path=(tmp_path / "course.toml").resolve(), name="course.toml"
+    )
+
+
+def test_toml_syntax_error_names_the_file_and_line(tmp_path):
+    message = error_of(tmp_path, GOOD.replace('title = "Beta"', 'title = "Beta'))
+    assert message.startswith(f"{(tmp_path / 'course.toml').resolve()} is not valid TOML: ")
+    assert "(at line 17, column 14)" in message
+
+
+def test_unknown_keys_are_refused_with_their_path(tmp_path):
+    message = error_of(tmp_path, GOOD.replace("points = 4", "points = 4\npointz = 5"))
+    assert "the key components[0].pointz is not a course setting" in message
+    message = error_of(tmp_path, GOOD + "\n[grading]\nstrict = true\n")
+    assert "the key grading is not a course setting" in message
+    message = error_of(tmp_path, 'path = "/elsewhere/course.toml"\n' + GOOD)
+    assert "the key path is not a course setting" in message
+
+
+@pytest.mark.parametrize("points", ["0", "-2"])
+def test_non_positive_points(tmp_path, points):
+    message = error_of(tmp_path, GOOD.replace("points = 4", f"points = {points}"))
+    assert message.endswith(
+        f"components[0].points must be a number greater than 0; got {int(points)}."
+    )
+
+
+def test_wrong_types_say_expected_and_got(tmp_path):
+    text = GOOD.replace('name = "Mini"', 'name = "Mini"\nhidden_visibility = "later"')
+    message = error_of(tmp_path, text + '\n[limits]\nmemory_mb = "lots"\n')
+    assert (
+        "course.hidden_visibility must be 'hidden', 'after_due_date', 'after_published' or "
+        "'visible'; got 'later'." in message
+    )
+    assert "limits.memory_mb must be a whole number; got 'lots'." in message
+
+
+def test_duplicate_component_names_and_modules(tmp_path):
+    message = error_of(tmp_path, GOOD.replace('name = "beta"', 'name = "alpha"'))
+    assert "components[1].name is 'alpha', already used by components[0]" in message
+    message = error_of(tmp_path, GOOD.replace('module = "sub.beta"', 'module = "alpha"'))
+    assert "components[1].module is 'alpha', already used by components[0]" in message
+
+
+def test_missing_required_key(tmp_path):
+    message = error_of(tmp_path, GOOD.replace('package = "minipkg"\n', ""))
+    assert message.endswith("the required key course.package is missing.")
+
+
+def test_component_names_must_be_usable_as_markers(tmp_path):
+    message = error_of(tmp_path, GOOD.replace('name = "alpha"', 'name = "weight"'))
+    assert "components[0].name must be a name that is not reserved" in message
+    message = error_of(tmp_path, GOOD.replace('name = "alpha"', 'name = "al-pha"'))
+    assert "components[0].name must be a name (letters, digits and underscores" in message
+
+
+def test_package_dir_must_stay_inside_the_repository(tmp_path):
+    message = error_of(tmp_path, GOOD.replace('"src/minipkg"', '"../minipkg"'))
+    assert "course.package_dir must be a relative path inside the repository" in message
+
+
+def test_forbidden_message_placeholder(tmp_path):
+    message = error_of(tmp_path, GOOD + '\n[forbidden]\nmessage = "Do not use {name}."\n')
+    assert "forbidden.message must be a sentence whose only placeholder is {api}" in message
+
+
+def test_every_problem_is_reported_at_once(tmp_path):
+    text = GOOD.replace("points = 4", "points = 0").replace("points = 6.5", "points = -1")
+    message = error_of(tmp_path, text)
+    assert "components[0].points" in message and "components[1].points" in message

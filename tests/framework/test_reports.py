@@ -1,0 +1,163 @@
+"""Report writers: sanitising learner text, summary.md, junit.xml, results.json, the table."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from junitparser import Failure, JUnitXml
+from rich.console import Console
+
+from autograder.config import load_course
+from autograder.reports import junit, markdown, results_json, terminal
+from autograder.reports.files import atomic_write_text
+from autograder.reports.sanitize import (
+    CUT_NOTE,
+    cap,
+    first_sentence,
+    markdown_block,
+    markdown_inline,
+    strip_control,
+)
+from autograder.results import TestResult, build_grade_result
+
+TOY = Path(__file__).parent / "toy_course"
+HOSTILE = "a | b `c` <script>alert(1)</script> **bold** [link](x)\n\x1b[31mred\x1b[0m\x07\r\nend"
+
+
+@pytest.fixture(scope="module")
+def result():
+    config = load_course(TOY / "course.toml")
+    tests = [
+        TestResult("values", "t::values", "scale", status="passed"),
+        TestResult("rejects | nan", "t::nan", "scale", weight=2, message=HOSTILE),
+        TestResult("unit", "t::unit", "normalize", message="Short.", output="```\n" + HOSTILE),
+        TestResult("hidden", "t::hidden", "normalize", message="Hid.", visibility="hidden"),
+    ]
+    tests[3].output = "SECRET hidden-test output"
+    return build_grade_result(
+        config,
+        tests,
+        submission="bob | <i>",
+        seed=0,
+        hidden_included=True,
+        grader_errors=["t::x: KeyError: 'k'"],
+        started_at="2024-01-01T00:00:00+00:00",
+    )
+
+
+def test_strip_control_removes_escapes_and_controls():
+    assert strip_control("\x1b[1;31mred\x1b[0m\x1b]0;title\x07 ok\x00\x7f\x9b") == "red ok"
+    assert strip_control("a\r\nb\rc\td") == "a\nb\nc\td"
+    assert strip_control("right\u202eleft") == "rightleft"
+
+
+def test_cap_says_how_much_was_cut():
+    assert cap("abc", 5) == "abc"
+    assert cap("abcdefgh", 5) == "abcde" + CUT_NOTE.format(count=3)
+
+
+def test_first_sentence():
+    assert first_sentence("One thing. Another.") == "One thing."
+    assert first_sentence("No end\nsecond line") == "No end"
+    assert first_sentence("f(x) returned 1.5; expected 2.") == "f(x) returned 1.5; expected 2."
+
+
+def test_markdown_inline_escapes_everything_that_could_break_a_table():
+    text = markdown_inline(HOSTILE)
+    assert "\n" not in text and "\x1b" not in text and "\x07" not in text
+    assert "<script>" not in text and "&lt;script&gt;" in text
+    assert "a \\| b" in text and "\\`c\\`" in text and "\\*\\*bold\\*\\*" in text
+    assert "\\[link\\](x)" in text
+    assert text.endswith("<br>end")
+    assert markdown_inline("x" * 50, limit=10).startswith("x" * 10 + "<br>… (40 more")
+
+
+def test_markdown_block_fence_cannot_be_closed_by_the_text():
+    block = markdown_block("```\nbreak out\n````")
+    assert block.startswith("`````text\n") and block.endswith("\n`````")
+
+
+def test_summary_has_total_table_and_one_sentence_per_failing_test(result):
+    text = markdown.render_summary(result)
+    lines = text.splitlines()
+    assert lines[0] == "# Toy Course: grade for bob \\| &lt;i&gt;"
+    assert markdown.TOTAL.format(score="3.33", max_score="15.00") in lines
+    table = [line for line in lines if line.startswith("| ")]
+    assert table[0] == "| Component | Score | Tests passed | First problem |"
+    assert table[1] == "| --- | ---: | ---: | --- |"
+    assert table[2].startswith("| Scaling | 3.33 / 10.00 | 1 / 2 | a \\| b")
+    assert table[3] == "| Normalizing | 0.00 / 5.00 | 0 / 2 | Short. |"
+    for row in table:  # every row keeps exactly four cells
+        assert row.replace("\\|", "").count("|") == 5
+    assert markdown.TO_FIX in lines
+    assert "- **Scaling: rejects \\| nan**: a \\| b" in text
+    assert "- **Normalizing: hidden**: Hid." in text
+    assert "\x1b" not in text
+    assert "````text\n  ```\n" in text  # learner output fenced, the fence longer than its runs
+    outside_fences = re.sub(r"````text\n.*?\n  ````", "", text, flags=re.S)
+    assert "<script>" not in outside_fences  # raw HTML only inside a code block
+    assert "SECRET" not in text  # no output from hidden tests
+    assert markdown.GRADER_ERRORS_HEADING in lines
+
+
+def test_summary_caps_long_messages():
+    config = load_course(TOY / "course.toml")
+    long = TestResult("t", "t::t", "scale", message="word " * 2000)
+    text = markdown.render_summary(
+        build_grade_result(config, [long], submission="s", seed=0, hidden_included=False)
+    )
+    assert len(text) < 5000
+    assert "more characters cut" in text
+
+
+def test_junit_xml_parses_with_one_suite_per_component(result, tmp_path):
+    path = junit.write_junit(result, tmp_path / "junit.xml")
+    document = JUnitXml.fromfile(str(path))
+    suites = {suite.name: suite for suite in document}
+    assert list(suites) == ["scale", "normalize"]
+    assert (suites["scale"].tests, suites["scale"].failures) == (2, 1)
+    assert (suites["normalize"].tests, suites["normalize"].failures) == (2, 2)
+    cases = {case.name: case for case in suites["scale"]}
+    assert cases["values"].is_passed
+    (failure,) = cases["rejects | nan"].result
+    assert isinstance(failure, Failure)
+    assert failure.message == "a | b `c` <script>alert(1)</script> **bold** [link](x)"
+    assert "\x1b" not in path.read_text(encoding="utf-8")
+
+
+def test_results_json_is_written_atomically_and_reads_back(result, tmp_path):
+    path = results_json.write_results_json(result, tmp_path / "out" / "results.json")
+    assert json.loads(path.read_text(encoding="utf-8")) == result.to_gradescope()
+    assert [p.name for p in path.parent.iterdir()] == ["results.json"]  # no temporary left
+
+
+def test_atomic_write_leaves_the_old_file_when_writing_fails(tmp_path):
+    path = atomic_write_text(tmp_path / "a.txt", "old")
+
+    with pytest.raises(TypeError):
+        atomic_write_text(path, 3)  # not text: the write fails half way
+    assert path.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["a.txt"]
+
+
+def test_terminal_table_prints_learner_text_literally(result):
+    console = Console(record=True, width=200, color_system=None)
+    terminal.print_submission(result, console)
+    text = console.export_text()
+    assert "Scaling" in text and "3.33 / 10.00" in text and "3.33 / 15.00" in text
+    assert "1 / 4" in text  # tests passed, in the footer
+    assert "a | b `c` <script>alert(1)</script> **bold** [link](x)" in text
+
+
+def test_terminal_rich_markup_in_learner_text_is_not_interpreted():
+    config = load_course(TOY / "course.toml")
+    test = TestResult("t", "t::t", "scale", message="[bold red]boom[/bold red] here.")
+    graded = build_grade_result(config, [test], submission="s", seed=0, hidden_included=False)
+    console = Console(record=True, width=200, color_system=None)
+    terminal.print_class([graded, terminal.Ungraded("gone", "It was missing.")], console)
+    terminal.print_submission(graded, console)
+    text = console.export_text()
+    assert "[bold red]boom[/bold red] here." in text
+    assert "not graded: It was missing." in text
+    assert "Class overview" in text

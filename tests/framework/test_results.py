@@ -1,0 +1,160 @@
+"""The points rule and the Gradescope document, on the toy course's configuration."""
+
+from pathlib import Path
+
+import pytest
+
+from autograder.config import load_course
+from autograder.results import (
+    FORBIDDEN_AT,
+    NO_TESTS_RAN,
+    TestResult,
+    build_grade_result,
+    forbidden_uses,
+)
+
+TOY = Path(__file__).parent / "toy_course"
+
+
+@pytest.fixture(scope="module")
+def config():
+    return load_course(TOY / "course.toml")
+
+
+def run(component, status="passed", weight=1.0, visibility="visible", message="", name="t"):
+    return TestResult(
+        name=name,
+        nodeid=f"x::{name}",
+        component=component,
+        weight=weight,
+        status=status,
+        message=message,
+        visibility=visibility,
+    )
+
+
+def grade(config, tests, **kwargs):
+    return build_grade_result(
+        config, tests, submission="alice", seed=3, hidden_included=True, **kwargs
+    )
+
+
+def test_points_split_by_weight_over_the_tests_that_ran(config):
+    tests = [
+        run("scale", weight=1, name="a"),
+        run("scale", weight=3, status="failed", message="Wrong. More.", name="b"),
+        run("normalize", name="c"),
+    ]
+    result = grade(config, tests)
+    scale, normalize = result.components
+    assert [t.max_score for t in result.tests] == [2.5, 7.5, 5.0]
+    assert [t.score for t in result.tests] == [2.5, 0.0, 5.0]
+    assert (scale.score, scale.max_score, scale.passed, scale.total) == (2.5, 10.0, 1, 2)
+    assert scale.problem == "Wrong."
+    assert (normalize.score, normalize.max_score, normalize.problem) == (5.0, 5.0, "")
+    assert (result.score, result.max_score) == (7.5, 15.0)
+    assert not result.all_passed
+
+
+def test_totals_are_exact_sums(config):
+    tests = [run("scale", name=str(i)) for i in range(3)]
+    tests += [run("normalize", name=str(i)) for i in range(7)]
+    result = grade(config, tests)
+    assert result.components[0].score == 10.0  # 3 x 10/3, not 9.999999999999998
+    assert result.components[1].score == 5.0
+    assert result.score == result.max_score == 15.0
+    assert result.all_passed
+
+
+def test_a_component_whose_tests_did_not_run_scores_zero(config):
+    result = grade(config, [run("scale")])
+    normalize = result.components[1]
+    assert (normalize.score, normalize.max_score, normalize.total) == (0.0, 5.0, 0)
+    assert normalize.problem == NO_TESTS_RAN
+    assert result.max_score == 15.0
+    assert not result.all_passed
+
+
+def test_forbidden_call_in_a_components_own_file_zeroes_it(config):
+    tests = [run("scale"), run("normalize", name="a"), run("normalize", name="b")]
+    records = [("numpy.linalg.norm", "normalize.py", 7), ("numpy.linalg.norm", "normalize.py", 7)]
+    result = grade(config, tests, forbidden=records)
+    sentence = FORBIDDEN_AT.format(
+        sentence=config.forbidden.sentence("numpy.linalg.norm"), file="normalize.py", line=7
+    )
+    normalize = result.components[1]
+    assert (normalize.score, normalize.passed, normalize.forbidden) == (0.0, 0, [sentence])
+    assert normalize.problem == sentence
+    zeroed = [t for t in result.tests if t.component == "normalize"]
+    assert all(t.score == 0 and t.status == "failed" and t.message == sentence for t in zeroed)
+    assert all(t.error_kind == "forbidden" for t in zeroed)
+    assert result.components[0].score == 10.0
+    assert result.score == 10.0
+    assert [u.component for u in result.forbidden] == ["normalize"]  # deduplicated
+
+
+def test_a_failure_keeps_its_own_sentence_after_the_forbidden_one(config):
+    tests = [run("normalize", status="failed", message="normalize(v) is wrong.")]
+    result = grade(config, tests, forbidden=[("numpy.linalg.norm", "toypkg/normalize.py", 3)])
+    assert result.tests[0].message.endswith(" normalize(v) is wrong.")
+    assert result.tests[0].message.startswith("Write the norm yourself;")
+
+
+def test_forbidden_call_outside_component_files_is_reported_but_zeroes_nothing(config):
+    tests = [run("scale"), run("normalize")]
+    result = grade(config, tests, forbidden=[("numpy.linalg.norm", "helpers.py", 2)])
+    assert result.score == 15.0
+    assert [(u.file, u.component) for u in result.forbidden] == [("helpers.py", "")]
+
+
+def test_forbidden_uses_map_files_to_components(config):
+    uses = forbidden_uses(config, [("a.b", "toypkg/scale.py", 4), ("a.b", "__init__.py", 1)])
+    assert [(u.component, u.line) for u in uses] == [("", 1), ("scale", 4)]
+
+
+def test_gradescope_document(config):
+    tests = [
+        run("scale", name="values"),
+        run("scale", status="failed", message="scale(x) is off.", visibility="hidden", name="h"),
+        run("normalize", status="failed", message="\x1b[31mred\x1b[0m text", name="n"),
+    ]
+    tests[2].output = "printed by the learner"
+    tests[1].output = "hidden output"
+    result = grade(config, tests, grader_errors=["x::h: KeyError: 'k'"], duration=1.23456)
+    document = result.to_gradescope()
+    assert set(document) == {"score", "max_score", "output", "tests", "extra_data"}
+    assert (document["score"], document["max_score"]) == (5.0, 15.0)
+    assert document["output"].startswith("Total: 5.00 / 15.00.")
+    first, hidden, third = document["tests"]
+    assert set(first) == {
+        "name",
+        "score",
+        "max_score",
+        "status",
+        "output",
+        "visibility",
+        "tags",
+        "number",
+    }
+    assert first == {
+        "name": "Scaling: values",
+        "score": 5.0,
+        "max_score": 5.0,
+        "status": "passed",
+        "output": "",
+        "visibility": "visible",
+        "tags": ["scale"],
+        "number": "1.1",
+    }
+    assert hidden["visibility"] == "after_published"  # the course's hidden_visibility
+    assert hidden["output"] == "scale(x) is off."  # hidden tests never show learner output
+    assert hidden["number"] == "1.2"
+    assert third["number"] == "2.1"
+    assert third["output"] == "red text\n\nYour code printed:\nprinted by the learner"
+    extra = document["extra_data"]
+    assert extra["submission"] == "alice"
+    assert extra["seed"] == 3
+    assert extra["hidden_included"] is True
+    assert extra["forbidden"] == []
+    assert extra["grader_errors"] == ["x::h: KeyError: 'k'"]
+    assert sum(t["score"] for t in document["tests"]) == document["score"]
