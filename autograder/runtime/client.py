@@ -1,0 +1,480 @@
+"""LearnerSession: the proxy graders and the pytest plugin use to run learner code.
+
+The session owns at most one worker at a time and starts it lazily. A time-out or a crash kills the
+worker's process group and raises a LearnerError; the next request starts a fresh worker and
+re-imports modules lazily. Objects made by the dead worker are lost (their use raises kind
+"crash"). A module that failed to import is remembered and fails again at once, with the same
+LearnerError, for the rest of the session.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import torch
+
+from autograder.runtime import messages, wire
+from autograder.runtime.describe import compose
+from autograder.runtime.errors import LearnerError
+from autograder.runtime.limits import Limits
+from autograder.runtime.remote import CallResult, RemoteModule, RemoteObject
+from autograder.runtime.sandbox import MAX_PACKAGE_BYTES, PackageTooLarge, WorkerProcess
+
+Record = tuple[str, str, int]
+DEFAULT_FORBIDDEN_MESSAGE = (
+    "This course asks you to build this part yourself, so {api} may not be used here."
+)
+_MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+class ParameterInfo(NamedTuple):
+    """One entry of ``named_parameters(remove_duplicate=False)``; equal ``storage`` keys mean the
+    parameters share memory (tied weights)."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: torch.dtype
+    storage: int
+
+
+@dataclass(frozen=True)
+class TestTrace:
+    """What one test's learner code did besides returning values."""
+
+    output: str
+    forbidden: tuple[Record, ...]
+    timed_out: bool
+
+
+@dataclass
+class _TestState:
+    name: str
+    remaining: float
+    output: list[str] = field(default_factory=list)
+    output_chars: int = 0
+    forbidden: list[Record] = field(default_factory=list)
+    timed_out: bool = False
+
+
+class LearnerSession:
+    """Runs the learner's package ``package`` (copied from ``package_dir``) in a worker.
+
+    ``display_dir`` is how messages name the package folder (e.g. "assignments/t101"; default:
+    ``package_dir`` as given). ``forbidden_message`` is the course's sentence with an ``{api}``
+    placeholder.
+    """
+
+    def __init__(
+        self,
+        package_dir: Path,
+        *,
+        package: str,
+        limits: Limits,
+        forbidden_apis: Sequence[str] = (),
+        forbidden_message: str = DEFAULT_FORBIDDEN_MESSAGE,
+        display_dir: str | None = None,
+    ) -> None:
+        self.package_dir = Path(package_dir)
+        self.package = package
+        self.limits = limits
+        self.forbidden_apis = tuple(forbidden_apis)
+        self.forbidden_message = forbidden_message
+        self.display_dir = display_dir if display_dir is not None else str(package_dir)
+        #: The LearnerError of the package's ``__init__.py``, if executing it failed.
+        self.package_init_error: LearnerError | None = None
+        self.generation = 0
+        self._worker: WorkerProcess | None = None
+        self._start_failure: Exception | None = None
+        self._skip_init = False
+        self._package_ready = False
+        self._imported: set[str] = set()
+        self._import_failures: dict[str, LearnerError] = {}
+        self._forbidden: dict[Record, None] = {}
+        self._test: _TestState | None = None
+        self._pending_release: list[int] = []
+        # One RemoteObject per live worker object, so `m.eval() is m` and releases are exact.
+        self._remotes: weakref.WeakValueDictionary[int, RemoteObject] = (
+            weakref.WeakValueDictionary()
+        )
+        self._closed = False
+
+    # -- public API -------------------------------------------------------------------------
+
+    def module(self, name: str) -> RemoteModule:
+        """``<package>.<name>``, imported in the worker at the first call into it."""
+        if not _MODULE_NAME.fullmatch(name):
+            raise ValueError(f"Expected a module name such as 'softmax', got {name!r}.")
+        return RemoteModule(self, name)
+
+    def begin_test(self, name: str) -> None:
+        """Start a test: a fresh time budget of ``limits.test_timeout`` and output buffer."""
+        self._test = _TestState(name=name, remaining=self.limits.test_timeout)
+
+    def end_test(self) -> TestTrace:
+        """End the test started by begin_test; return its output, forbidden calls, time-out."""
+        test, self._test = self._test, None
+        if test is None:
+            return TestTrace(output="", forbidden=(), timed_out=False)
+        return TestTrace("".join(test.output), tuple(test.forbidden), test.timed_out)
+
+    @property
+    def forbidden_seen(self) -> tuple[Record, ...]:
+        """Every (api, file relative to the package dir, line) recorded in this session."""
+        return tuple(self._forbidden)
+
+    def parameter_grads(
+        self, obj: RemoteObject, *args: Any, cotangent: Any, **kwargs: Any
+    ) -> dict[str, torch.Tensor | None]:
+        """Run ``obj(*args, **kwargs)`` with grad, backprop ``(first output * cotangent).sum()``
+        and return each parameter's gradient (None where no gradient reached it)."""
+        fields = {"args": args, "kwargs": kwargs, "cotangent": cotangent}
+        label = f"{obj._label}(...)"
+        response = self._run("parameter_grads", obj._target, label, fields, owner=obj)
+        return self._decode(response["value"])
+
+    def parameters(self, obj: RemoteObject) -> list[ParameterInfo]:
+        """``named_parameters(remove_duplicate=False)`` of a remote module, without the data."""
+        label = f"{obj._short_type}.named_parameters()"
+        response = self._run("parameters", obj._target, label, {}, owner=obj)
+        return [ParameterInfo(n, tuple(s), d, k) for n, s, d, k in self._decode(response["value"])]
+
+    def ping(self) -> bool:
+        """Start the worker if needed and check that it answers."""
+        return self._request({"op": "ping"}, label="ping", phase="test")["value"] == "pong"
+
+    def close(self) -> None:
+        """Kill the worker and delete its private copy; idempotent."""
+        self._closed = True
+        self._stop_worker()
+
+    def __enter__(self) -> LearnerSession:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- used by the proxies ----------------------------------------------------------------
+
+    def _call(
+        self,
+        target: list[Any],
+        label: str,
+        args: tuple,
+        kwargs: dict[str, Any],
+        owner: RemoteObject | None = None,
+    ) -> CallResult:
+        response, output = self._run_with_output(
+            "call", target, label, {"args": args, "kwargs": kwargs}, owner
+        )
+        return CallResult(
+            value=self._decode(response["value"]),
+            args=tuple(self._decode(response["args"])),
+            kwargs=self._decode(response["kwargs"]),
+            output=output,
+        )
+
+    def _getattr(
+        self, target: list[Any], name: str | None, label: str, owner: RemoteObject | None = None
+    ) -> Any:
+        response = self._run("getattr", target, label, {"name": name}, owner=owner)
+        return self._decode(response["value"])
+
+    def _release(self, obj: RemoteObject) -> None:
+        if obj._generation == self.generation and self._worker is not None:
+            self._pending_release.append(obj._ref_id)
+
+    # -- requests ---------------------------------------------------------------------------
+
+    def _run(
+        self,
+        op: str,
+        target: list[Any],
+        label: str,
+        fields: dict[str, Any],
+        owner: RemoteObject | None = None,
+    ) -> dict[str, Any]:
+        return self._run_with_output(op, target, label, fields, owner)[0]
+
+    def _run_with_output(
+        self,
+        op: str,
+        target: list[Any],
+        label: str,
+        fields: dict[str, Any],
+        owner: RemoteObject | None,
+    ) -> tuple[dict[str, Any], str]:
+        if owner is not None:
+            self._check_alive(owner)
+        if target[0] == "module" and target[1] in self._import_failures:
+            raise self._import_failures[target[1]]  # without starting a worker for nothing
+        self._ensure_worker()
+        if target[0] == "module":
+            self._ensure_module(target[1])
+        if owner is not None:
+            self._check_alive(owner)
+        encoded = {key: self._encode(value) for key, value in fields.items()}
+        request = {"op": op, "target": target, **encoded}
+        return self._request_with_output(request, label=label, phase="test")
+
+    def _request(self, request: dict[str, Any], *, label: str, phase: str) -> dict[str, Any]:
+        return self._request_with_output(request, label=label, phase=phase)[0]
+
+    def _request_with_output(
+        self, request: dict[str, Any], *, label: str, phase: str
+    ) -> tuple[dict[str, Any], str]:
+        worker = self._ensure_worker()
+        timeout = self._timeout(phase)
+        if phase == "test" and self._test is not None and timeout <= 0:
+            # The test's budget is already spent: the idle worker need not be killed.
+            self._test.timed_out = True
+            raise self._timeout_error(label, phase)
+        request["release"], self._pending_release = self._pending_release, []
+        started = time.monotonic()
+        try:
+            worker.conn.send_bytes(wire.dumps(request))
+            answered = worker.conn.poll(timeout)
+        except OSError:
+            answered = True  # the worker is gone; recv_bytes below reports how
+        if phase == "test" and self._test is not None:
+            self._test.remaining -= time.monotonic() - started
+        if not answered:
+            self._stop_worker()
+            if phase == "test" and self._test is not None:
+                self._test.timed_out = True
+            raise self._timeout_error(label, phase)
+        try:
+            frame = worker.conn.recv_bytes(3 * self.limits.max_wire_bytes + 2**20)
+        except (EOFError, OSError):
+            status = worker.wait_exit()
+            self._stop_worker()
+            raise self._crash_error(label, status) from None
+        output = self._collect_output()
+        response = wire.loads(frame, max_depth=self.limits.max_wire_depth + 8)
+        records = [(str(a), str(f), int(n)) for a, f, n in response.get("forbidden", [])]
+        if records:
+            raise self._forbidden_error(records)
+        if not response["ok"]:
+            if "internal" in response:
+                raise RuntimeError(
+                    f"The grading worker failed while running {label}:\n{response['internal']}"
+                )
+            raise _learner_error(response["error"], label)
+        return response, output
+
+    def _timeout(self, phase: str) -> float:
+        if phase == "import":
+            return self.limits.import_timeout
+        if self._test is not None:
+            return max(self._test.remaining, 0.0)
+        return self.limits.test_timeout
+
+    # -- worker lifecycle -------------------------------------------------------------------
+
+    def _ensure_worker(self) -> WorkerProcess:
+        if self._closed:
+            raise RuntimeError("This LearnerSession is closed; create a new one.")
+        if self._start_failure is not None:
+            raise self._start_failure
+        if self._worker is not None:
+            return self._worker
+        try:
+            worker = WorkerProcess(
+                self.package_dir,
+                self.package,
+                memory_mb=self.limits.memory_mb,
+                file_mb=self.limits.file_mb,
+            )
+        except PackageTooLarge:
+            feedback = messages.TOO_LARGE.format(
+                expected=self.display_dir, mb=MAX_PACKAGE_BYTES // 2**20
+            )
+            self._start_failure = LearnerError(kind="import_error", feedback=feedback)
+            raise self._start_failure from None
+        init = {
+            "package": self.package,
+            "root": str(worker.root),
+            "shown_dir": self.display_dir,
+            "forbidden": list(self.forbidden_apis),
+            "refused": worker.copy.refused,
+            "skip_init": self._skip_init,
+            "max_bytes": self.limits.max_wire_bytes,
+            "max_depth": self.limits.max_wire_depth,
+        }
+        try:
+            worker.conn.send_bytes(wire.dumps(init))
+            if not worker.conn.poll(self.limits.startup_timeout):
+                raise TimeoutError(f"no answer within {self.limits.startup_timeout:g} s")
+            ready = wire.loads(worker.conn.recv_bytes())
+            if not ready.get("ok"):
+                raise RuntimeError(ready.get("internal", "no ready message"))
+        except Exception as exc:
+            head, _ = worker.take_output(8192)
+            worker.close()
+            self._start_failure = RuntimeError(
+                f"The grading worker did not start ({exc}); its output:\n"
+                + head.decode("utf-8", errors="replace")
+            )
+            raise self._start_failure from None
+        worker.take_output(0)  # anything printed while starting is not the learner's
+        self._worker = worker
+        self.generation += 1
+        self._imported = set()
+        self._package_ready = False
+        return worker
+
+    def _stop_worker(self) -> None:
+        worker, self._worker = self._worker, None
+        self._pending_release = []
+        self._remotes = weakref.WeakValueDictionary()
+        if worker is not None:
+            worker.kill()
+            self._collect_output(worker)
+            worker.close()
+
+    def _collect_output(self, worker: WorkerProcess | None = None) -> str:
+        worker = worker or self._worker
+        if worker is None:
+            return ""
+        cap = self.limits.output_kb * 1024
+        head, total = worker.take_output(cap)
+        text = messages.sanitize(head.decode("utf-8", errors="replace"), cap=cap)
+        if total > len(head):
+            text += f"\n[... {total - len(head)} more bytes of output not shown]\n"
+        test = self._test
+        if test is not None and text and test.output_chars < cap:
+            kept = text[: cap - test.output_chars]
+            test.output.append(kept)
+            test.output_chars += len(kept)
+            if len(kept) < len(text):
+                test.output.append("\n[... output of this test truncated]\n")
+        return text
+
+    # -- imports ----------------------------------------------------------------------------
+
+    def _file_of(self, name: str) -> str:
+        return f"{self.package}/{name.replace('.', '/')}.py"
+
+    def _ensure_package(self) -> None:
+        while not self._package_ready:
+            label = f"the import of {self.package}/__init__.py"
+            try:
+                response = self._request({"op": "import_package"}, label=label, phase="import")
+            except LearnerError as err:
+                if err.kind not in ("timeout", "crash") or self._skip_init:
+                    raise
+                self.package_init_error = err
+                self._skip_init = True  # the next worker uses a bare package instead
+                continue
+            self._package_ready = True
+            if response.get("init_error"):
+                self.package_init_error = _learner_error(
+                    response["init_error"], f"Importing {self.package}/__init__.py"
+                )
+
+    def _ensure_module(self, name: str) -> None:
+        failure = self._import_failures.get(name)
+        if failure is not None:
+            raise failure
+        self._ensure_package()
+        if name in self._imported:
+            return
+        request = {"op": "import", "module": name}
+        try:
+            self._request(request, label=f"the import of {self._file_of(name)}", phase="import")
+        except LearnerError as err:
+            if err.kind == "forbidden":
+                self._imported.add(name)
+            else:
+                self._import_failures[name] = err
+            raise
+        self._imported.add(name)
+
+    # -- values -----------------------------------------------------------------------------
+
+    def _encode(self, value: Any) -> Any:
+        return wire.encode(
+            value,
+            on_other=self._ref_of,
+            max_bytes=self.limits.max_wire_bytes,
+            max_depth=self.limits.max_wire_depth,
+        )
+
+    def _ref_of(self, obj: Any) -> tuple:
+        if not isinstance(obj, RemoteObject):
+            raise wire.WireError(f"a {type(obj).__qualname__} cannot be sent to the learner's code")
+        self._check_alive(obj)
+        return ("ref", obj._ref_id, obj._type_name, obj._label)
+
+    def _check_alive(self, obj: RemoteObject) -> None:
+        if obj._session is not self or obj._generation != self.generation or not self._worker:
+            feedback = messages.STALE_OBJECT.format(type_name=obj._short_type)
+            raise LearnerError(kind="crash", feedback=feedback)
+
+    def _decode(self, tree: Any) -> Any:
+        def make(ref_id: int, type_name: str, label: str) -> RemoteObject:
+            remote = self._remotes.get(ref_id)
+            if remote is None:
+                remote = RemoteObject(self, ref_id, type_name, label, self.generation)
+                self._remotes[ref_id] = remote
+                if ref_id in self._pending_release:  # its last proxy died; it lives on now
+                    self._pending_release.remove(ref_id)
+            return remote
+
+        return wire.decode(tree, on_ref=make, max_depth=self.limits.max_wire_depth)
+
+    # -- errors -----------------------------------------------------------------------------
+
+    def _timeout_error(self, label: str, phase: str) -> LearnerError:
+        if phase == "import":
+            file = label.removeprefix("the import of ")
+            seconds = messages.seconds(self.limits.import_timeout)
+            return LearnerError(
+                "timeout", messages.IMPORT_TIMEOUT.format(file=file, seconds=seconds)
+            )
+        seconds = messages.seconds(self.limits.test_timeout)
+        return LearnerError("timeout", messages.TIMEOUT.format(call=label, seconds=seconds))
+
+    def _crash_error(self, label: str, status: int | None) -> LearnerError:
+        if status is not None and status < 0:
+            name = messages.signal_name(-status)
+            why = messages.WHY_SIGNAL.get(name, "").format(mb=self.limits.memory_mb)
+            feedback = messages.CRASH_SIGNAL.format(call=label, signal=name, why=why)
+        else:
+            feedback = messages.CRASH_EXIT.format(call=label, status=status)
+        return LearnerError(kind="crash", feedback=feedback)
+
+    def _forbidden_error(self, records: list[Record]) -> LearnerError:
+        for record in records:
+            self._forbidden.setdefault(record, None)
+            if self._test is not None and record not in self._test.forbidden:
+                self._test.forbidden.append(record)
+        api, file, line = records[0]
+        more = f" (and {len(records) - 1} more place(s))" if len(records) > 1 else ""
+        shown = f"{self.package}/{file}"
+        feedback = self.forbidden_message.replace("{api}", api) + messages.FORBIDDEN_AT.format(
+            file=shown, line=line, more=more
+        )
+        return LearnerError(
+            kind="forbidden",
+            feedback=feedback,
+            location=f"{shown}:{line}",
+            forbidden=tuple(records),
+        )
+
+
+def _learner_error(error: dict[str, Any], label: str) -> LearnerError:
+    return LearnerError(
+        kind=str(error.get("kind", "exception")),
+        feedback=compose(error, label),
+        exc_type=str(error.get("exc_type", "")),
+        exc_mro=tuple(str(name) for name in error.get("exc_mro", ())),
+        message=str(error.get("message", "")),
+        location=str(error.get("location", "")),
+        traceback=str(error.get("traceback", "")),
+    )

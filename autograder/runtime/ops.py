@@ -1,0 +1,257 @@
+"""The worker's operations on learner code (see worker.py for the protocol).
+
+Everything here runs inside the untrusted worker. Learner code runs only inside ``_learner``
+blocks, whose exceptions become LearnerError fields; any other exception is a framework bug and is
+reported as ``internal``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import sys
+from typing import Any
+
+import numpy  # noqa: F401  (imported before learner code, like torch)
+import torch
+
+from autograder.runtime import guard, messages, wire
+from autograder.runtime.describe import describe
+from autograder.runtime.importer import ImportFailure, LearnerImporter
+
+
+class LearnerFailed(Exception):
+    """Learner code failed; ``error`` holds the LearnerError fields."""
+
+    def __init__(self, error: dict[str, Any]) -> None:
+        super().__init__(error.get("message", ""))
+        self.error = error
+
+
+class Worker:
+    def __init__(self, init: dict[str, Any], *, memory_mb: int) -> None:
+        self.package = init["package"]
+        self.root = init["root"]
+        self.memory_mb = memory_mb
+        self.max_bytes = init["max_bytes"]
+        self.max_depth = init["max_depth"]
+        self.skip_init = bool(init.get("skip_init"))
+        self.guarded = guard.install(init["forbidden"], f"{self.root}/{self.package}")
+        sys.path.insert(0, self.root)
+        self.importer = LearnerImporter(
+            self.package,
+            self.root,
+            shown_dir=init["shown_dir"],
+            refused=init["refused"],
+            describe=self.describe,
+        )
+        self.objects: dict[int, Any] = {}
+        self.ids: dict[int, int] = {}
+        self.next_id = 1
+
+    def ready_info(self) -> dict[str, Any]:
+        return {"pid": os.getpid(), "torch": str(torch.__version__), "guarded": self.guarded}
+
+    def describe(self, exc: BaseException, phase: str) -> dict[str, Any]:
+        return describe(exc, phase=phase, root=self.root, memory_mb=self.memory_mb)
+
+    # -- dispatch -------------------------------------------------------------------------
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        for ref_id in request.get("release", ()):
+            self.release(ref_id)
+        op = request["op"]
+        guard.drain()
+        try:
+            response = {"ok": True, **getattr(self, f"op_{op}")(request)}
+        except (ImportFailure, LearnerFailed) as failure:
+            response = {"ok": False, "error": failure.error}
+        response["forbidden"] = [list(record) for record in guard.drain()]
+        return response
+
+    def op_ping(self, request: dict[str, Any]) -> dict[str, Any]:
+        return {"value": "pong"}
+
+    def op_release(self, request: dict[str, Any]) -> dict[str, Any]:
+        return {"value": None}
+
+    def op_import_package(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.importer.import_package(skip_init=self.skip_init)
+        return {
+            "value": None,
+            "init_error": self.importer.init_error,
+            "package_missing": self.importer.package_missing,
+        }
+
+    def op_import(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.importer.import_module(request["module"])
+        return {"value": None}
+
+    def op_call(self, request: dict[str, Any]) -> dict[str, Any]:
+        function = self.target(request["target"])
+        args, kwargs = self.decode(request["args"]), self.decode(request["kwargs"])
+        with _learner(self, "call"):
+            result = function(*args, **kwargs)
+        return {
+            "value": self.encode(result),
+            "args": self.encode(args),
+            "kwargs": self.encode(kwargs),
+        }
+
+    def op_getattr(self, request: dict[str, Any]) -> dict[str, Any]:
+        obj = self.target(request["target"])
+        with _learner(self, "call"):
+            value = getattr(obj, request["name"])
+        return {"value": self.encode(value)}
+
+    def op_parameters(self, request: dict[str, Any]) -> dict[str, Any]:
+        module = self.module_target(request["target"])
+        with _learner(self, "call"):
+            params = list(module.named_parameters(remove_duplicate=False))
+            rows = [
+                (name, tuple(p.shape), p.dtype, p.untyped_storage().data_ptr())
+                for name, p in params
+            ]
+        return {"value": self.encode(rows)}
+
+    def op_parameter_grads(self, request: dict[str, Any]) -> dict[str, Any]:
+        module = self.module_target(request["target"])
+        args, kwargs = self.decode(request["args"]), self.decode(request["kwargs"])
+        cotangent = self.decode(request["cotangent"])
+        with _learner(self, "call"):
+            params = dict(module.named_parameters())
+            for p in params.values():
+                p.grad = None
+            with torch.enable_grad():
+                output = _first_tensor(module(*args, **kwargs))
+                _check_output(output, cotangent)
+                (output * cotangent).sum().backward()
+            grads = {
+                name: None if p.grad is None else p.grad.detach().clone()
+                for name, p in params.items()
+            }
+            for p in params.values():
+                p.grad = None
+        return {"value": self.encode(grads)}
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def target(self, target: list[Any]) -> Any:
+        if target[0] == "ref":
+            return self.objects[target[1]]
+        _, name, qualname = target
+        module = self.importer.import_module(name)
+        with _learner(self, "import"):
+            return self.importer.resolve(module, name, qualname)
+
+    def module_target(self, target: list[Any]) -> torch.nn.Module:
+        obj = self.target(target)
+        if not isinstance(obj, torch.nn.Module):
+            raise TypeError(f"Expected a torch.nn.Module, got {type(obj).__qualname__}.")
+        return obj
+
+    def decode(self, tree: Any) -> Any:
+        return wire.decode(tree, on_ref=self.lookup, max_depth=self.max_depth)
+
+    def lookup(self, ref_id: int, type_name: str, label: str) -> Any:
+        return self.objects[ref_id]
+
+    def encode(self, value: Any) -> Any:
+        try:
+            with _learner(self, "call"):
+                return wire.encode(
+                    value,
+                    on_other=self.register,
+                    max_bytes=self.max_bytes,
+                    max_depth=self.max_depth,
+                )
+        except wire.WireError as exc:
+            raise LearnerFailed(_bad_return(str(exc))) from None
+
+    def register(self, obj: Any) -> tuple:
+        ref_id = self.ids.get(id(obj))
+        if ref_id is None:
+            ref_id = self.next_id
+            self.next_id += 1
+            self.objects[ref_id] = obj
+            self.ids[id(obj)] = ref_id
+        kind = type(obj)
+        return ("ref", ref_id, f"{kind.__module__}.{kind.__qualname__}", call_label(obj))
+
+    def release(self, ref_id: int) -> None:
+        obj = self.objects.pop(ref_id, None)
+        if obj is not None:
+            self.ids.pop(id(obj), None)
+
+
+class _learner:
+    """Run a block of learner code: its exceptions become LearnerFailed with the error fields.
+
+    WireError (raised by the codec, not by learner code) and our own failures pass through.
+    """
+
+    def __init__(self, worker: Worker, phase: str) -> None:
+        self.worker = worker
+        self.phase = phase
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> bool:
+        if exc is None or isinstance(exc, (wire.WireError, LearnerFailed, ImportFailure)):
+            return False
+        raise LearnerFailed(self.worker.describe(exc, self.phase)) from None
+
+
+def call_label(obj: Any) -> str:
+    """How the learner would name a call of ``obj``: "MultiHeadAttention.forward" and so on."""
+    try:
+        if inspect.ismethod(obj) or inspect.isbuiltin(obj) and hasattr(obj, "__self__"):
+            owner = obj.__self__
+            owner_name = owner.__name__ if inspect.isclass(owner) else type(owner).__name__
+            if inspect.ismodule(owner):
+                return obj.__name__
+            return f"{owner_name}.{obj.__name__}"
+        if isinstance(obj, torch.nn.Module):
+            return f"{type(obj).__name__}.forward"
+        if inspect.isclass(obj) or inspect.isfunction(obj):
+            return obj.__qualname__
+        return f"{type(obj).__name__}.__call__" if callable(obj) else type(obj).__name__
+    except Exception:
+        return type(obj).__name__
+
+
+def _first_tensor(value: Any) -> torch.Tensor | None:
+    if isinstance(value, torch.Tensor):
+        return value
+    items = value.values() if isinstance(value, dict) else value
+    if isinstance(items, (list, tuple)) or isinstance(value, dict):
+        for item in items:
+            found = _first_tensor(item)
+            if found is not None:
+                return found
+    return None
+
+
+def _check_output(output: torch.Tensor | None, cotangent: Any) -> None:
+    if output is None:
+        raise LearnerFailed({**_bad_return(""), "feedback_template": "NO_TENSOR"})
+    if isinstance(cotangent, torch.Tensor) and tuple(output.shape) != tuple(cotangent.shape):
+        reason = (
+            f"its first output has shape {tuple(output.shape)}, expected {tuple(cotangent.shape)}"
+        )
+        raise LearnerFailed(_bad_return(reason))
+    if not output.requires_grad:
+        raise LearnerFailed({**_bad_return(""), "feedback_template": "NOT_CONNECTED"})
+
+
+def _bad_return(reason: str) -> dict[str, Any]:
+    return {
+        "kind": "bad_return",
+        "exc_type": "",
+        "exc_mro": [],
+        "message": messages.sanitize(reason),
+        "reason": messages.sanitize(reason),
+        "location": "",
+        "traceback": "",
+    }

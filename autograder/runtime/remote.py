@@ -1,0 +1,143 @@
+"""The proxies a grader holds for things that live in the worker.
+
+``session.module("softmax").softmax`` is a RemoteCallable (nothing is imported until it is called);
+an object the learner's code returns that is not a plain value (an ``nn.Module``, a bound method)
+comes back as a RemoteObject. Attribute access on a RemoteObject is a remote getattr that returns
+a value or another RemoteObject; calling either one runs it in the worker.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from autograder.runtime.client import LearnerSession
+
+
+@dataclass
+class CallResult:
+    """What one call returned, and the worker's copies of its arguments after the call.
+
+    Attributes:
+        value: the return value (arrays and tensors are fresh copies).
+        args: the positional arguments as the learner's code left them (to check "x unchanged").
+        kwargs: the keyword arguments likewise.
+        output: what the learner's code printed during the call (capped).
+    """
+
+    value: Any
+    args: tuple
+    kwargs: dict[str, Any]
+    output: str
+
+
+def _is_dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")
+
+
+class RemoteModule:
+    """A learner module, ``t101.<name>``; imported in the worker at the first call into it."""
+
+    __slots__ = ("_session", "_name")
+
+    def __init__(self, session: LearnerSession, name: str) -> None:
+        self._session = session
+        self._name = name
+
+    def __getattr__(self, attr: str) -> RemoteCallable:
+        if _is_dunder(attr):
+            raise AttributeError(attr)
+        return RemoteCallable(self._session, self._name, attr)
+
+    def __repr__(self) -> str:
+        return f"<RemoteModule {self._session.package}.{self._name}>"
+
+
+class RemoteCallable:
+    """``module.<qualname>`` in the worker: a learner function or class, resolved lazily."""
+
+    __slots__ = ("_session", "_module", "_qualname")
+
+    def __init__(self, session: LearnerSession, module: str, qualname: str) -> None:
+        self._session = session
+        self._module = module
+        self._qualname = qualname
+
+    def __getattr__(self, attr: str) -> RemoteCallable:
+        if _is_dunder(attr):
+            raise AttributeError(attr)
+        return RemoteCallable(self._session, self._module, f"{self._qualname}.{attr}")
+
+    @property
+    def _target(self) -> list[Any]:
+        return ["module", self._module, self._qualname]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.call(*args, **kwargs).value
+
+    def call(self, *args: Any, **kwargs: Any) -> CallResult:
+        """Call it; also return the arguments after the call and the learner's output."""
+        return self._session._call(self._target, f"{self._qualname}(...)", args, kwargs)
+
+    def fetch(self) -> Any:
+        """The attribute's value itself (a constant, or a RemoteObject), without calling it."""
+        file = f"{self._session.package}/{self._module.replace('.', '/')}.py"
+        return self._session._getattr(self._target, None, f"Reading {self._qualname} from {file}")
+
+    def __repr__(self) -> str:
+        return f"<RemoteCallable {self._session.package}.{self._module}.{self._qualname}>"
+
+
+class RemoteObject:
+    """An object that stays in the worker (a reference). Valid only in the worker that made it."""
+
+    __slots__ = ("_session", "_ref_id", "_type_name", "_label", "_generation", "__weakref__")
+
+    def __init__(
+        self, session: LearnerSession, ref_id: int, type_name: str, label: str, generation: int
+    ) -> None:
+        object.__setattr__(self, "_session", session)
+        object.__setattr__(self, "_ref_id", ref_id)
+        object.__setattr__(self, "_type_name", type_name)
+        object.__setattr__(self, "_label", label)
+        object.__setattr__(self, "_generation", generation)
+
+    @property
+    def _short_type(self) -> str:
+        return self._type_name.rsplit(".", 1)[-1]
+
+    @property
+    def _target(self) -> list[Any]:
+        return ["ref", self._ref_id]
+
+    def __getattr__(self, name: str) -> Any:
+        if _is_dunder(name):
+            raise AttributeError(name)
+        return self._session._getattr(
+            self._target, name, f"Reading {self._short_type}.{name}", owner=self
+        )
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(
+            f"Cannot set {name} on a {self._short_type} that lives in the learner's process; "
+            "call one of its methods instead."
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.call(*args, **kwargs).value
+
+    def call(self, *args: Any, **kwargs: Any) -> CallResult:
+        """Call it; also return the arguments after the call and the learner's output."""
+        return self._session._call(self._target, f"{self._label}(...)", args, kwargs, owner=self)
+
+    def __repr__(self) -> str:
+        return f"<RemoteObject {self._type_name} #{self._ref_id}>"
+
+    def __del__(self) -> None:
+        session = getattr(self, "_session", None)
+        if session is not None:
+            try:
+                session._release(self)
+            except Exception:
+                pass

@@ -1,0 +1,92 @@
+"""The untrusted worker: imports and runs learner code on request.
+
+Started by sandbox.WorkerProcess as ``python -s -P -B -u -m autograder.runtime.worker FD MEMORY_MB
+FILE_MB`` (``python -I -m ...`` works the same by hand). FD is its end of a socket pair, the only
+protocol channel; fds 1 and 2 are the capture file, so nothing the learner prints can reach it.
+
+Protocol: the harness sends an init frame ``{"package", "root", "shown_dir", "forbidden",
+"refused", "skip_init", "max_bytes", "max_depth"}``; the worker imports numpy and torch, installs
+the guard and answers ``{"ok": True, "ready": ...}``. Then one response per request
+``{"op": ..., "release": [ids], ...}``:
+
+    ping                                      -> "pong"
+    import_package                            -> {"init_error", "package_missing"}
+    import      module                        -> None
+    call        target, args, kwargs          -> value, args, kwargs (after the call)
+    getattr     target, name                  -> value
+    parameter_grads  target, args, kwargs, cotangent -> {name: grad or None}
+    parameters  target                        -> [(name, shape, dtype, storage key)]
+    release     (only the "release" field)    -> None
+
+A target is ``["module", name, qualname]`` or ``["ref", id]``. Responses are
+``{"ok": True, "value": ..., "forbidden": [...]}``, ``{"ok": False, "error": {LearnerError fields},
+"forbidden": [...]}`` or ``{"ok": False, "internal": "..."}`` (a bug of the framework or grader).
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from multiprocessing.connection import Connection
+from typing import Any
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve requests on the channel fd given as the first argument until it closes."""
+    from autograder.runtime.sandbox import apply_worker_limits
+
+    args = sys.argv[1:] if argv is None else argv
+    fd, memory_mb, file_mb = int(args[0]), int(args[1]), int(args[2])
+    sys.dont_write_bytecode = True
+    apply_worker_limits(memory_mb, file_mb)
+    conn = Connection(fd)
+
+    from autograder.runtime import wire
+    from autograder.runtime.ops import Worker
+
+    init = wire.loads(conn.recv_bytes())
+    worker = Worker(init, memory_mb=memory_mb)
+    conn.send_bytes(wire.dumps({"ok": True, "ready": worker.ready_info()}))
+    while True:
+        try:
+            frame = conn.recv_bytes()
+        except (EOFError, OSError):
+            return 0
+        conn.send_bytes(_respond(worker, frame))
+
+
+def _respond(worker: Any, frame: bytes) -> bytes:
+    from autograder.runtime import wire
+
+    try:
+        response = worker.handle(wire.loads(frame))
+    except BaseException:
+        response = {"ok": False, "internal": traceback.format_exc(limit=-8)}
+    _restore_streams()
+    try:
+        return wire.dumps(response)
+    except MemoryError:
+        error = {
+            "kind": "memory",
+            "exc_type": "MemoryError",
+            "message": "",
+            "feedback": "The result was too large to send back within the memory limit.",
+        }
+        return wire.dumps({"ok": False, "error": error, "forbidden": response.get("forbidden", [])})
+
+
+def _restore_streams() -> None:
+    """Flush learner output and undo any replacement of sys.stdout / sys.stderr."""
+    for name in ("stdout", "stderr"):
+        original = getattr(sys, f"__{name}__")
+        current = getattr(sys, name)
+        for stream in {id(current): current, id(original): original}.values():
+            try:
+                stream.flush()
+            except Exception:
+                pass
+        setattr(sys, name, original)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

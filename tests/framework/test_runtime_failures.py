@@ -1,0 +1,225 @@
+"""A live LearnerSession on learner code that hangs, exits, crashes or runs out of memory.
+
+Each kill costs a worker restart (a few seconds: the worker imports torch), so the limits are
+small and the module shares one session.
+"""
+
+from __future__ import annotations
+
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder.runtime import LearnerError, LearnerSession, Limits, messages
+
+MEMORY_MB = 1536
+
+TOY = {
+    # __init__ hangs: the first import times out, later workers use a bare package.
+    "__init__.py": """\
+        import time
+        while True:
+            time.sleep(0.05)
+        """,
+    "hang_at_import.py": """\
+        while True:
+            pass
+        """,
+    "bad.py": """\
+        import ctypes
+        import os
+        import subprocess
+        import sys
+
+        import numpy as np
+
+
+        def ok(x):
+            return x + 1
+
+
+        def spin(x):
+            while True:
+                x += 1
+
+
+        def pid():
+            return os.getpid()
+
+
+        def spawn_sleeper():
+            return subprocess.Popen(["sleep", "60"]).pid
+
+
+        def quit_politely():
+            sys.exit(2)
+
+
+        def hard_exit():
+            print("about to leave")
+            os._exit(3)
+
+
+        def segfault():
+            return ctypes.string_at(0)
+
+
+        def hog():
+            return np.ones(1 << 29)  # 4 GiB
+
+
+        class Model:
+            def value(self):
+                return 7
+        """,
+}
+
+
+def process_gone(pid: int) -> bool:
+    """True once pid no longer runs (gone, or a zombie waiting for its reaper)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+    return state in ("Z", "X")
+
+
+def wait_gone(pid: int, seconds: float = 5.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process_gone(pid):
+            return True
+        time.sleep(0.05)
+    return process_gone(pid)
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory):
+    package_dir = tmp_path_factory.mktemp("submission") / "toypkg"
+    package_dir.mkdir()
+    for name, source in TOY.items():
+        (package_dir / name).write_text(textwrap.dedent(source))
+    made = LearnerSession(
+        package_dir,
+        package="toypkg",
+        limits=Limits(test_timeout=2, import_timeout=2, memory_mb=MEMORY_MB),
+    )
+    try:
+        yield made
+    finally:
+        made.close()
+
+
+@pytest.fixture(scope="module")
+def bad(session):
+    return session.module("bad")
+
+
+def test_a_hanging_package_init_is_skipped_after_its_time_out(session, bad):
+    assert bad.ok(1) == 2
+    error = session.package_init_error
+    assert error is not None and error.kind == "timeout"
+    assert error.feedback == messages.IMPORT_TIMEOUT.format(file="toypkg/__init__.py", seconds="2")
+
+
+def test_an_infinite_loop_times_out_and_the_next_call_gets_a_fresh_worker(session, bad):
+    model = bad.Model()
+    assert model.value() == 7
+    old_pid = bad.pid()
+    session.begin_test("loop")
+    started = time.monotonic()
+    with pytest.raises(LearnerError) as info:
+        bad.spin(0)
+    assert 1.9 < time.monotonic() - started < 6
+    assert info.value.kind == "timeout"
+    assert info.value.feedback == (
+        "spin(...) did not finish within 2 s (the time limit per test) — look for an infinite "
+        "loop or a very slow step."
+    )
+    assert wait_gone(old_pid)
+    with pytest.raises(LearnerError) as info:
+        bad.ok(1)  # the test's budget is spent: this call gets no time at all
+    assert info.value.kind == "timeout"
+    assert session.end_test().timed_out
+    assert bad.ok(41) == 42  # outside a test each call has the full limit, in a fresh worker
+    assert bad.pid() != old_pid
+    with pytest.raises(LearnerError) as info:
+        model.value()
+    assert info.value.kind == "crash"
+    assert info.value.feedback == messages.STALE_OBJECT.format(type_name="Model")
+
+
+def test_an_infinite_loop_at_import_fails_that_module_only_and_is_remembered(session, bad):
+    hanging = session.module("hang_at_import")
+    with pytest.raises(LearnerError) as info:
+        hanging.anything()
+    assert info.value.kind == "timeout"
+    assert info.value.feedback == messages.IMPORT_TIMEOUT.format(
+        file="toypkg/hang_at_import.py", seconds="2"
+    )
+    started = time.monotonic()
+    with pytest.raises(LearnerError) as again:
+        hanging.other()
+    assert again.value is info.value and time.monotonic() - started < 0.5
+    assert bad.ok(1) == 2
+
+
+def test_sys_exit_is_an_error_and_the_worker_survives(bad):
+    pid = bad.pid()
+    with pytest.raises(LearnerError) as info:
+        bad.quit_politely()
+    assert info.value.kind == "exit" and info.value.is_instance("SystemExit")
+    assert info.value.location == "toypkg/bad.py:27 in quit_politely"
+    assert bad.pid() == pid
+
+
+def test_os_exit_is_a_crash_naming_the_exit_status(session, bad):
+    session.begin_test("os._exit")
+    with pytest.raises(LearnerError) as info:
+        bad.hard_exit()
+    assert info.value.kind == "crash"
+    assert info.value.feedback == messages.CRASH_EXIT.format(call="hard_exit(...)", status=3)
+    assert "os._exit()" in info.value.feedback
+    assert "about to leave" in session.end_test().output
+    assert bad.ok(1) == 2
+
+
+def test_a_segfault_is_a_crash_naming_the_signal(bad):
+    with pytest.raises(LearnerError) as info:
+        bad.segfault()
+    assert info.value.kind == "crash"
+    assert "was killed by SIGSEGV (a segmentation fault" in info.value.feedback
+    assert info.value.feedback.startswith("The process running segfault(...)")
+    assert bad.ok(1) == 2
+
+
+def test_memory_error_under_the_memory_limit(bad):
+    pid = bad.pid()
+    with pytest.raises(LearnerError) as info:
+        bad.hog()
+    assert info.value.kind == "memory" and info.value.is_instance("MemoryError")
+    assert f"(the limit is {MEMORY_MB} MB)" in info.value.feedback
+    assert info.value.location == "toypkg/bad.py:40 in hog"
+    assert bad.pid() == pid
+
+
+def test_output_of_the_worker_never_reaches_the_harness(capfd, bad):
+    assert bad.ok(1) == 2
+    captured = capfd.readouterr()
+    assert "about to leave" not in captured.out + captured.err
+
+
+def test_close_leaves_no_process_behind(session, bad):
+    """Runs last: it closes the module's session."""
+    worker_pid = bad.pid()
+    sleeper_pid = bad.spawn_sleeper()
+    private_root = session._worker.root
+    assert not process_gone(worker_pid) and not process_gone(sleeper_pid)
+    session.close()
+    assert wait_gone(worker_pid) and wait_gone(sleeper_pid)
+    assert not private_root.exists()
+    session.close()  # idempotent
+    with pytest.raises(RuntimeError, match="closed"):
+        bad.ok(1)
