@@ -1,0 +1,314 @@
+"""The pytest plugin, run in-process on small courses written to a temporary folder.
+
+Only the last test starts a learner worker (the toy course, as a learner runs it); the others
+use graders that never call learner code, so they stay fast.
+"""
+
+import io
+import textwrap
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from autograder import pytest_plugin as plugin
+from autograder.config import SUBMISSION_MISSING
+from autograder.feedback import KNOWN_MISTAKE
+
+TOY = Path(__file__).parent / "toy_course"
+
+COURSE = """\
+[course]
+name = "Mini"
+package = "minipkg"
+package_dir = "minipkg"
+visible_tests = "graders/visible"
+hidden_tests = "graders/hidden"
+
+[[components]]
+name = "alpha"
+module = "alpha"
+title = "Alpha"
+points = 6
+
+[[components]]
+name = "beta"
+module = "beta"
+title = "Beta"
+points = 4
+"""
+
+GRADERS = {
+    "graders/visible/test_mini_visible.py": """
+        import random
+
+        import numpy as np
+        import pytest
+
+        from autograder.feedback import expect_close, is_hidden
+        from autograder.pytest_plugin import seed_for
+
+        @pytest.mark.alpha
+        @pytest.mark.weight(2)
+        def test_passes():
+            '''Alpha passes'''
+            assert not is_hidden()
+
+        @pytest.mark.alpha
+        def test_sentence():
+            expect_close([1.0, 2.0], [1.0, 3.0], what="f(x)", atol=1e-6)
+
+        @pytest.mark.beta
+        def test_grader_bug():
+            {}["missing key"]
+
+        @pytest.mark.beta
+        def test_plain_assert():
+            assert 1 == 2, "The two must agree. Details follow"
+
+        @pytest.mark.beta
+        @pytest.mark.parametrize("n", [1, 2])
+        def test_seeded(rng, n, request):
+            key = f"graders/visible/test_mini_visible.py::test_seeded[{n}]"
+            seed = seed_for(request.config.getoption("seed"), key)
+            assert rng.integers(1 << 30) == np.random.default_rng(seed).integers(1 << 30)
+            assert np.random.rand() == np.random.RandomState(seed).rand()
+            assert random.random() == random.Random(seed).random()
+
+        @pytest.mark.beta
+        def test_skipped():
+            pytest.skip("not today")
+    """,
+    "graders/hidden/test_mini_hidden.py": """
+        import pytest
+
+        from autograder.feedback import expect_close, is_hidden
+
+        @pytest.mark.alpha
+        def test_hidden_flag():
+            assert is_hidden()
+
+        @pytest.mark.alpha
+        def test_hidden_values():
+            expect_close([1.25, 2.5], [1.0, 3.0], what="f(hidden)", atol=1e-6)
+
+        @pytest.mark.beta
+        def test_hidden_assert():
+            assert 3 == 4, "values 3 and 4 differ"
+    """,
+}
+
+
+def make_course(folder: Path, graders: dict[str, str] = GRADERS) -> Path:
+    (folder / "course.toml").write_text(COURSE, encoding="utf-8")
+    (folder / "minipkg").mkdir()
+    (folder / "minipkg" / "__init__.py").write_text("", encoding="utf-8")
+    for name, text in graders.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return folder / "course.toml"
+
+
+def run(folder: Path, *args: str) -> tuple[int, plugin.ResultCollector, str]:
+    """pytest.main in this process; its console output (as wide as needed) is returned."""
+    collector = plugin.ResultCollector()
+    output = io.StringIO()
+    with redirect_stdout(output), redirect_stderr(output):
+        code = pytest.main(
+            [
+                *args,
+                f"--rootdir={folder}",
+                "--import-mode=importlib",
+                "-p",
+                "no:cacheprovider",
+                "--strict-markers",
+                "--color=no",
+                "-rf",
+            ],
+            plugins=[collector],
+        )
+    return int(code), collector, output.getvalue()
+
+
+@pytest.fixture(autouse=True)
+def wide_terminal(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "400")  # so -rf summary lines are not cut to 80 columns
+
+
+@pytest.fixture
+def mini(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # course discovery must not find the repository's course.toml
+    make_course(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
+def mini_run(mini):
+    return run(mini, "graders", "--seed=5")
+
+
+def by_name(collector):
+    return {r.nodeid.split("::", 1)[1]: r for r in collector.results}
+
+
+def test_results_are_collected_with_component_weight_and_visibility(mini_run):
+    code, collector, _ = mini_run
+    assert code == pytest.ExitCode.TESTS_FAILED
+    results = by_name(collector)
+    assert "test_skipped" not in results  # a skipped test did not run and carries no points
+    assert results["test_passes"].status == "passed"
+    assert (results["test_passes"].component, results["test_passes"].weight) == ("alpha", 2.0)
+    assert results["test_passes"].name == "Alpha passes"  # the docstring's first line
+    assert results["test_seeded[1]"].name == "test_seeded [1]"
+    assert results["test_seeded[1]"].status == results["test_seeded[2]"].status == "passed"
+    assert results["test_hidden_flag"].visibility == "hidden"
+    assert results["test_hidden_flag"].status == "passed"
+    assert results["test_sentence"].visibility == "visible"
+    assert all(r.duration >= 0 for r in collector.results)
+
+
+def test_a_failure_shows_its_sentence_and_no_traceback(mini_run):
+    _, collector, output = mini_run
+    message = by_name(collector)["test_sentence"].message
+    assert message.startswith("f(x) does not match the expected values: 1 of 2 entries differs")
+    assert f"::test_sentence - {message}" in output  # the -rf short summary line
+    assert "Traceback" not in output
+    assert "expect_close([1.0, 2.0]" not in output  # no grader source in the report
+
+
+def test_an_unexpected_exception_is_an_internal_grader_error(mini_run):
+    _, collector, output = mini_run
+    result = by_name(collector)["test_grader_bug"]
+    assert result.error_kind == "grader_error"
+    assert result.message == plugin.GRADER_ERROR.format(
+        test="test_grader_bug", type="KeyError", message="'missing key'"
+    )
+    assert collector.grader_errors == [
+        "graders/visible/test_mini_visible.py::test_grader_bug: KeyError: 'missing key'"
+    ]
+    assert "this is not your fault" in output
+
+
+def test_plain_asserts_show_their_first_sentence_only_when_visible(mini_run):
+    _, collector, _ = mini_run
+    results = by_name(collector)
+    assert results["test_plain_assert"].message == "The two must agree."
+    assert results["test_hidden_assert"].message == plugin.PLAIN_ASSERT_HIDDEN.format(
+        test="test_hidden_assert"
+    )
+
+
+def test_hidden_failures_show_no_values(mini_run):
+    _, collector, _ = mini_run
+    message = by_name(collector)["test_hidden_values"].message
+    assert "entries differ" in message
+    for value in ("1.25", "2.5", "index", "got"):
+        assert value not in message
+
+
+def test_header_and_points_summary(mini, mini_run):
+    _, _, output = mini_run
+    assert (
+        plugin.HEADER.format(
+            course="Mini", path=mini.resolve() / "course.toml", submission=mini.resolve(), seed=5
+        )
+        in output
+    )
+    assert "autograder points" in output
+    assert "Alpha: " in output and "Beta: " in output
+
+
+def test_a_marker_selects_one_component(mini):
+    _, collector, _ = run(mini, "graders", "-m", "beta")
+    assert {r.component for r in collector.results} == {"beta"}
+
+
+def test_seeds_change_with_the_seed_option(mini):
+    path = "graders/visible/test_mini_visible.py::test_seeded[1]"
+    assert plugin.seed_for(0, path) != plugin.seed_for(1, path)
+    assert plugin.seed_for(0, path) != plugin.seed_for(0, path.replace("[1]", "[2]"))
+    code, collector, _ = run(mini, path, "--seed=1")
+    assert code == 0 and [r.status for r in collector.results] == ["passed"]
+
+
+def test_a_grader_test_without_a_component_marker_stops_collection(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    make_course(
+        tmp_path,
+        {
+            "graders/visible/test_unmarked.py": """
+                import pytest
+
+                def test_nothing():
+                    pass
+
+                @pytest.mark.alpha
+                @pytest.mark.beta
+                def test_both():
+                    pass
+
+                @pytest.mark.alpha
+                @pytest.mark.weight(0)
+                def test_weightless():
+                    pass
+            """
+        },
+    )
+    code, collector, output = run(tmp_path, "graders")
+    assert code == pytest.ExitCode.USAGE_ERROR
+    base = "graders/visible/test_unmarked.py::"
+    assert collector.errors == [
+        plugin.NO_MARKER.format(
+            nodeid=base + "test_nothing", markers="alpha, beta", example="alpha"
+        ),
+        plugin.MANY_MARKERS.format(nodeid=base + "test_both", count=2, found="alpha, beta"),
+        plugin.BAD_WEIGHT.format(nodeid=base + "test_weightless", args="(0)"),
+    ]
+    assert collector.errors[0] in output
+
+
+def test_the_learner_fixture_reports_a_missing_submission(mini):
+    (mini / "graders" / "visible" / "test_uses_learner.py").write_text(
+        "import pytest\n\n@pytest.mark.alpha\ndef test_it(learner):\n    pass\n"
+    )
+    missing = mini / "nobody"
+    _, collector, _ = run(mini, "graders/visible/test_uses_learner.py", f"--submission={missing}")
+    (result,) = collector.results
+    assert result.status == "failed"
+    assert result.message == SUBMISSION_MISSING.format(path=missing.resolve())
+
+
+def test_the_plugin_is_inert_without_a_course(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "test_plain.py").write_text(
+        "import pytest\n\n"
+        "@pytest.mark.weight(2)\ndef test_ok():\n    assert 1\n\n"
+        "def test_course(course):\n    pass\n"
+    )
+    code, collector, output = run(tmp_path, "test_plain.py")
+    assert code == pytest.ExitCode.TESTS_FAILED
+    assert collector.results == []
+    assert "autograder:" not in output
+    assert plugin.NO_COURSE.format(fixture="course") in output
+    assert "1 passed" in output
+
+
+def test_a_learner_running_plain_pytest_sees_the_sentences(monkeypatch):
+    """One real worker: the toy course's visible scale tests on the mistaken submission."""
+    monkeypatch.chdir(TOY)
+    code, collector, output = run(
+        TOY,
+        "tests/graders/visible/test_toy_scale.py",
+        "--submission=submissions/mistake",
+        "--course=course.toml",
+    )
+    assert code == pytest.ExitCode.TESTS_FAILED
+    mistake = KNOWN_MISTAKE.format(
+        what="scale(x, 3.0)", mistake="It adds the factor instead of multiplying by it."
+    )
+    assert f"test_scale_values - {mistake}" in output  # -rf short summary, first sentence
+    assert plugin.LEARNER_OUTPUT in output and "debug | <b>scaling</b>" in output
+    assert "\x1b[31m" not in output  # the learner's escape sequences were stripped
+    assert "Scaling: 6.67 / 10.00 (1/2)" in output  # weights 1 and 2
+    assert [r.status for r in collector.results] == ["failed", "passed"]
