@@ -214,6 +214,9 @@ def call_label(obj: Any) -> str:
             return f"{owner_name}.{obj.__name__}"
         if isinstance(obj, torch.nn.Module):
             return f"{type(obj).__name__}.forward"
+        owner, name = getattr(obj, "__self__", None), getattr(obj, "__name__", None)
+        if owner is not None and isinstance(name, str):  # method-wrapper: layers.__len__
+            return f"{type(owner).__name__}.{name}"
         if inspect.isclass(obj) or inspect.isfunction(obj):
             return obj.__qualname__
         return f"{type(obj).__name__}.__call__" if callable(obj) else type(obj).__name__

@@ -112,8 +112,11 @@ class RemoteObject:
         return ["ref", self._ref_id]
 
     def __getattr__(self, name: str) -> Any:
-        if _is_dunder(name):
+        if _is_dunder(name):  # Python's own probes (__array__, __deepcopy__...) stay local
             raise AttributeError(name)
+        return self._remote_attr(name)
+
+    def _remote_attr(self, name: str) -> Any:
         return self._session._getattr(
             self._target, name, f"Reading {self._short_type}.{name}", owner=self
         )
@@ -130,6 +133,23 @@ class RemoteObject:
     def call(self, *args: Any, **kwargs: Any) -> CallResult:
         """Call it; also return the arguments after the call and the learner's output."""
         return self._session._call(self._target, f"{self._label}(...)", args, kwargs, owner=self)
+
+    def __len__(self) -> int:
+        """``len()`` of the remote object (e.g. an ``nn.ModuleList``)."""
+        return self._remote_attr("__len__")()
+
+    def __getitem__(self, key: Any) -> Any:
+        """``obj[key]`` in the worker (e.g. ``layers[0]``: another RemoteObject)."""
+        return self._remote_attr("__getitem__")(key)
+
+    def __iter__(self) -> Any:
+        raise TypeError(
+            f"A {self._short_type} in the learner's process cannot be iterated from the grader; "
+            "use range(len(obj)) and obj[i]."
+        )
+
+    def __bool__(self) -> bool:
+        return True  # never a remote len() just to test truth
 
     def __repr__(self) -> str:
         return f"<RemoteObject {self._type_name} #{self._ref_id}>"

@@ -1,8 +1,11 @@
 """The untrusted worker: imports and runs learner code on request.
 
 Started by sandbox.WorkerProcess as ``python -s -P -B -u -m autograder.runtime.worker FD MEMORY_MB
-FILE_MB`` (``python -I -m ...`` works the same by hand). FD is its end of a socket pair, the only
-protocol channel; fds 1 and 2 are the capture file, so nothing the learner prints can reach it.
+FILE_MB`` with an allow-listed environment: the isolation of ``python -I`` (no user site, no
+script directory on sys.path, no inherited PYTHON* variables), except that our own PYTHONHASHSEED
+and PYTHONPATH (a folder exposing only ``autograder.runtime``) take effect. FD is its end of a
+socket pair, the only protocol channel; fds 1 and 2 are the capture file, so nothing the learner
+prints can reach it.
 
 Protocol: the harness sends an init frame ``{"package", "root", "shown_dir", "forbidden",
 "refused", "skip_init", "max_bytes", "max_depth"}``; the worker imports numpy and torch, installs

@@ -77,6 +77,19 @@ TOY = {
             return dict(os.environ), os.getcwd(), sys.flags.hash_randomization, list(sys.path)
 
 
+        def limits():
+            import resource
+            import signal
+            return {
+                "as": resource.getrlimit(resource.RLIMIT_AS),
+                "core": resource.getrlimit(resource.RLIMIT_CORE),
+                "fsize": resource.getrlimit(resource.RLIMIT_FSIZE),
+                "sigxfsz_ignored": signal.getsignal(signal.SIGXFSZ) == signal.SIG_IGN,
+                "session_leader": os.getsid(0) == os.getpid() == os.getpgid(0),
+                "stdin": os.read(0, 10),
+            }
+
+
         def object_array():
             return np.array([1, "a"], dtype=object)
 
@@ -116,6 +129,12 @@ TOY = {
 
         def uses_mha(width):
             return nn.MultiheadAttention(width, 1)
+
+
+        class Stack(nn.Module):
+            def __init__(self, depth):
+                super().__init__()
+                self.layers = nn.ModuleList([nn.Linear(2, 2) for _ in range(depth)])
         """,
 }
 
@@ -193,6 +212,21 @@ def test_modules_stay_remote_and_their_state_dict_round_trips(session):
     out, extra = model(torch.ones(1, 3))
     assert extra == "extra"
     assert torch.allclose(out, torch.full((1, 3), 4.0))
+
+
+def test_containers_support_len_and_indexing(session):
+    stack = session.module("layers").Stack(3)
+    layers = stack.layers
+    assert len(layers) == 3 and layers.__len__() == 3
+    second = layers[1]
+    assert isinstance(second, RemoteObject) and layers.__getitem__(1) is second
+    assert [p.name for p in session.parameters(second)] == ["weight", "bias"]
+    with pytest.raises(LearnerError) as info:
+        layers[7]
+    assert info.value.is_instance("IndexError")
+    assert info.value.feedback.startswith("ModuleList.__getitem__(...) raised IndexError")
+    with pytest.raises(TypeError, match="range"):
+        list(layers)
 
 
 def test_parameter_grads_backpropagate_the_cotangent(session):
@@ -325,6 +359,15 @@ def test_the_worker_sees_only_the_allow_listed_environment(funcs):
     assert env["OMP_NUM_THREADS"] == "1" and env["LC_ALL"] == "C.UTF-8"
     assert hash_randomization == 0
     assert path[0] == cwd and os.getcwd() not in path
+
+
+def test_the_worker_runs_under_its_rlimits_in_its_own_session(funcs):
+    got = funcs.limits()
+    assert got["as"] == (2048 * 2**20, 2048 * 2**20)
+    assert got["core"] == (0, 0)
+    assert got["fsize"] == (64 * 2**20, 64 * 2**20)
+    assert got["sigxfsz_ignored"] and got["session_leader"]
+    assert got["stdin"] == b""
 
 
 def test_forbidden_apis_are_reported_with_the_learner_file_and_line(session):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.runtime import sandbox
+from autograder.runtime import LearnerError, LearnerSession, Limits, messages, sandbox
 
 
 @pytest.fixture
@@ -95,3 +95,23 @@ def test_worker_environment_is_an_allow_list(monkeypatch, tmp_path: Path):
     allowed |= {"TMPDIR", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED"}
     allowed |= {"PYTHONNOUSERSITE", "OMP_NUM_THREADS", "MKL_NUM_THREADS"}
     assert set(env) <= allowed
+
+
+def test_a_session_on_a_too_large_package_fails_every_call_without_a_worker(package, monkeypatch):
+    monkeypatch.setattr(sandbox, "MAX_PACKAGE_BYTES", 10)
+    (package / "weights.bin").write_bytes(b"\x00" * 64)
+    session = LearnerSession(
+        package, package="toypkg", limits=Limits(), display_dir="assignments/toypkg"
+    )
+    try:
+        with pytest.raises(LearnerError) as info:
+            session.module("funcs").f(1)
+        assert info.value.kind == "import_error"
+        assert info.value.feedback == messages.TOO_LARGE.format(
+            expected="assignments/toypkg", mb=20
+        )
+        with pytest.raises(LearnerError) as again:
+            session.module("funcs").g()
+        assert again.value is info.value and session._worker is None
+    finally:
+        session.close()
