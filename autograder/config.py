@@ -40,6 +40,7 @@ COURSE_FILE_MISSING = "The course file {path} does not exist; expected a {name} 
 TOML_SYNTAX = "{path} is not valid TOML: {detail}."
 NOT_A_TABLE = "{path} must hold TOML tables ([course], [[components]], ...); got {got}."
 SUBMISSION_MISSING = "The submission {path} does not exist; expected a folder."
+SUBMISSION_NOT_FOLDER = "The submission {path} is a file; expected the folder of a repository."
 NO_PACKAGE = (
     "The submission {path} has no package folder {package_dir}; expected the repository that "
     "contains it (or the {package} package folder itself)."
@@ -206,10 +207,12 @@ class CourseConfig(_Section):
         path = Path(path)
         if not path.exists():
             raise SubmissionError(SUBMISSION_MISSING.format(path=path))
+        if not path.is_dir():
+            raise SubmissionError(SUBMISSION_NOT_FOLDER.format(path=path))
         candidate = path / self.course.package_dir
         if candidate.is_dir():
             return candidate.resolve()
-        if path.is_dir() and path.resolve().name == self.course.package_dir.name:
+        if path.resolve().name == self.course.package_dir.name:
             return path.resolve()
         raise SubmissionError(
             NO_PACKAGE.format(path=path, package_dir=self.course.package_dir, package=self.package)

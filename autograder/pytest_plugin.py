@@ -15,7 +15,8 @@ What it adds:
 * failure reports that are the learner-facing sentence only: a GradingFailure or LearnerError
   shows its message, never a traceback into grader code; any other exception is reported as an
   internal grader error;
-* a ResultCollector the grade command passes to pytest.main to get TestResults back.
+* a ResultCollector the grade command passes to pytest.main to get TestResults back;
+* the course root on sys.path for the run, so graders can import their shared helpers.
 """
 
 from __future__ import annotations
@@ -160,6 +161,12 @@ def pytest_configure(config: pytest.Config) -> None:
             "markers",
             f"{component.name}: a grader test of {component.title} ({component.points:g} points)",
         )
+    # Graders import their helpers from the course root (e.g. tests.graders.support), as
+    # pytest's `pythonpath` ini option would allow; undone in pytest_unconfigure.
+    root = str(course.root)
+    if root not in sys.path:
+        sys.path.insert(0, root)
+        config.add_cleanup(lambda: sys.path.remove(root) if root in sys.path else None)
     submission = config.getoption("submission")
     config.stash[STATE] = _RunState(
         course=course,
@@ -308,6 +315,7 @@ def learner(request: pytest.FixtureRequest) -> Iterator[Any]:
         limits=Limits(**limits),
         forbidden_apis=tuple(config.forbidden.apis),
         forbidden_message=config.forbidden.message,
+        display_dir=config.course.package_dir.as_posix(),  # as the learner's repository names it
     )
     try:
         yield session

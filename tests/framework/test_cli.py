@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 from junitparser import JUnitXml
 
+import autograder
 from autograder import __version__
 from autograder.cli import cli
 from autograder.commands import grade as command
@@ -268,3 +269,10 @@ def test_version_and_help():
     for option in ("--out", "--course", "--visible-only", "--timeout", "--seed", "--quiet"):
         assert option in text
     assert "Exit status: 0 when every test passed" in " ".join(text.split())
+
+
+def test_the_public_surface_is_small_sorted_and_importable():
+    assert autograder.__all__ == sorted(autograder.__all__)
+    assert len(autograder.__all__) == len(set(autograder.__all__))
+    for name in autograder.__all__:
+        assert getattr(autograder, name) is not None

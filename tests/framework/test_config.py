@@ -9,6 +9,7 @@ from autograder.config import (
     NO_COURSE_FILE,
     NO_PACKAGE,
     SUBMISSION_MISSING,
+    SUBMISSION_NOT_FOLDER,
     CourseConfigError,
     SubmissionError,
     find_course_file,
@@ -108,6 +109,9 @@ def test_submission_errors_are_sentences(tmp_path):
     with pytest.raises(SubmissionError) as caught:
         config.package_dir_for(missing)
     assert str(caught.value) == SUBMISSION_MISSING.format(path=missing)
+    with pytest.raises(SubmissionError) as caught:
+        config.package_dir_for(tmp_path / "course.toml")
+    assert str(caught.value) == SUBMISSION_NOT_FOLDER.format(path=tmp_path / "course.toml")
     empty = tmp_path / "empty"
     empty.mkdir()
     with pytest.raises(SubmissionError) as caught:
