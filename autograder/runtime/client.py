@@ -68,6 +68,14 @@ class LearnerSession:
     ``display_dir`` is how messages name the package folder (e.g. "assignments/t101"; default:
     ``package_dir`` as given). ``forbidden_message`` is the course's sentence with an ``{api}``
     placeholder.
+
+    Forbidden APIs: every call of one from a learner file is recorded (``forbidden_seen``, and
+    the test's TestTrace) and the call returns normally, so the points rule can zero exactly the
+    component whose file made it (an encoder that uses a forbidden multi-head attention keeps
+    its own points). With ``forbidden_raises=True`` a call also fails with
+    LearnerError(kind="forbidden") when the forbidden call was made in the called code's own
+    file (``MultiHeadAttention(...)`` whose ``multi_head_attention.py`` builds an
+    ``nn.MultiheadAttention``), naming the API and the file:line.
     """
 
     def __init__(
@@ -79,6 +87,7 @@ class LearnerSession:
         forbidden_apis: Sequence[str] = (),
         forbidden_message: str = DEFAULT_FORBIDDEN_MESSAGE,
         display_dir: str | None = None,
+        forbidden_raises: bool = False,
     ) -> None:
         self.package_dir = Path(package_dir)
         self.package = package
@@ -86,6 +95,7 @@ class LearnerSession:
         self.forbidden_apis = tuple(forbidden_apis)
         self.forbidden_message = forbidden_message
         self.display_dir = display_dir if display_dir is not None else str(package_dir)
+        self.forbidden_raises = forbidden_raises
         #: The LearnerError of the package's ``__init__.py``, if executing it failed.
         self.package_init_error: LearnerError | None = None
         self.generation = 0
@@ -257,8 +267,10 @@ class LearnerSession:
         output = self._collect_output()
         response = wire.loads(frame, max_depth=self.limits.max_wire_depth + 8)
         records = [(str(a), str(f), int(n)) for a, f, n in response.get("forbidden", [])]
-        if records:
-            raise self._forbidden_error(records)
+        self._note_forbidden(records)
+        own = [record for record in records if record[1] == response.get("home")]
+        if own and self.forbidden_raises:  # made in the called code's own file
+            raise self._forbidden_error(own)
         if not response["ok"]:
             if "internal" in response:
                 raise RuntimeError(
@@ -449,11 +461,13 @@ class LearnerSession:
             feedback = messages.CRASH_EXIT.format(call=label, status=status)
         return LearnerError(kind="crash", feedback=feedback)
 
-    def _forbidden_error(self, records: list[Record]) -> LearnerError:
+    def _note_forbidden(self, records: list[Record]) -> None:
         for record in records:
             self._forbidden.setdefault(record, None)
             if self._test is not None and record not in self._test.forbidden:
                 self._test.forbidden.append(record)
+
+    def _forbidden_error(self, records: list[Record]) -> LearnerError:
         api, file, line = records[0]
         more = f" (and {len(records) - 1} more place(s))" if len(records) > 1 else ""
         shown = f"{self.package}/{file}"

@@ -16,7 +16,7 @@ import numpy  # noqa: F401  (imported before learner code, like torch)
 import torch
 
 from autograder.runtime import guard, messages, wire
-from autograder.runtime.describe import describe
+from autograder.runtime.describe import describe, relative
 from autograder.runtime.importer import ImportFailure, LearnerImporter
 
 
@@ -62,11 +62,13 @@ class Worker:
             self.release(ref_id)
         op = request["op"]
         guard.drain()
+        self.home = None
         try:
             response = {"ok": True, **getattr(self, f"op_{op}")(request)}
         except (ImportFailure, LearnerFailed) as failure:
             response = {"ok": False, "error": failure.error}
         response["forbidden"] = [list(record) for record in guard.drain()]
+        response["home"] = self.home
         return response
 
     def op_ping(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -84,7 +86,9 @@ class Worker:
         }
 
     def op_import(self, request: dict[str, Any]) -> dict[str, Any]:
-        self.importer.import_module(request["module"])
+        self.home = self.file_in_package(self.importer.file_of(request["module"]))
+        module = self.importer.import_module(request["module"])
+        self.home = self.home_file(module)
         return {"value": None}
 
     def op_call(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -137,12 +141,41 @@ class Worker:
     # -- helpers ----------------------------------------------------------------------------
 
     def target(self, target: list[Any]) -> Any:
+        """The object a request is about; sets ``self.home``, the file it belongs to."""
         if target[0] == "ref":
-            return self.objects[target[1]]
+            obj = self.objects[target[1]]
+            self.home = self.home_file(obj)
+            return obj
         _, name, qualname = target
         module = self.importer.import_module(name)
+        self.home = self.home_file(module)
         with _learner(self, "import"):
             return self.importer.resolve(module, name, qualname)
+
+    def home_file(self, obj: Any) -> str | None:
+        """The learner file (relative to the package dir) that defines ``obj``'s code: its
+        module, its class's module, or its bound owner's class's module; None for library code.
+        A forbidden call made in that file is the called component's own."""
+        try:
+            owner = getattr(obj, "__self__", None)
+            if owner is not None and not inspect.ismodule(owner):
+                obj = owner
+            if inspect.ismodule(obj):
+                module = obj
+            else:
+                name = obj.__module__ if inspect.isclass(obj) else type(obj).__module__
+                module = sys.modules.get(name)
+            return self.file_in_package(getattr(module, "__file__", None) or "")
+        except Exception:
+            return None
+
+    def file_in_package(self, path: str) -> str | None:
+        """``t101/softmax.py`` or an absolute path -> ``softmax.py``; None outside the package."""
+        prefix = f"{self.package}/"
+        if path.startswith(prefix):
+            return path[len(prefix) :]
+        shown = relative(path, self.root) if path else None
+        return shown[len(prefix) :] if shown and shown.startswith(prefix) else None
 
     def module_target(self, target: list[Any]) -> torch.nn.Module:
         obj = self.target(target)

@@ -106,6 +106,13 @@ TOY = {
             import torch
             return torch.zeros(2, 3).shape
         """,
+    "composite.py": """\
+        from toypkg.layers import uses_mha
+
+
+        def build(width):
+            return uses_mha(width)
+        """,
     "layers.py": """\
         import torch
         from torch import nn
@@ -158,6 +165,7 @@ def session(tmp_path_factory: pytest.TempPathFactory):
         forbidden_apis=FORBIDDEN,
         forbidden_message=COURSE_MESSAGE,
         display_dir="submission/toypkg",
+        forbidden_raises=True,
     )
     try:
         yield made
@@ -394,6 +402,26 @@ def test_forbidden_apis_are_reported_with_the_learner_file_and_line(session):
     )
     assert (api, "layers.py", 18) in session.forbidden_seen
     assert layers.Scaler(2) is not None  # nn.Linear is allowed: nothing recorded
+
+
+def test_forbidden_calls_made_in_another_file_are_recorded_but_do_not_fail_the_call(session):
+    session.begin_test("forbidden elsewhere")
+    mha = session.module("composite").build(4)  # composite.py -> layers.py:22
+    assert isinstance(mha, RemoteObject)
+    assert session.end_test().forbidden == (("torch.nn.MultiheadAttention", "layers.py", 22),)
+
+
+def test_by_default_forbidden_calls_are_only_recorded(session):
+    session.forbidden_raises = False
+    try:
+        session.begin_test("record only")
+        q = torch.ones(1, 2, 4)
+        got = session.module("layers").uses_sdpa(q, q, q)
+        assert torch.allclose(got, q)
+        api = "torch.nn.functional.scaled_dot_product_attention"
+        assert session.end_test().forbidden == ((api, "layers.py", 18),)
+    finally:
+        session.forbidden_raises = True
 
 
 def test_remote_objects_refuse_local_attribute_writes(session):
