@@ -15,9 +15,9 @@ from autograder.runtime.remote import CallResult, RemoteCallable, RemoteModule, 
 from autograder.runtime.wire import WireError
 
 __all__ = [
+    "CallResult",
     "DEFAULT_FORBIDDEN_MESSAGE",
     "KINDS",
-    "CallResult",
     "LearnerError",
     "LearnerSession",
     "Limits",

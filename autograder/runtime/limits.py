@@ -40,4 +40,6 @@ class Limits:
                 )
         for name in ("memory_mb", "output_kb", "file_mb", "max_wire_bytes", "max_wire_depth"):
             if not getattr(self, name) > 0:
-                raise ValueError(f"Limits.{name} must be positive, got {getattr(self, name)!r}.")
+                raise ValueError(
+                    f"Limits.{name} must be a positive number, got {getattr(self, name)!r}."
+                )
