@@ -1,18 +1,10 @@
 """Scaled dot-product attention: NumPy functions and a single-head PyTorch module.
 
-Symbols used in every shape below:
-    B        batch size
-    L        query length (number of query tokens)
-    S        key/value length (number of key and value tokens)
-    d_model  model width (features of one input token)
-    d_k      query/key width
-    d_v      value width
-    ...      any number of leading batch axes (possibly none), broadcast like NumPy's `@`
+Symbols: B batch, L query length, S key/value length, d_model model width, d_k query/key
+width, d_v value width, ... any leading batch axes (possibly none; they broadcast as in `@`).
 
-Masks: a boolean array broadcastable to the scores' shape (..., L, S). True means "this query
-may attend to this key"; False means it may not (the convention of PyTorch's
-`scaled_dot_product_attention`, the opposite of `nn.MultiheadAttention`'s boolean mask). A query
-whose keys are all masked gets all-zero weights and a zero output, never NaN.
+Masks: bool, True = the query may attend to the key (PyTorch's `scaled_dot_product_attention`
+convention, the opposite of `nn.MultiheadAttention`'s); a fully masked query gets zeros, not NaN.
 
 You may reuse your softmax: `from .softmax import softmax` (a relative import).
 """
@@ -27,26 +19,19 @@ def scaled_dot_product_attention(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V, with an optional boolean mask.
 
-    Steps: scores = Q K^T / sqrt(d_k), where K^T swaps only the last two axes of K (the batch
-    axes stay put); masked scores become -inf; weights = softmax(scores) over the key axis
-    (the last one); output = weights @ V. A fully masked query row gets zero weights and a zero
-    output.
+    K^T swaps only the last two axes of K; masked scores become -inf before the softmax over
+    the keys (last axis). A fully masked query row gets zero weights and a zero output.
 
     Shape:
         Q: (..., L, d_k)    K: (..., S, d_k)    V: (..., S, d_v)
         mask: None, or bool broadcastable to (..., L, S); True = the query may attend the key.
         returns: (output (..., L, d_v), weights (..., L, S)); the leading axes broadcast.
 
-    Dtypes:
-        float32 inputs give float32 results, float64 give float64; integers give float64.
-
-    Raises:
-        ValueError: a sentence naming both shapes, when Q and K widths (last axes) differ, or
-            when K and V lengths (second-to-last axes) differ.
-
-    Source:
-        Vaswani et al. 2017, section 3.2.1, equation (1); the PyTorch documentation page
-        "torch.nn.functional.scaled_dot_product_attention" (same mask convention).
+    Dtypes: float32 inputs give float32 results, float64 give float64; integers give float64.
+    Raises ValueError (a sentence naming both shapes) when Q and K widths (last axes) differ,
+    or when K and V lengths (second-to-last axes) differ.
+    Source: Vaswani et al. 2017, section 3.2.1, equation (1); the PyTorch documentation page
+    "torch.nn.functional.scaled_dot_product_attention" (same mask convention).
     """
     raise NotImplementedError(
         "Scaled dot-product attention: scaled_dot_product_attention(Q, K, V, mask)"
@@ -55,25 +40,16 @@ def scaled_dot_product_attention(
 
 
 def self_attention(
-    X: np.ndarray,
-    W_q: np.ndarray,
-    W_k: np.ndarray,
-    W_v: np.ndarray,
-    mask: np.ndarray | None = None,
+    X: np.ndarray, W_q: np.ndarray, W_k: np.ndarray, W_v: np.ndarray, mask: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Self-attention of the tokens X: Q = X W_q, K = X W_k, V = X W_v, then attention.
-
-    Returns `scaled_dot_product_attention(X @ W_q, X @ W_k, X @ W_v, mask)`.
+    """Self-attention of X: scaled_dot_product_attention(X @ W_q, X @ W_k, X @ W_v, mask).
 
     Shape:
         X: (..., L, d_model)   W_q: (d_model, d_k)   W_k: (d_model, d_k)   W_v: (d_model, d_v)
         mask: None, or bool broadcastable to (..., L, L); True = the query may attend the key.
         returns: (output (..., L, d_v), weights (..., L, L)).
-
     Dtypes and errors: as `scaled_dot_product_attention` (ValueError when W_q and W_k give
-    different widths).
-
-    Source: Vaswani et al. 2017, section 3.2.1; the class notebook's NumPy walkthrough.
+    different widths). Source: Vaswani et al. 2017, section 3.2.1; the class notebook.
     """
     raise NotImplementedError(
         "Scaled dot-product attention: self_attention(X, W_q, W_k, W_v, mask)"
@@ -84,13 +60,9 @@ def self_attention(
 def cosine_similarity(a: np.ndarray, b: np.ndarray) -> float:
     """cos(a, b) = (a . b) / (|a| |b|), as a Python float in [-1, 1].
 
-    Shape:
-        a: (n,)   b: (n,)   returns: a Python `float`.
-
-    Raises:
-        ValueError: when a or b is not 1-D, when their lengths differ, or when either is the
-            zero vector (its direction, hence the cosine, is undefined).
-
+    Shape: a (n,), b (n,) -> a Python `float`.
+    Raises ValueError when a or b is not 1-D, when their lengths differ, or when either is the
+    zero vector (its direction, hence the cosine, is undefined).
     Source: the class notebook's `cosine` helper; "torch.nn.functional.cosine_similarity".
     """
     raise NotImplementedError(
@@ -100,24 +72,19 @@ def cosine_similarity(a: np.ndarray, b: np.ndarray) -> float:
 
 
 class SelfAttention(nn.Module):
-    """Single-head self-attention with learned projections, as in the class notebook.
-
-    forward(x) computes Q = W_q(x), K = W_k(x), V = W_v(x) (no bias), then
-    softmax(Q K^T / sqrt(d_k)) V over the key axis, with masked keys weighted 0.
+    """Single-head self-attention, softmax(Q K^T / sqrt(d_k)) V with Q = W_q(x), K = W_k(x),
+    V = W_v(x) (no bias), as in the class notebook; masked keys weigh 0.
 
     Parameters, created in this order (a seeded run reproduces the class notebook):
         W_q = nn.Linear(d_model, d_k, bias=False)
         W_k = nn.Linear(d_model, d_k, bias=False)
         W_v = nn.Linear(d_model, d_v, bias=False)
     `d_k` and `d_v` default to `d_model`.
-
     Shape:
         x: (L, d_model) or (B, L, d_model)
         mask: None, or bool broadcastable to (..., L, L); True = the query may attend the key.
         returns: (output (..., L, d_v), weights (..., L, L)), where ... is () or (B,).
-
     Dtypes: the output follows the parameters' dtype (float32 by default).
-
     Source: Vaswani et al. 2017, section 3.2.1; the PyTorch documentation pages
     "torch.nn.Linear" and "torch.nn.functional.scaled_dot_product_attention".
     """
