@@ -162,7 +162,7 @@ def pytest_configure(config: pytest.Config) -> None:
             f"{component.name}: a grader test of {component.title} ({component.points:g} points)",
         )
     # Graders import their helpers from the course root (e.g. tests.graders.support), as
-    # pytest's `pythonpath` ini option would allow; undone in pytest_unconfigure.
+    # pytest's `pythonpath` ini option would allow; undone when the run ends.
     root = str(course.root)
     if root not in sys.path:
         sys.path.insert(0, root)
@@ -478,7 +478,8 @@ class ResultCollector:
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
             lines = [ln for ln in str(report.longrepr).strip().splitlines() if ln.strip()]
-            detail = clean(lines[-1] if lines else "unknown error", 500).strip()
+            last = lines[-1].removeprefix("E").strip() if lines else "unknown error"
+            detail = clean(last, 500)
             self.errors.append(COLLECT_ERROR.format(where=report.nodeid or ".", detail=detail))
 
     @pytest.hookimpl(trylast=True)

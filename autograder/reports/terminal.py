@@ -46,7 +46,7 @@ def submission_table(result: GradeResult) -> Table:
             Text(clean(c.title, 200)),
             Text(f"{points(c.score)} / {points(c.max_score)}", style=style),
             f"{c.passed} / {c.total}",
-            Text(clean(first_sentence(c.problem), PROBLEM_LIMIT)),
+            Text(_short(first_sentence(c.problem))),
         )
     return table
 
@@ -62,7 +62,7 @@ def class_table(results: list[GradeResult | Ungraded]) -> Table:
         table.add_column(Text(clean(c.title, 60)), justify="right")
     for result in results:
         if isinstance(result, Ungraded):
-            reason = Text(f"not graded: {clean(result.reason, PROBLEM_LIMIT)}", style="red")
+            reason = Text(f"not graded: {_short(result.reason)}", style="red")
             table.add_row(Text(clean(result.submission, 200)), reason, *[""] * len(components))
             continue
         table.add_row(
@@ -71,6 +71,12 @@ def class_table(results: list[GradeResult | Ungraded]) -> Table:
             *[points(c.score) for c in result.components],
         )
     return table
+
+
+def _short(text: str) -> str:
+    """Learner text for one table cell: cleaned, cut with an ellipsis past PROBLEM_LIMIT."""
+    text = clean(text, len(text)).replace("\n", " ")
+    return text if len(text) <= PROBLEM_LIMIT else text[: PROBLEM_LIMIT - 1] + "…"
 
 
 def print_submission(result: GradeResult, console: Console) -> None:
