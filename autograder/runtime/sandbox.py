@@ -125,11 +125,17 @@ def worker_environment(private_root: Path, framework_dir: Path) -> dict[str, str
 def apply_worker_limits(memory_mb: int, file_mb: int) -> None:
     """Called by the worker on itself, before any learner code: memory, file size, no cores."""
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the cap fail with EFBIG instead
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    file_bytes = file_mb * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
-    memory_bytes = memory_mb * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    _lower_limit(resource.RLIMIT_CORE, 0)
+    _lower_limit(resource.RLIMIT_FSIZE, file_mb * 1024 * 1024)
+    _lower_limit(resource.RLIMIT_AS, memory_mb * 1024 * 1024)
+
+
+def _lower_limit(which: int, value: int) -> None:
+    """Set soft and hard limits to value, or to the hard limit already in force if lower."""
+    _, hard = resource.getrlimit(which)
+    if hard != resource.RLIM_INFINITY:
+        value = min(value, hard)
+    resource.setrlimit(which, (value, value))
 
 
 class WorkerProcess:

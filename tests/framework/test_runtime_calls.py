@@ -90,6 +90,10 @@ TOY = {
             }
 
 
+        def shout():
+            raise ValueError("\x1b[31mred alert\x1b[0m " + "x" * 3000)
+
+
         def object_array():
             return np.array([1, "a"], dtype=object)
 
@@ -296,6 +300,14 @@ def test_exceptions_carry_only_learner_frames(funcs):
         "toypkg/funcs.py:25 in _inner: mat1 and mat2 shapes"
     )
     assert "tensor(" not in error.feedback  # never the grader's argument values
+
+
+def test_exception_messages_are_sanitized_and_capped(funcs):
+    with pytest.raises(LearnerError) as info:
+        funcs.shout()
+    message = info.value.message
+    assert message.startswith("red alert xxx") and "\x1b" not in info.value.feedback
+    assert len(message) < 2100 and message.endswith("[... 1010 more characters]")
 
 
 def test_syntax_errors_name_file_and_line_and_spare_other_modules(session, funcs):
