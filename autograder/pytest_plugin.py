@@ -47,6 +47,7 @@ GRADER_ERROR = (
     "The grader itself failed in {test}; this is not your fault — tell your instructor: "
     "{type}: {message}"
 )
+GRADER_ERROR_HIDDEN_DETAIL = "(the details, which could reveal hidden inputs, are in the log)"
 PLAIN_ASSERT_HIDDEN = "A hidden check in {test} failed."
 NO_MARKER = (
     "{nodeid} carries no component marker; mark it with exactly one of: {markers} "
@@ -415,9 +416,9 @@ def _explain(excinfo: Any, item: pytest.Item, state: _RunState) -> tuple[str, st
         return line or PLAIN_ASSERT_HIDDEN.format(test=item.name), "failed"
     kind = type(error).__name__ if error is not None else "Error"
     detail = cap(clean(str(error)).split("\n", 1)[0], 300) if error is not None else ""
-    message = GRADER_ERROR.format(test=item.name, type=kind, message=detail)
     state.grader_errors.append(f"{item.nodeid}: {kind}: {detail}")
-    return message, "grader_error"
+    shown = detail if item.stash[INFO].visibility == "visible" else GRADER_ERROR_HIDDEN_DETAIL
+    return GRADER_ERROR.format(test=item.name, type=kind, message=shown), "grader_error"
 
 
 def _finish(item: pytest.Item, info: GraderInfo, outcome: _Outcome, state: _RunState) -> None:

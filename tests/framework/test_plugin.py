@@ -95,6 +95,10 @@ GRADERS = {
         @pytest.mark.beta
         def test_hidden_assert():
             assert 3 == 4, "values 3 and 4 differ"
+
+        @pytest.mark.beta
+        def test_hidden_grader_bug():
+            {}[0.123456]
     """,
 }
 
@@ -184,10 +188,15 @@ def test_an_unexpected_exception_is_an_internal_grader_error(mini_run):
     assert result.message == plugin.GRADER_ERROR.format(
         test="test_grader_bug", type="KeyError", message="'missing key'"
     )
-    assert collector.grader_errors == [
-        "graders/visible/test_mini_visible.py::test_grader_bug: KeyError: 'missing key'"
+    assert sorted(collector.grader_errors) == [
+        "graders/hidden/test_mini_hidden.py::test_hidden_grader_bug: KeyError: 0.123456",
+        "graders/visible/test_mini_visible.py::test_grader_bug: KeyError: 'missing key'",
     ]
     assert "this is not your fault" in output
+    hidden = by_name(collector)["test_hidden_grader_bug"]
+    assert hidden.message == plugin.GRADER_ERROR.format(
+        test="test_hidden_grader_bug", type="KeyError", message=plugin.GRADER_ERROR_HIDDEN_DETAIL
+    )
 
 
 def test_plain_asserts_show_their_first_sentence_only_when_visible(mini_run):
