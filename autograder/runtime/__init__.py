@@ -3,15 +3,11 @@
 Graders and the pytest plugin use LearnerSession; everything else here is private.
 """
 
-from autograder.runtime.client import (
-    DEFAULT_FORBIDDEN_MESSAGE,
-    LearnerSession,
-    ParameterInfo,
-    TestTrace,
-)
+from autograder.runtime.client import DEFAULT_FORBIDDEN_MESSAGE, LearnerSession, ParameterInfo
 from autograder.runtime.errors import KINDS, LearnerError
 from autograder.runtime.limits import Limits
 from autograder.runtime.remote import CallResult, RemoteCallable, RemoteModule, RemoteObject
+from autograder.runtime.trace import TestTrace
 from autograder.runtime.wire import WireError
 
 __all__ = [

@@ -13,20 +13,19 @@ import re
 import time
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import torch
 
-from autograder.runtime import messages, wire
-from autograder.runtime.describe import compose
+from autograder.runtime import failures, messages, wire
 from autograder.runtime.errors import LearnerError
+from autograder.runtime.failures import IMPORT_LABEL, Record
 from autograder.runtime.limits import Limits
 from autograder.runtime.remote import CallResult, RemoteModule, RemoteObject
 from autograder.runtime.sandbox import MAX_PACKAGE_BYTES, PackageTooLarge, WorkerProcess
+from autograder.runtime.trace import TestState, TestTrace
 
-Record = tuple[str, str, int]
 DEFAULT_FORBIDDEN_MESSAGE = (
     "This course asks you to build this part yourself, so {api} may not be used here."
 )
@@ -41,25 +40,6 @@ class ParameterInfo(NamedTuple):
     shape: tuple[int, ...]
     dtype: torch.dtype
     storage: int
-
-
-@dataclass(frozen=True)
-class TestTrace:
-    """What one test's learner code did besides returning values."""
-
-    output: str
-    forbidden: tuple[Record, ...]
-    timed_out: bool
-
-
-@dataclass
-class _TestState:
-    name: str
-    remaining: float
-    output: list[str] = field(default_factory=list)
-    output_chars: int = 0
-    forbidden: list[Record] = field(default_factory=list)
-    timed_out: bool = False
 
 
 class LearnerSession:
@@ -106,7 +86,7 @@ class LearnerSession:
         self._imported: set[str] = set()
         self._import_failures: dict[str, LearnerError] = {}
         self._forbidden: dict[Record, None] = {}
-        self._test: _TestState | None = None
+        self._test: TestState | None = None
         self._pending_release: list[int] = []
         # One RemoteObject per live worker object, so `m.eval() is m` and releases are exact.
         self._remotes: weakref.WeakValueDictionary[int, RemoteObject] = (
@@ -124,14 +104,15 @@ class LearnerSession:
 
     def begin_test(self, name: str) -> None:
         """Start a test: a fresh time budget of ``limits.test_timeout`` and output buffer."""
-        self._test = _TestState(name=name, remaining=self.limits.test_timeout)
+        cap = self.limits.output_kb * 1024
+        self._test = TestState(name=name, remaining=self.limits.test_timeout, output_cap=cap)
 
     def end_test(self) -> TestTrace:
         """End the test started by begin_test; return its output, forbidden calls, time-out."""
         test, self._test = self._test, None
         if test is None:
             return TestTrace(output="", forbidden=(), timed_out=False)
-        return TestTrace("".join(test.output), tuple(test.forbidden), test.timed_out)
+        return test.finish()
 
     @property
     def forbidden_seen(self) -> tuple[Record, ...]:
@@ -243,7 +224,7 @@ class LearnerSession:
         if phase == "test" and self._test is not None and timeout <= 0:
             # The test's budget is already spent: the idle worker need not be killed.
             self._test.timed_out = True
-            raise self._timeout_error(label, phase)
+            raise self._timeout_error(label)
         request["release"], self._pending_release = self._pending_release, []
         started = time.monotonic()
         try:
@@ -257,26 +238,32 @@ class LearnerSession:
             self._stop_worker()
             if phase == "test" and self._test is not None:
                 self._test.timed_out = True
-            raise self._timeout_error(label, phase)
+            raise self._timeout_error(label)
         try:
             frame = worker.conn.recv_bytes(3 * self.limits.max_wire_bytes + 2**20)
         except (EOFError, OSError):
             status = worker.wait_exit()
             self._stop_worker()
-            raise self._crash_error(label, status) from None
+            raise failures.crash(label, status, self.limits.memory_mb) from None
         output = self._collect_output()
-        response = wire.loads(frame, max_depth=self.limits.max_wire_depth + 8)
-        records = [(str(a), str(f), int(n)) for a, f, n in response.get("forbidden", [])]
+        try:
+            response = wire.loads(frame, max_depth=self.limits.max_wire_depth + 8)
+            records = [(str(a), str(f), int(n)) for a, f, n in response.get("forbidden", [])]
+        except (wire.WireError, TypeError, ValueError, AttributeError):
+            self._stop_worker()
+            raise failures.garbled(label) from None
         self._note_forbidden(records)
         own = [record for record in records if record[1] == response.get("home")]
         if own and self.forbidden_raises:  # made in the called code's own file
-            raise self._forbidden_error(own)
+            raise failures.forbidden(
+                own, package=self.package, course_message=self.forbidden_message
+            )
         if not response["ok"]:
             if "internal" in response:
                 raise RuntimeError(
                     f"The grading worker failed while running {label}:\n{response['internal']}"
                 )
-            raise _learner_error(response["error"], label)
+            raise failures.from_worker(response["error"], label)
         return response, output
 
     def _timeout(self, phase: str) -> float:
@@ -358,13 +345,8 @@ class LearnerSession:
         text = messages.sanitize(head.decode("utf-8", errors="replace"), cap=cap)
         if total > len(head):
             text += f"\n[... {total - len(head)} more bytes of output not shown]\n"
-        test = self._test
-        if test is not None and text and test.output_chars < cap:
-            kept = text[: cap - test.output_chars]
-            test.output.append(kept)
-            test.output_chars += len(kept)
-            if len(kept) < len(text):
-                test.output.append("\n[... output of this test truncated]\n")
+        if self._test is not None:
+            self._test.add_output(text)
         return text
 
     # -- imports ----------------------------------------------------------------------------
@@ -374,7 +356,7 @@ class LearnerSession:
 
     def _ensure_package(self) -> None:
         while not self._package_ready:
-            label = f"the import of {self.package}/__init__.py"
+            label = f"{IMPORT_LABEL}{self.package}/__init__.py"
             try:
                 response = self._request({"op": "import_package"}, label=label, phase="import")
             except LearnerError as err:
@@ -385,7 +367,7 @@ class LearnerSession:
                 continue
             self._package_ready = True
             if response.get("init_error"):
-                self.package_init_error = _learner_error(
+                self.package_init_error = failures.from_worker(
                     response["init_error"], f"Importing {self.package}/__init__.py"
                 )
 
@@ -398,7 +380,7 @@ class LearnerSession:
             return
         request = {"op": "import", "module": name}
         try:
-            self._request(request, label=f"the import of {self._file_of(name)}", phase="import")
+            self._request(request, label=f"{IMPORT_LABEL}{self._file_of(name)}", phase="import")
         except LearnerError as err:
             if err.kind == "forbidden":
                 self._imported.add(name)
@@ -425,8 +407,7 @@ class LearnerSession:
 
     def _check_alive(self, obj: RemoteObject) -> None:
         if obj._session is not self or obj._generation != self.generation or not self._worker:
-            feedback = messages.STALE_OBJECT.format(type_name=obj._short_type)
-            raise LearnerError(kind="crash", feedback=feedback)
+            raise failures.stale(obj._type_name)
 
     def _decode(self, tree: Any) -> Any:
         def make(ref_id: int, type_name: str, label: str) -> RemoteObject:
@@ -442,53 +423,13 @@ class LearnerSession:
 
     # -- errors -----------------------------------------------------------------------------
 
-    def _timeout_error(self, label: str, phase: str) -> LearnerError:
-        if phase == "import":
-            file = label.removeprefix("the import of ")
-            seconds = messages.seconds(self.limits.import_timeout)
-            return LearnerError(
-                "timeout", messages.IMPORT_TIMEOUT.format(file=file, seconds=seconds)
-            )
-        seconds = messages.seconds(self.limits.test_timeout)
-        return LearnerError("timeout", messages.TIMEOUT.format(call=label, seconds=seconds))
-
-    def _crash_error(self, label: str, status: int | None) -> LearnerError:
-        if status is not None and status < 0:
-            name = messages.signal_name(-status)
-            why = messages.WHY_SIGNAL.get(name, "").format(mb=self.limits.memory_mb)
-            feedback = messages.CRASH_SIGNAL.format(call=label, signal=name, why=why)
-        else:
-            feedback = messages.CRASH_EXIT.format(call=label, status=status)
-        return LearnerError(kind="crash", feedback=feedback)
+    def _timeout_error(self, label: str) -> LearnerError:
+        if label.startswith(IMPORT_LABEL):
+            return failures.timeout(label, self.limits.import_timeout)
+        return failures.timeout(label, self.limits.test_timeout)
 
     def _note_forbidden(self, records: list[Record]) -> None:
         for record in records:
             self._forbidden.setdefault(record, None)
-            if self._test is not None and record not in self._test.forbidden:
-                self._test.forbidden.append(record)
-
-    def _forbidden_error(self, records: list[Record]) -> LearnerError:
-        api, file, line = records[0]
-        more = f" (and {len(records) - 1} more place(s))" if len(records) > 1 else ""
-        shown = f"{self.package}/{file}"
-        feedback = self.forbidden_message.replace("{api}", api) + messages.FORBIDDEN_AT.format(
-            file=shown, line=line, more=more
-        )
-        return LearnerError(
-            kind="forbidden",
-            feedback=feedback,
-            location=f"{shown}:{line}",
-            forbidden=tuple(records),
-        )
-
-
-def _learner_error(error: dict[str, Any], label: str) -> LearnerError:
-    return LearnerError(
-        kind=str(error.get("kind", "exception")),
-        feedback=compose(error, label),
-        exc_type=str(error.get("exc_type", "")),
-        exc_mro=tuple(str(name) for name in error.get("exc_mro", ())),
-        message=str(error.get("message", "")),
-        location=str(error.get("location", "")),
-        traceback=str(error.get("traceback", "")),
-    )
+            if self._test is not None:
+                self._test.add_forbidden(record)

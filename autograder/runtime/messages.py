@@ -71,6 +71,10 @@ WHY_SIGNAL = {
     "SIGABRT": " (an abort in native code)",
     "SIGXFSZ": " (it wrote more than the file-size limit)",
 }
+GARBLED = (
+    "The process running {call} sent back something that is not an answer — does your code "
+    "write to file descriptors it did not open? It was stopped."
+)
 STALE_OBJECT = (
     "This {type_name} object was lost: it was created in an earlier grading process that has "
     "since been restarted after a crash or a time-out. Create it again in this test."

@@ -94,6 +94,13 @@ TOY = {
             raise ValueError("\x1b[31mred alert\x1b[0m " + "x" * 3000)
 
 
+        def forge_answer():
+            import struct
+            channel = int(sys.argv[1])
+            os.write(channel, struct.pack("!i", 5) + b"hello")
+            return 1
+
+
         def object_array():
             return np.array([1, "a"], dtype=object)
 
@@ -442,3 +449,12 @@ def test_remote_objects_refuse_local_attribute_writes(session):
         model.proj = None
     with pytest.raises(AttributeError):
         model.__array__  # noqa: B018  (dunder lookups never reach the worker)
+
+
+def test_a_forged_answer_on_the_channel_stops_the_worker(session, funcs):
+    """Runs last: it kills the module's worker."""
+    with pytest.raises(LearnerError) as info:
+        funcs.forge_answer()
+    assert info.value.kind == "crash"
+    assert info.value.feedback.startswith("The process running forge_answer(...) sent back")
+    assert session._worker is None

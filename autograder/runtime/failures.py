@@ -1,0 +1,71 @@
+"""The LearnerErrors the harness side builds: time-outs, crashes, forbidden calls, lost objects,
+and errors the worker described (whose sentence needs the learner-facing call)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autograder.runtime import messages
+from autograder.runtime.describe import compose
+from autograder.runtime.errors import LearnerError
+
+Record = tuple[str, str, int]
+#: Call labels of imports start with this; timeouts of imports get their own sentence.
+IMPORT_LABEL = "the import of "
+
+
+def from_worker(error: dict[str, Any], label: str) -> LearnerError:
+    """A LearnerError from the fields the worker sent, for the call named ``label``."""
+    return LearnerError(
+        kind=str(error.get("kind", "exception")),
+        feedback=compose(error, label),
+        exc_type=str(error.get("exc_type", "")),
+        exc_mro=tuple(str(name) for name in error.get("exc_mro", ())),
+        message=str(error.get("message", "")),
+        location=str(error.get("location", "")),
+        traceback=str(error.get("traceback", "")),
+    )
+
+
+def timeout(label: str, seconds: float) -> LearnerError:
+    """``label`` ran past its limit: a call ("softmax(...)") or an import (IMPORT_LABEL + file)."""
+    shown = messages.seconds(seconds)
+    if label.startswith(IMPORT_LABEL):
+        file = label.removeprefix(IMPORT_LABEL)
+        return LearnerError("timeout", messages.IMPORT_TIMEOUT.format(file=file, seconds=shown))
+    return LearnerError("timeout", messages.TIMEOUT.format(call=label, seconds=shown))
+
+
+def crash(label: str, status: int | None, memory_mb: int) -> LearnerError:
+    """The worker died while running ``label``; status < 0 is the signal that killed it."""
+    if status is not None and status < 0:
+        name = messages.signal_name(-status)
+        why = messages.WHY_SIGNAL.get(name, "").format(mb=memory_mb)
+        feedback = messages.CRASH_SIGNAL.format(call=label, signal=name, why=why)
+    else:
+        feedback = messages.CRASH_EXIT.format(call=label, status=status)
+    return LearnerError(kind="crash", feedback=feedback)
+
+
+def garbled(label: str) -> LearnerError:
+    """The worker answered with a frame that cannot be read (learner code wrote to the channel)."""
+    return LearnerError(kind="crash", feedback=messages.GARBLED.format(call=label))
+
+
+def stale(type_name: str) -> LearnerError:
+    """A RemoteObject of a worker that has since been replaced."""
+    short = type_name.rsplit(".", 1)[-1]
+    return LearnerError(kind="crash", feedback=messages.STALE_OBJECT.format(type_name=short))
+
+
+def forbidden(records: list[Record], *, package: str, course_message: str) -> LearnerError:
+    """Forbidden calls made in the called code's own file; the first one is named."""
+    api, file, line = records[0]
+    more = f" (and {len(records) - 1} more place(s))" if len(records) > 1 else ""
+    shown = f"{package}/{file}"
+    feedback = course_message.replace("{api}", api) + messages.FORBIDDEN_AT.format(
+        file=shown, line=line, more=more
+    )
+    return LearnerError(
+        kind="forbidden", feedback=feedback, location=f"{shown}:{line}", forbidden=tuple(records)
+    )
