@@ -104,6 +104,8 @@ class Worker:
 
     def op_getattr(self, request: dict[str, Any]) -> dict[str, Any]:
         obj = self.target(request["target"])
+        if request["name"] is None:  # the target itself: a module-level constant
+            return {"value": self.encode(obj)}
         with _learner(self, "call"):
             value = getattr(obj, request["name"])
         return {"value": self.encode(value)}

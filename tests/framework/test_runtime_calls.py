@@ -74,7 +74,8 @@ TOY = {
 
 
         def environment():
-            return dict(os.environ), os.getcwd(), sys.flags.hash_randomization, list(sys.path)
+            flags = (sys.flags.hash_randomization, sys.flags.no_user_site, sys.flags.safe_path)
+            return dict(os.environ), os.getcwd(), flags, list(sys.path)
 
 
         def limits():
@@ -116,6 +117,9 @@ TOY = {
         def torch_size():
             import torch
             return torch.zeros(2, 3).shape
+
+
+        SETTINGS = {"width": 4, "names": ("a", "b")}
         """,
     "composite.py": """\
         from toypkg.layers import uses_mha
@@ -198,6 +202,13 @@ def test_values_go_in_and_come_back_as_fresh_copies(funcs):
     t = torch.ones(2, dtype=torch.float64)
     assert torch.equal(funcs.scale(t), torch.full((2,), 2.0, dtype=torch.float64))
     assert funcs.nested() == {"a": [1, (2.5, None)], "b": np.float32(1.5), "c": (2, 3)}
+
+
+def test_module_constants_can_be_fetched_without_calling(funcs):
+    assert funcs.SETTINGS.fetch() == {"width": 4, "names": ("a", "b")}
+    with pytest.raises(LearnerError) as info:
+        funcs.NOT_THERE.fetch()
+    assert info.value.feedback.startswith("toypkg/funcs.py does not define NOT_THERE;")
 
 
 def test_call_returns_the_arguments_after_the_call(funcs):
@@ -379,12 +390,12 @@ def test_output_is_capped_per_test(session, funcs):
 
 
 def test_the_worker_sees_only_the_allow_listed_environment(funcs):
-    env, cwd, hash_randomization, path = funcs.environment()
+    env, cwd, (hash_randomization, no_user_site, safe_path), path = funcs.environment()
     assert CANARY not in env and os.environ[CANARY] == "secret-value"
     assert env["HOME"] == env["TMPDIR"] == cwd
     assert Path(cwd, "toypkg", "funcs.py").is_file()  # the private copy
     assert env["OMP_NUM_THREADS"] == "1" and env["LC_ALL"] == "C.UTF-8"
-    assert hash_randomization == 0
+    assert hash_randomization == 0 and no_user_site and safe_path
     assert path[0] == cwd and os.getcwd() not in path
 
 
