@@ -132,7 +132,7 @@ def test_an_infinite_loop_times_out_and_the_next_call_gets_a_fresh_worker(sessio
     started = time.monotonic()
     with pytest.raises(LearnerError) as info:
         bad.spin(0)
-    assert 1.9 < time.monotonic() - started < 6
+    assert 1.9 < time.monotonic() - started < 15  # 2 s budget, then the kill
     assert info.value.kind == "timeout"
     assert info.value.feedback == (
         "spin(...) did not finish within 2 s (the time limit per test) — look for an infinite "
