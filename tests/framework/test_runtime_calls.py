@@ -157,6 +157,15 @@ TOY = {
             def __init__(self, depth):
                 super().__init__()
                 self.layers = nn.ModuleList([nn.Linear(2, 2) for _ in range(depth)])
+
+
+        class Detached(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(2, 2)
+
+            def forward(self, x):
+                return self.proj(x).detach()
         """,
 }
 
@@ -271,6 +280,16 @@ def test_parameter_grads_backpropagate_the_cotangent(session):
     with pytest.raises(LearnerError) as info:
         session.parameter_grads(model, x, cotangent=torch.ones(3))
     assert info.value.kind == "bad_return" and "shape (1, 2)" in info.value.feedback
+
+
+def test_parameter_grads_explain_an_output_cut_from_the_parameters(session):
+    model = session.module("layers").Detached()
+    with pytest.raises(LearnerError) as info:
+        session.parameter_grads(model, torch.ones(1, 2), cotangent=torch.ones(1, 2))
+    assert info.value.kind == "bad_return"
+    assert info.value.feedback.startswith(
+        "Detached.forward(...) returned a tensor that does not depend on the module's parameters"
+    )
 
 
 def test_parameters_expose_shared_storage(session):
