@@ -135,9 +135,11 @@ def run(folder: Path, *args: str) -> tuple[int, plugin.ResultCollector, str]:
     return int(code), collector, output.getvalue()
 
 
-@pytest.fixture(autouse=True)
-def wide_terminal(monkeypatch):
-    monkeypatch.setenv("COLUMNS", "400")  # so -rf summary lines are not cut to 80 columns
+@pytest.fixture(scope="module", autouse=True)
+def wide_terminal():
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("COLUMNS", "400")  # so -rf summary lines are not cut to 80 columns
+        yield
 
 
 @pytest.fixture
@@ -147,9 +149,19 @@ def mini(tmp_path, monkeypatch):
     return tmp_path
 
 
+@pytest.fixture(scope="module")
+def shared_mini(tmp_path_factory):
+    """One course and one run of all its graders, shared by the tests that only read it."""
+    folder = tmp_path_factory.mktemp("mini")
+    make_course(folder)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        yield folder, run(folder, "graders", "--seed=5")
+
+
 @pytest.fixture
-def mini_run(mini):
-    return run(mini, "graders", "--seed=5")
+def mini_run(shared_mini):
+    return shared_mini[1]
 
 
 def by_name(collector):
@@ -216,14 +228,13 @@ def test_hidden_failures_show_no_values(mini_run):
         assert value not in message
 
 
-def test_header_and_points_summary(mini, mini_run):
-    _, _, output = mini_run
-    assert (
-        plugin.HEADER.format(
-            course="Mini", path=mini.resolve() / "course.toml", submission=mini.resolve(), seed=5
-        )
-        in output
+def test_header_and_points_summary(shared_mini):
+    folder, (_, _, output) = shared_mini
+    folder = folder.resolve()
+    header = plugin.HEADER.format(
+        course="Mini", path=folder / "course.toml", submission=folder, seed=5
     )
+    assert header in output
     assert "autograder points" in output
     assert "Alpha: " in output and "Beta: " in output
 
