@@ -98,6 +98,7 @@ def main(
             config,
             Path(given),
             folder,
+            name=root.name,
             visible_only=visible_only,
             test_timeout=test_timeout,
             seed=seed,
@@ -121,12 +122,13 @@ def grade_submission(
     submission: Path,
     out_dir: Path,
     *,
+    name: str,
     visible_only: bool,
     test_timeout: float | None,
     seed: int,
 ) -> GradeResult | Ungraded:
-    """Grade one submission into out_dir; an Ungraded (with its sentence) when it cannot run."""
-    name = config.submission_root(submission).name
+    """Grade one submission into out_dir under the name `name` (its repository's folder name);
+    an Ungraded, with its sentence, when it cannot run."""
     for stale in REPORT_FILES:  # never leave last run's grade beside this run's failure
         (out_dir / stale).unlink(missing_ok=True)
     try:
