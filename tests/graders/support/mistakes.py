@@ -1,0 +1,181 @@
+"""Expected values from torch built-ins, and what the common mistakes would produce instead.
+
+These ship with the visible graders, so they are built only from torch built-ins
+(`torch.softmax`, `F.scaled_dot_product_attention`, `F.layer_norm`, `F.linear`,
+`nn.MultiheadAttention` through support.torch_equivalents), never from a reference solution. A
+test hands the mistake arrays to `expect_close(..., mistakes={sentence: array})`, which names the
+mistake when the learner's result matches one of them.
+
+All arrays here are float64 numpy unless a function says otherwise.
+Symbols: B batch, L query length, S key/value length, d_k query/key width, d_v value width,
+d_model model width, h heads.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from autograder.feedback import GradingFailure
+from autograder.runtime.errors import LearnerError
+from tests.graders.support.torch_equivalents import torch_mha_forward, torch_mha_from
+
+# Learner-facing sentences, reused by the tests (each names the mistake and the fix).
+NO_SCALE = "your scores are not scaled: divide Q K^T by sqrt(d_k) before the softmax"
+SCALE_BY_D_K = "you divided the scores by d_k; divide them by sqrt(d_k)"
+SCALE_BY_D_V = (
+    "you scaled the scores by sqrt(d_v), the width of V; the scale is 1/sqrt(d_k), the width "
+    "of Q and K"
+)
+SCALE_BY_D_MODEL = (
+    "you scaled the scores by sqrt(d_model); the scale is 1/sqrt(d_k), the width of the "
+    "projected queries and keys (d_model // num_heads per head)"
+)
+SOFTMAX_OVER_QUERIES = (
+    "your weights are normalised over the query axis (-2); each query's row must sum to 1 over "
+    "the key axis (-1)"
+)
+K_ALL_AXES_TRANSPOSED = (
+    "you transposed all axes of K (K.T); swap only the last two (np.swapaxes(K, -1, -2)) so "
+    "that batched inputs keep their batch axes"
+)
+MASK_INVERTED = (
+    "your mask is inverted: True means the query MAY attend to that key, False means it may not"
+)
+BATCHED_MATMUL_FAILED = "with batched inputs, if you wrote K.T: " + K_ALL_AXES_TRANSPOSED
+
+
+@contextmanager
+def hint_on_error(hint: str, *, when: str = "") -> Iterator[None]:
+    """Add `hint` to the sentence of an exception the learner's code raises inside the block
+    (only when its message contains `when`); any other LearnerError passes through unchanged."""
+    try:
+        yield
+    except LearnerError as error:
+        if error.kind != "exception" or when not in error.message:
+            raise
+        raise GradingFailure(f"{error.feedback.rstrip('.')}. Hint: {hint}.") from None
+
+
+def softmax_over(x: np.ndarray, axis: int) -> np.ndarray:
+    """torch.softmax of `x` along `axis`, in float64 (a slice that is all -inf gives zeros)."""
+    t = torch.as_tensor(np.asarray(x, dtype=np.float64))
+    out = torch.softmax(t, dim=axis)
+    return torch.nan_to_num(out, nan=0.0).numpy()
+
+
+def axis_mistakes(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
+    """What softmax(x, axis) would give if it normalised over each other axis of x instead."""
+    wanted = axis % x.ndim
+    return {
+        f"your softmax normalises over axis {other}; expected axis={axis}": softmax_over(x, other)
+        for other in range(x.ndim)
+        if other != wanted
+    }
+
+
+def sdpa(
+    Q: np.ndarray,
+    K: np.ndarray,
+    V: np.ndarray,
+    mask: np.ndarray | None = None,
+    scale: float | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Attention by F.scaled_dot_product_attention: (output (..., L, d_v), weights (..., L, S)).
+
+    `scale` defaults to 1/sqrt(d_k). The weights come from the same built-in with V replaced by
+    the identity (weights @ I = weights). Fully masked query rows are zeros (the contract).
+    """
+    q, k, v = (torch.as_tensor(np.asarray(a, dtype=np.float64)) for a in (Q, K, V))
+    m = None if mask is None else torch.as_tensor(np.asarray(mask, dtype=bool))
+    S = k.shape[-2]
+    eye = torch.eye(S, dtype=torch.float64).expand(*k.shape[:-1], S)  # (..., S, S)
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=m, scale=scale)
+    weights = F.scaled_dot_product_attention(q, k, eye, attn_mask=m, scale=scale)
+    if m is not None:
+        blank = ~m.any(dim=-1, keepdim=True)  # (..., L, 1): queries with no key at all
+        out, weights = out.masked_fill(blank, 0.0), weights.masked_fill(blank, 0.0)
+    return torch.nan_to_num(out).numpy(), torch.nan_to_num(weights).numpy()
+
+
+def sdpa_mistakes(
+    Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask: np.ndarray | None = None, which: int = 0
+) -> dict[str, np.ndarray]:
+    """The output (which=0) or weights (which=1) each attention mistake would give.
+
+    Only mistakes that give a result of the right shape and a different value are included.
+    """
+    d_k, d_v = Q.shape[-1], V.shape[-1]
+    found = {
+        NO_SCALE: sdpa(Q, K, V, mask, scale=1.0)[which],
+        SCALE_BY_D_K: sdpa(Q, K, V, mask, scale=1.0 / d_k)[which],
+        SOFTMAX_OVER_QUERIES: _softmax_over_queries(Q, K, V, mask)[which],
+    }
+    if d_v != d_k:
+        found[SCALE_BY_D_V] = sdpa(Q, K, V, mask, scale=d_v**-0.5)[which]
+    if mask is not None:
+        found[MASK_INVERTED] = sdpa(Q, K, V, ~np.asarray(mask, dtype=bool))[which]
+    KT = np.swapaxes(np.asarray(K).T, -1, -2)  # the keys that Q @ K.T really uses
+    if Q.ndim > 2 and KT.shape == np.shape(K):
+        found[K_ALL_AXES_TRANSPOSED] = sdpa(Q, KT, V, mask)[which]
+    return found
+
+
+def _softmax_over_queries(Q, K, V, mask):
+    scores = np.asarray(Q) @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])  # (..., L, S)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    weights = softmax_over(scores, -2)
+    return weights @ V, weights
+
+
+def mha(
+    state: Mapping[str, torch.Tensor],
+    num_heads: int,
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    mask: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """nn.MultiheadAttention loaded with a contract state dict, called the contract's way:
+    (output (B, L, d_model), weights (B, h, L, S)); mask True = may attend."""
+    d_model = state["W_q.weight"].shape[0]
+    with torch.no_grad():
+        built_in = torch_mha_from(state, d_model, num_heads)
+        return torch_mha_forward(built_in, query, key, value, mask)
+
+
+def mha_mistakes(
+    state: Mapping[str, torch.Tensor],
+    num_heads: int,
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    mask: torch.Tensor | None = None,
+    which: int = 0,
+) -> dict[str, torch.Tensor]:
+    """The output (which=0) or per-head weights (which=1) that each MHA mistake would give.
+
+    A wrong score scale is the right scale times a factor, so it is the built-in with W_q (and
+    its bias) multiplied by that factor.
+    """
+    d_model = state["W_q.weight"].shape[0]
+    d_k = d_model // num_heads
+
+    def scaled_queries(factor: float) -> dict[str, torch.Tensor]:
+        return {k: v * factor if k.startswith("W_q.") else v for k, v in state.items()}
+
+    found = {
+        NO_SCALE: mha(scaled_queries(math.sqrt(d_k)), num_heads, query, key, value, mask),
+    }
+    if num_heads > 1:
+        factor = math.sqrt(d_k / d_model)
+        found[SCALE_BY_D_MODEL] = mha(scaled_queries(factor), num_heads, query, key, value, mask)
+    if mask is not None:
+        found[MASK_INVERTED] = mha(state, num_heads, query, key, value, ~mask.bool())
+    return {sentence: torch.nan_to_num(pair[which]) for sentence, pair in found.items()}

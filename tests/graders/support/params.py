@@ -1,0 +1,126 @@
+"""Checks on a learner module's parameters: names, shapes, independence, gradients.
+
+They read `learner.parameters(module)` ([ParameterInfo(name, shape, dtype, storage)]) and
+`learner.parameter_grads(module, *args, cotangent=g)` ({name: tensor or None}); the module
+stays in the worker. Messages name parameters and shapes only, never values, so they are safe in
+hidden tests too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+import torch
+
+from autograder.feedback import expect
+
+WRONG_PARAMETERS = "{what} has the parameters {got}; expected {expected}."
+WRONG_ORDER = (
+    "{what} creates its parameters in the order {got}; expected {expected}, so that a seeded "
+    "run reproduces the class notebook."
+)
+SHARED_LAYERS = (
+    "Your {what} reuses one EncoderLayer object num_layers times: its layers share parameters "
+    "({shared}). Create a new EncoderLayer for each position, for example nn.ModuleList("
+    "[EncoderLayer(...) for _ in range(num_layers)])."
+)
+NO_GRADIENT = (
+    "After a backward pass through {what}, these parameters got no gradient: {names}. Every "
+    "parameter must take part in the forward computation (no .detach(), no torch.no_grad(), no "
+    "round trip through numpy, and use every sublayer you create)."
+)
+
+
+def linear_parameters(shapes: Mapping[str, tuple[int, int]], bias: bool) -> list[tuple]:
+    """[(name, shape)] for nn.Linear layers given as {name: (out_features, in_features)}."""
+    expected = []
+    for name, (out_features, in_features) in shapes.items():
+        expected.append((f"{name}.weight", (out_features, in_features)))
+        if bias:
+            expected.append((f"{name}.bias", (out_features,)))
+    return expected
+
+
+def _listing(pairs: Iterable[tuple[str, tuple]]) -> str:
+    pairs = list(pairs)
+    if not pairs:
+        return "none"
+    return ", ".join(f"{name} {tuple(shape)}" for name, shape in pairs)
+
+
+def expect_parameters(
+    learner,
+    module,
+    expected: Sequence[tuple[str, tuple]],
+    *,
+    what: str,
+    ordered: bool = False,
+    hint: str | None = None,
+) -> None:
+    """Fail unless the module's parameters are exactly `expected` [(name, shape)] (in that order
+    when `ordered`: for modules whose creation order the course fixes)."""
+    got = [(p.name, tuple(p.shape)) for p in learner.parameters(module)]
+    wanted = [(name, tuple(shape)) for name, shape in expected]
+    tail = f" Hint: {hint}." if hint else ""
+    expect(
+        sorted(got) == sorted(wanted),
+        WRONG_PARAMETERS.format(what=what, got=_listing(got), expected=_listing(wanted)) + tail,
+    )
+    if ordered:
+        expect(
+            got == wanted,
+            WRONG_ORDER.format(
+                what=what,
+                got=", ".join(n for n, _ in got),
+                expected=", ".join(n for n, _ in wanted),
+            )
+            + tail,
+        )
+
+
+def expect_names(learner, module, expected: Sequence[str], *, what: str, hint: str | None = None):
+    """Fail unless the module's parameter names are exactly `expected` (in any order)."""
+    got = [p.name for p in learner.parameters(module)]
+    tail = f" Hint: {hint}." if hint else ""
+    expect(
+        sorted(got) == sorted(expected),
+        f"{what} has the parameters {', '.join(got) or 'none'}; expected "
+        f"{', '.join(expected)}.{tail}",
+    )
+
+
+def expect_independent_layers(
+    learner, module, num_layers: int, layer_names: Sequence[str], *, what: str
+) -> None:
+    """Fail unless `module.layers` holds num_layers layers, each with its own parameters."""
+    count = module.layers.__len__()
+    expect(
+        count == num_layers,
+        f"{what}.layers holds {count} layers; expected num_layers = {num_layers}. Hint: build "
+        "self.layers = nn.ModuleList([EncoderLayer(...) for _ in range(num_layers)]).",
+    )
+    owner: dict[object, str] = {}
+    for i in range(num_layers):
+        for p in learner.parameters(module.layers.__getitem__(i)):
+            name = f"layers.{i}.{p.name}"
+            first = owner.setdefault(p.storage, name)
+            expect(first == name, SHARED_LAYERS.format(what=what, shared=f"{first} and {name}"))
+    got = sorted(p.name for p in learner.parameters(module))
+    expected = sorted(f"layers.{i}.{name}" for i in range(num_layers) for name in layer_names)
+    expect(
+        got == expected,
+        f"{what} has the parameters {', '.join(got) or 'none'}; expected layers.0 to "
+        f"layers.{num_layers - 1}, each with {', '.join(layer_names)}. Hint: self.layers must be "
+        "an nn.ModuleList of num_layers EncoderLayers and nothing else may hold parameters.",
+    )
+
+
+def expect_gradients(learner, module, *args, cotangent: torch.Tensor, what: str) -> None:
+    """Fail unless a backward pass from `cotangent` gives every parameter a nonzero gradient."""
+    grads = learner.parameter_grads(module, *args, cotangent=cotangent)
+    missing = [
+        name for name, grad in grads.items() if grad is None or not bool(torch.any(grad != 0))
+    ]
+    shown = ", ".join(missing[:6]) + (f" and {len(missing) - 6} more" if len(missing) > 6 else "")
+    expect(not missing, NO_GRADIENT.format(what=what, names=shown))
+    expect(grads, f"{what} has no parameters at all; expected trainable layers (nn.Linear, ...).")

@@ -1,0 +1,136 @@
+"""Visible graders for t101/add_norm.py: AddNorm(d_model, dropout=0.0, eps=1e-5).
+
+Expected values are computed here from the learner's own LayerNorm weights with F.layer_norm.
+Symbols: B batch, L tokens, d_model width.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from autograder.feedback import expect, expect_close, expect_shape
+from tests.graders.support.inputs import like_state, tensor
+from tests.graders.support.params import expect_parameters
+
+pytestmark = pytest.mark.add_norm
+
+D_MODEL = 8
+PRE_NORM = (
+    "you returned x + norm(sublayer_output) (pre-norm style); this AddNorm is post-norm: "
+    "return norm(x + sublayer_output)"
+)
+NO_RESIDUAL = (
+    "you normalised sublayer_output alone; add the residual x first: norm(x + sublayer_output)"
+)
+NO_SUBLAYER = "you normalised x alone; add sublayer_output first: norm(x + sublayer_output)"
+NO_NORM = "you returned x + sublayer_output without the LayerNorm; return norm(x + sublayer_output)"
+DEFAULT_EPS = "your LayerNorm ignores eps; pass it on: nn.LayerNorm(d_model, eps=eps)"
+
+
+def add_norm(learner, rng, eps=None):
+    """A learner AddNorm(8) (or AddNorm(8, eps=eps)) in eval mode with seeded LayerNorm weights."""
+    AddNorm = learner.module("add_norm").AddNorm
+    m = AddNorm(D_MODEL) if eps is None else AddNorm(D_MODEL, eps=eps)
+    m.load_state_dict(like_state(rng, m.state_dict()))
+    m.eval()
+    return m
+
+
+def expected_and_mistakes(m, x, s, eps=1e-5):
+    """LayerNorm(x + s) from the module's own weights, and what the common mistakes give."""
+    w = m.state_dict()
+    weight, bias = w["norm.weight"], w["norm.bias"]
+
+    def norm(y, eps=eps):
+        return F.layer_norm(y, (D_MODEL,), weight, bias, eps)
+
+    mistakes = {PRE_NORM: x + norm(s), NO_RESIDUAL: norm(s), NO_SUBLAYER: norm(x), NO_NORM: x + s}
+    if eps != 1e-5:
+        mistakes[DEFAULT_EPS] = norm(x + s, 1e-5)
+    return norm(x + s), mistakes
+
+
+def test_parameters(learner):
+    """has one LayerNorm called norm, with weight and bias (d_model,)"""
+    m = learner.module("add_norm").AddNorm(D_MODEL)
+    expect_parameters(
+        learner,
+        m,
+        [("norm.bias", (8,)), ("norm.weight", (8,))],
+        what="AddNorm(8)",
+        hint="create self.norm = nn.LayerNorm(d_model, eps=eps)",
+    )
+
+
+@pytest.mark.weight(3)
+@pytest.mark.parametrize("shape", [(5, D_MODEL), (2, 5, D_MODEL)], ids=["2d", "3d"])
+def test_equals_layer_norm_of_sum(learner, rng, shape):
+    """equals LayerNorm(x + sublayer_output) (post-norm)"""
+    m = add_norm(learner, rng)
+    x, s = tensor(rng, *shape), tensor(rng, *shape)
+    what = f"AddNorm(8)(x, sublayer_output) with both {shape}"
+    got = m(x, s)
+    expect_shape(got, shape, what=what)
+    expected, mistakes = expected_and_mistakes(m, x, s)
+    expect_close(got, expected, what=what, atol=1e-5, mistakes=mistakes)
+
+
+def test_eps_is_passed_to_layer_norm(learner, rng):
+    """eps reaches the LayerNorm: AddNorm(8, eps=0.5)"""
+    m = add_norm(learner, rng, eps=0.5)
+    norm_eps = m.norm.eps
+    expect(
+        norm_eps == 0.5,
+        f"AddNorm(8, eps=0.5).norm.eps is {norm_eps!r}; expected 0.5. "
+        "Hint: create self.norm = nn.LayerNorm(d_model, eps=eps).",
+    )
+    x, s = tensor(rng, 3, D_MODEL, scale=0.3), tensor(rng, 3, D_MODEL, scale=0.3)
+    expected, mistakes = expected_and_mistakes(m, x, s, eps=0.5)
+    expect_close(
+        m(x, s),
+        expected,
+        what="AddNorm(8, eps=0.5)(x, sublayer_output)",
+        atol=1e-5,
+        mistakes=mistakes,
+    )
+
+
+def test_normalises_each_token_on_its_own(learner, rng):
+    """changing one token changes only that token's output"""
+    m = add_norm(learner, rng)
+    x, s = tensor(rng, 1, 5, D_MODEL), tensor(rng, 1, 5, D_MODEL)
+    changed = x.clone()
+    changed[0, 3] = 10.0 * tensor(rng, D_MODEL)
+    before, after = m(x, s), m(changed, s)
+    keep = [0, 1, 2, 4]
+    expect_close(
+        after[:, keep],
+        before[:, keep],
+        what="the outputs of the other tokens after changing token 3",
+        atol=1e-6,
+        hint="normalise over the last axis (d_model) only, as nn.LayerNorm(d_model) does",
+    )
+
+
+def test_default_output_has_zero_mean_unit_std(learner, rng):
+    """with a fresh AddNorm, each token's output has mean 0 and standard deviation 1"""
+    m = learner.module("add_norm").AddNorm(D_MODEL)
+    m.eval()
+    x, s = tensor(rng, 2, 4, D_MODEL, scale=3.0), tensor(rng, 2, 4, D_MODEL, scale=3.0)
+    got = m(x, s)
+    what = "AddNorm(8)(x, sublayer_output)"
+    expect_close(
+        got.mean(dim=-1),
+        torch.zeros(2, 4),
+        what=f"the mean over d_model of {what}",
+        atol=1e-5,
+        hint="normalise each token over its d_model features",
+    )
+    expect_close(
+        got.std(dim=-1, unbiased=False),
+        torch.ones(2, 4),
+        what=f"the standard deviation over d_model of {what}",
+        atol=1e-3,
+    )

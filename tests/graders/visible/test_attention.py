@@ -1,0 +1,255 @@
+"""Visible graders for t101/attention.py: scaled_dot_product_attention, self_attention,
+cosine_similarity (NumPy) and the single-head SelfAttention module (PyTorch).
+
+Expected values come from invariants and torch built-ins (support.mistakes.sdpa wraps
+F.scaled_dot_product_attention). Symbols: B batch, L queries, S keys, d_k, d_v widths.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from autograder.feedback import expect, expect_close, expect_raises
+from tests.graders.support.compare import describe_call, expect_pair
+from tests.graders.support.inputs import array, key_mask, permutation, tensor, to_numpy
+from tests.graders.support.mistakes import (
+    BATCHED_MATMUL_FAILED,
+    SCALE_BY_D_MODEL,
+    hint_on_error,
+    sdpa,
+    sdpa_mistakes,
+)
+from tests.graders.support.params import expect_parameters
+
+pytestmark = pytest.mark.attention
+
+MASK_HINT = "set masked scores to -inf before the softmax (np.where(mask, scores, -np.inf))"
+BLANK_ROW_HINT = (
+    "a query whose every key is masked must get all-zero weights and a zero output: the "
+    "softmax of an all -inf row must give zeros, not NaN"
+)
+SCALE_HINT = "scores = Q @ K^T / sqrt(d_k), with d_k = Q.shape[-1]"
+BATCH_HINT = "use @ (np.matmul) and np.swapaxes(K, -1, -2): both broadcast the batch axes"
+
+
+@pytest.fixture
+def attention(learner):
+    return learner.module("attention")
+
+
+def check_attention(attention, Q, K, V, mask=None, *, hint=None, note=""):
+    """scaled_dot_product_attention(Q, K, V, mask) equals the built-in: weights, then output."""
+    what = describe_call(
+        "scaled_dot_product_attention", ("Q", Q), ("K", K), ("V", V), ("mask", mask), note=note
+    )
+    with hint_on_error(BATCHED_MATMUL_FAILED, when="matmul"):
+        got = attention.scaled_dot_product_attention(Q, K, V, mask)
+    mistakes = (sdpa_mistakes(Q, K, V, mask, which=0), sdpa_mistakes(Q, K, V, mask, which=1))
+    expect_pair(
+        got,
+        sdpa(Q, K, V, mask),
+        what=what,
+        atol=1e-10,
+        array_type=np.ndarray,
+        hints=(hint, hint),
+        mistakes=mistakes,
+    )
+
+
+@pytest.mark.weight(3)
+def test_matches_pytorch_unbatched(attention, rng):
+    """equals F.scaled_dot_product_attention with L != S and d_k != d_v"""
+    check_attention(attention, array(rng, 3, 4), array(rng, 5, 4), array(rng, 5, 6))
+
+
+@pytest.mark.weight(2)
+def test_weights_rows_sum_to_one(attention, rng):
+    """each query's weights sum to 1 over the keys"""
+    Q, K, V = array(rng, 4, 8), array(rng, 6, 8), array(rng, 6, 8)
+    _, weights = attention.scaled_dot_product_attention(Q, K, V)
+    what = describe_call("scaled_dot_product_attention", ("Q", Q), ("K", K), ("V", V))
+    expect_close(
+        weights.sum(axis=-1),
+        np.ones(4),
+        what=f"weights.sum(axis=-1) of {what}",
+        atol=1e-10,
+        hint="apply the softmax over the key axis (-1) of the scores (L, S)",
+    )
+
+
+@pytest.mark.weight(2)
+def test_scale_is_one_over_sqrt_dk(attention, rng):
+    """the scores are scaled by 1/sqrt(d_k)"""
+    Q, K, V = array(rng, 3, 16), array(rng, 4, 16), array(rng, 4, 2)
+    check_attention(attention, Q, K, V, hint=SCALE_HINT)
+
+
+@pytest.mark.weight(2)
+def test_masked_keys_weigh_zero(attention, rng):
+    """masked keys get weight 0 (mask True = may attend)"""
+    Q, K, V = array(rng, 4, 5), array(rng, 6, 5), array(rng, 6, 3)
+    check_attention(attention, Q, K, V, key_mask(rng, 4, 6), hint=MASK_HINT)
+
+
+def test_fully_masked_row_gives_zeros(attention, rng):
+    """a query with every key masked gets zero weights and a zero output, not NaN"""
+    Q, K, V = array(rng, 3, 4), array(rng, 5, 4), array(rng, 5, 4)
+    mask = key_mask(rng, 3, 5, blank_rows=1)
+    check_attention(
+        attention, Q, K, V, mask, hint=BLANK_ROW_HINT, note=" where row 0 of the mask is all False"
+    )
+
+
+def test_permuting_queries_and_keys(attention, rng):
+    """permuting the queries permutes the outputs; permuting keys and values changes nothing"""
+    Q, K, V = array(rng, 5, 4), array(rng, 5, 4), array(rng, 5, 3)
+    out, weights = attention.scaled_dot_product_attention(Q, K, V)
+    p = permutation(rng, 5)
+    out_q, _ = attention.scaled_dot_product_attention(Q[p], K, V)
+    expect_close(
+        out_q,
+        out[p],
+        what="scaled_dot_product_attention(Q[p], K, V)",
+        atol=1e-10,
+        hint="each query's output must depend only on that query, K and V",
+    )
+    out_kv, weights_kv = attention.scaled_dot_product_attention(Q, K[p], V[p])
+    expect_close(
+        out_kv,
+        out,
+        what="the output of scaled_dot_product_attention(Q, K[p], V[p])",
+        atol=1e-10,
+        hint="the order of the keys (with their values) must not matter",
+    )
+    expect_close(
+        weights_kv,
+        weights[:, p],
+        atol=1e-10,
+        what="the weights of scaled_dot_product_attention(Q, K[p], V[p])",
+    )
+
+
+@pytest.mark.weight(2)
+def test_batched_swaps_only_last_two_axes_of_k(attention, rng):
+    """batched arrays (B, L, d_k): K is transposed on its last two axes only"""
+    Q, K, V = array(rng, 4, 3, 4), array(rng, 4, 4, 4), array(rng, 4, 4, 2)
+    check_attention(attention, Q, K, V, hint="use np.swapaxes(K, -1, -2) for K^T")
+
+
+def test_leading_axes_broadcast(attention, rng):
+    """leading batch axes broadcast: Q (2, 1, L, d_k) with K, V (3, S, ...) and a mask (L, S)"""
+    Q, K, V = array(rng, 2, 1, 3, 4), array(rng, 3, 5, 4), array(rng, 3, 5, 2)
+    check_attention(attention, Q, K, V, key_mask(rng, 3, 5), hint=BATCH_HINT)
+
+
+@pytest.mark.parametrize(
+    "shapes, problem",
+    [
+        (((3, 4), (5, 6), (5, 2)), "Q and K widths differ"),
+        (((3, 4), (5, 4), (6, 2)), "K and V lengths differ"),
+    ],
+)
+def test_mismatched_shapes_raise(attention, rng, shapes, problem):
+    """mismatched shapes raise ValueError"""
+    Q, K, V = (array(rng, *s) for s in shapes)
+    what = describe_call("scaled_dot_product_attention", ("Q", Q), ("K", K), ("V", V))
+    expect_raises(
+        "ValueError", attention.scaled_dot_product_attention, Q, K, V, what=f"{what} ({problem})"
+    )
+
+
+def test_self_attention_projects_then_attends(attention, rng):
+    """self_attention(X, W_q, W_k, W_v) attends with Q = X W_q, K = X W_k, V = X W_v"""
+    X, W_q, W_k, W_v = array(rng, 4, 8), array(rng, 8, 2), array(rng, 8, 2), array(rng, 8, 3)
+    mask = key_mask(rng, 4, 4)
+    shown = (("X", X), ("W_q", W_q), ("W_k", W_k), ("W_v", W_v), ("mask", mask))
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v
+    mistakes = tuple(sdpa_mistakes(Q, K, V, mask, which=i) for i in (0, 1))
+    for which in (0, 1):  # the scale of the input width d_model = 8 instead of d_k = 2
+        mistakes[which][SCALE_BY_D_MODEL] = sdpa(Q, K, V, mask, scale=8**-0.5)[which]
+    expect_pair(
+        attention.self_attention(X, W_q, W_k, W_v, mask),
+        sdpa(Q, K, V, mask),
+        what=describe_call("self_attention", *shown),
+        atol=1e-10,
+        array_type=np.ndarray,
+        mistakes=mistakes,
+    )
+
+
+def test_cosine_similarity(attention, rng):
+    """cosine_similarity returns a float in [-1, 1] equal to a.b / (|a| |b|)"""
+    a, b = array(rng, 6), array(rng, 6)
+    got = attention.cosine_similarity(a, b)
+    expect(
+        isinstance(got, float),
+        f"cosine_similarity(a, b) returned {type(got).__name__}; "
+        "expected a Python float. Hint: return float(...), not a numpy array or scalar.",
+    )
+    expected = F.cosine_similarity(torch.from_numpy(a), torch.from_numpy(b), dim=0).item()
+    expect_close(got, expected, what="cosine_similarity(a, b)", atol=1e-12)
+    expect_close(
+        attention.cosine_similarity(a, -2.0 * a),
+        -1.0,
+        what="cosine_similarity(a, -2 * a)",
+        atol=1e-12,
+    )
+
+
+@pytest.mark.parametrize(
+    "a, b, problem",
+    [
+        ([0.0, 0.0, 0.0], [1.0, 2.0, 3.0], "a is a zero vector"),
+        ([1.0, 2.0], [1.0, 2.0, 3.0], "the lengths differ"),
+    ],
+)
+def test_cosine_similarity_raises(attention, a, b, problem):
+    """cosine_similarity raises ValueError for a zero vector or mismatched lengths"""
+    expect_raises(
+        "ValueError",
+        attention.cosine_similarity,
+        np.array(a),
+        np.array(b),
+        what=f"cosine_similarity({a}, {b}) ({problem})",
+    )
+
+
+def test_self_attention_module_parameters(attention, learner):
+    """SelfAttention(8, 4, 6) creates W_q, W_k, W_v, in that order, without bias"""
+    expected = [("W_q.weight", (4, 8)), ("W_k.weight", (4, 8)), ("W_v.weight", (6, 8))]
+    expect_parameters(
+        learner,
+        attention.SelfAttention(8, 4, 6),
+        expected,
+        ordered=True,
+        what="SelfAttention(8, 4, 6)",
+        hint="create W_q, W_k, W_v in this order with nn.Linear(..., bias=False)",
+    )
+
+
+@pytest.mark.weight(2)
+@pytest.mark.parametrize("batched", [False, True], ids=["unbatched", "batched"])
+def test_self_attention_module_forward(attention, rng, batched):
+    """SelfAttention(x, mask) equals attention of its own projections"""
+    m = attention.SelfAttention(6, 4, 5)
+    state = {
+        "W_q.weight": tensor(rng, 4, 6),
+        "W_k.weight": tensor(rng, 4, 6),
+        "W_v.weight": tensor(rng, 5, 6),
+    }
+    m.load_state_dict(state)
+    shape = (2, 3, 6) if batched else (3, 6)
+    x, mask = tensor(rng, *shape), torch.from_numpy(key_mask(rng, *shape[:-1], 3))
+    Q, K, V = (to_numpy(x @ state[f"W_{p}.weight"].T) for p in "qkv")
+    mistakes = tuple(sdpa_mistakes(Q, K, V, mask.numpy(), which=i) for i in (0, 1))
+    expect_pair(
+        m(x, mask),
+        sdpa(Q, K, V, mask.numpy()),
+        atol=1e-5,
+        array_type=torch.Tensor,
+        what=describe_call("SelfAttention(6, 4, 5)", ("x", x), ("mask", mask)),
+        mistakes=mistakes,
+    )

@@ -1,0 +1,143 @@
+"""Visible graders for t101/encoder.py: EncoderLayer and Encoder.
+
+The expected outputs are rebuilt from the learner's OWN sublayers and layers
+(support.wiring), so only the wiring is graded here: a mistake inside MultiHeadAttention,
+PositionwiseFeedForward or AddNorm costs points in that component alone.
+Symbols: B batch, L tokens, d_model width, h heads, d_ff inner width.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from autograder.feedback import expect_close, expect_shape
+from tests.graders.support import wiring
+from tests.graders.support.inputs import key_mask, like_state, tensor
+from tests.graders.support.params import expect_gradients, expect_independent_layers, expect_names
+
+pytestmark = pytest.mark.encoder
+
+D_MODEL, HEADS, D_FF, LAYERS = 8, 2, 16, 3
+LAYER_CALL = "EncoderLayer(8, 2, 16)"
+STACK_CALL = "Encoder(3, 8, 2, 16)"
+SUBLAYERS = {
+    "self_attn": [
+        "W_q.weight",
+        "W_q.bias",
+        "W_k.weight",
+        "W_k.bias",
+        "W_v.weight",
+        "W_v.bias",
+        "W_o.weight",
+        "W_o.bias",
+    ],
+    "add_norm_1": ["norm.weight", "norm.bias"],
+    "feed_forward": ["W_1.weight", "W_1.bias", "W_2.weight", "W_2.bias"],
+    "add_norm_2": ["norm.weight", "norm.bias"],
+}
+LAYER_NAMES = [f"{sub}.{name}" for sub, names in SUBLAYERS.items() for name in names]
+
+
+@pytest.fixture
+def encoder_module(learner):
+    return learner.module("encoder")
+
+
+def seeded(module, rng):
+    """Load seeded weights (LayerNorms away from identity, so swapped norms show) and eval()."""
+    module.load_state_dict(like_state(rng, module.state_dict()))
+    module.eval()
+    return module
+
+
+def test_layer_submodules(encoder_module, learner):
+    """EncoderLayer has self_attn, add_norm_1, feed_forward and add_norm_2"""
+    layer = encoder_module.EncoderLayer(D_MODEL, HEADS, D_FF)
+    expect_names(
+        learner,
+        layer,
+        LAYER_NAMES,
+        what=LAYER_CALL,
+        hint="create self.self_attn = MultiHeadAttention(d_model, num_heads, dropout), "
+        "self.add_norm_1 = AddNorm(d_model, dropout), self.feed_forward = "
+        "PositionwiseFeedForward(d_model, d_ff, dropout), self.add_norm_2 = "
+        "AddNorm(d_model, dropout)",
+    )
+
+
+@pytest.mark.weight(3)
+def test_layer_wires_its_sublayers(encoder_module, rng):
+    """EncoderLayer(x) = add_norm_2(x2, feed_forward(x2)), x2 = add_norm_1(x, self_attn(x, x, x))"""
+    layer = seeded(encoder_module.EncoderLayer(D_MODEL, HEADS, D_FF), rng)
+    x = tensor(rng, 2, 5, D_MODEL)
+    what = f"{LAYER_CALL}(x) with x (2, 5, 8)"
+    got = layer(x)
+    expect_shape(got, (2, 5, D_MODEL), what=what)
+    expect_close(
+        got,
+        wiring.layer_forward(layer, x),
+        what=what,
+        atol=1e-5,
+        hint=wiring.LAYER_HINT,
+        mistakes=wiring.layer_mistakes(layer, x),
+    )
+
+
+@pytest.mark.weight(2)
+def test_layer_passes_mask(encoder_module, rng):
+    """EncoderLayer(x, mask) hands the mask to its self-attention"""
+    layer = seeded(encoder_module.EncoderLayer(D_MODEL, HEADS, D_FF), rng)
+    x, mask = tensor(rng, 2, 5, D_MODEL), torch.from_numpy(key_mask(rng, 2, 5, 5))
+    what = f"{LAYER_CALL}(x, mask) with x (2, 5, 8) and mask (2, 5, 5)"
+    expect_close(
+        layer(x, mask),
+        wiring.layer_forward(layer, x, mask),
+        what=what,
+        atol=1e-5,
+        hint=wiring.LAYER_HINT,
+        mistakes=wiring.layer_mistakes(layer, x, mask),
+    )
+
+
+def test_layer_gradients_reach_every_parameter(encoder_module, learner, rng):
+    """gradients reach every parameter of an EncoderLayer"""
+    layer = seeded(encoder_module.EncoderLayer(D_MODEL, HEADS, D_FF), rng)
+    x = tensor(rng, 2, 4, D_MODEL)
+    expect_gradients(
+        learner, layer, x, cotangent=tensor(rng, 2, 4, D_MODEL), what=f"{LAYER_CALL}(x)"
+    )
+
+
+def test_stack_has_independent_layers(encoder_module, learner):
+    """Encoder.layers holds num_layers separate EncoderLayers (no shared parameters)"""
+    encoder = encoder_module.Encoder(LAYERS, D_MODEL, HEADS, D_FF)
+    expect_independent_layers(learner, encoder, LAYERS, LAYER_NAMES, what=STACK_CALL)
+
+
+@pytest.mark.weight(3)
+def test_stack_applies_layers_in_order(encoder_module, rng):
+    """Encoder(x, mask) applies its own layers in order, passing the mask"""
+    encoder = seeded(encoder_module.Encoder(LAYERS, D_MODEL, HEADS, D_FF), rng)
+    layers = wiring.encoder_layers(encoder, LAYERS)
+    x, mask = tensor(rng, 2, 5, D_MODEL), torch.from_numpy(key_mask(rng, 5, 5))
+    what = f"{STACK_CALL}(x, mask) with x (2, 5, 8) and mask (5, 5)"
+    got = encoder(x, mask)
+    expect_shape(got, (2, 5, D_MODEL), what=what)
+    expect_close(
+        got,
+        wiring.stack_forward(layers, x, mask),
+        what=what,
+        atol=1e-5,
+        hint=wiring.STACK_HINT,
+        mistakes=wiring.stack_mistakes(layers, x, mask),
+    )
+
+
+def test_stack_gradients_reach_every_parameter(encoder_module, learner, rng):
+    """gradients reach every parameter of every layer of the Encoder"""
+    encoder = seeded(encoder_module.Encoder(2, D_MODEL, HEADS, D_FF), rng)
+    x = tensor(rng, 1, 4, D_MODEL)
+    expect_gradients(
+        learner, encoder, x, cotangent=tensor(rng, 1, 4, D_MODEL), what="Encoder(2, 8, 2, 16)(x)"
+    )

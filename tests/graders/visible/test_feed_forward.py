@@ -1,0 +1,106 @@
+"""Visible graders for t101/feed_forward.py: PositionwiseFeedForward(d_model, d_ff).
+
+Expected values are computed here from the learner's own weights with torch built-ins
+(F.linear, F.relu). Symbols: B batch, L tokens, d_model width, d_ff inner width.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from autograder.feedback import expect_close, expect_shape, expect_type
+from tests.graders.support.inputs import like_state, tensor
+from tests.graders.support.params import expect_gradients, expect_parameters, linear_parameters
+
+pytestmark = pytest.mark.feed_forward
+
+D_MODEL, D_FF = 8, 32
+GELU = "you used GELU; the paper's feed-forward uses ReLU (torch.relu) between W_1 and W_2"
+NO_ACTIVATION = "there is no ReLU between W_1 and W_2: apply torch.relu to W_1(x)"
+RELU_AT_END = "you applied ReLU after W_2 too; only W_1(x) goes through the ReLU"
+
+
+def seeded_ffn(learner, rng):
+    """A learner PositionwiseFeedForward(8, 32) in eval mode with seeded weights."""
+    m = learner.module("feed_forward").PositionwiseFeedForward(D_MODEL, D_FF)
+    m.load_state_dict(like_state(rng, m.state_dict()))
+    m.eval()
+    return m
+
+
+def expected_and_mistakes(m, x):
+    """W_2(relu(W_1 x)) from the module's own weights, and what the common mistakes give."""
+    s = m.state_dict()
+
+    def forward(activation, after=lambda y: y):
+        hidden = activation(F.linear(x, s["W_1.weight"], s["W_1.bias"]))
+        return after(F.linear(hidden, s["W_2.weight"], s["W_2.bias"]))
+
+    mistakes = {
+        GELU: forward(F.gelu),
+        NO_ACTIVATION: forward(lambda y: y),
+        RELU_AT_END: forward(F.relu, F.relu),
+    }
+    return forward(F.relu), mistakes
+
+
+def test_parameters(learner):
+    """has W_1 = nn.Linear(d_model, d_ff) and W_2 = nn.Linear(d_ff, d_model)"""
+    m = learner.module("feed_forward").PositionwiseFeedForward(D_MODEL, D_FF)
+    expected = linear_parameters({"W_1": (D_FF, D_MODEL), "W_2": (D_MODEL, D_FF)}, bias=True)
+    expect_parameters(learner, m, expected, what="PositionwiseFeedForward(8, 32)")
+
+
+@pytest.mark.weight(3)
+@pytest.mark.parametrize("shape", [(5, D_MODEL), (2, 5, D_MODEL)], ids=["2d", "3d"])
+def test_equals_w2_relu_w1(learner, rng, shape):
+    """equals W_2(relu(W_1 x)) on (L, d_model) and (B, L, d_model) inputs"""
+    ffn = seeded_ffn(learner, rng)
+    x = tensor(rng, *shape)
+    what = f"PositionwiseFeedForward(8, 32)(x) with x {shape}"
+    got = ffn(x)
+    expect_type(got, torch.Tensor, what=what)
+    expect_shape(got, shape, what=what, hint="the output keeps the input's shape (..., d_model)")
+    expected, mistakes = expected_and_mistakes(ffn, x)
+    expect_close(
+        got,
+        expected,
+        what=what,
+        atol=1e-5,
+        mistakes=mistakes,
+        hint="compute W_2(dropout(relu(W_1(x))))",
+    )
+
+
+@pytest.mark.weight(2)
+def test_position_wise(learner, rng):
+    """changing one token changes only that token's output"""
+    ffn = seeded_ffn(learner, rng)
+    x = tensor(rng, 1, 6, D_MODEL)
+    changed = x.clone()
+    changed[0, 2] = tensor(rng, D_MODEL)
+    before, after = ffn(x), ffn(changed)
+    keep = [i for i in range(6) if i != 2]
+    expect_close(
+        after[:, keep],
+        before[:, keep],
+        what="the outputs of the other tokens after changing token 2",
+        atol=1e-6,
+        hint="apply the same two linear maps to each token on its own, never across "
+        "tokens (nn.Linear acts on the last axis)",
+    )
+
+
+def test_gradients_reach_every_parameter(learner, rng):
+    """gradients reach W_1 and W_2"""
+    ffn = seeded_ffn(learner, rng)
+    x = tensor(rng, 2, 3, D_MODEL)
+    expect_gradients(
+        learner,
+        ffn,
+        x,
+        cotangent=tensor(rng, 2, 3, D_MODEL),
+        what="PositionwiseFeedForward(8, 32)(x)",
+    )

@@ -1,0 +1,181 @@
+"""Visible graders for t101/multi_head_attention.py: MultiHeadAttention(d_model, num_heads).
+
+Expected values come from nn.MultiheadAttention loaded with the same weights
+(support.torch_equivalents). Symbols: B batch, L queries, S keys, d_model width, h heads.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from autograder.feedback import expect_close, expect_dtype, expect_raises
+from tests.graders.support.compare import describe_call, expect_pair
+from tests.graders.support.inputs import key_mask, mha_state, permutation, tensor
+from tests.graders.support.mistakes import mha, mha_mistakes
+from tests.graders.support.params import expect_gradients, expect_parameters, linear_parameters
+
+pytestmark = pytest.mark.multi_head_attention
+
+D_MODEL, HEADS = 16, 4
+SPLIT_HINT = (
+    "return the per-head weights (B, h, L, S), not their average; split the heads with "
+    ".view(B, L, h, d_k).transpose(1, 2) so that head i takes features i*d_k:(i+1)*d_k of "
+    "every token"
+)
+MERGE_HINT = (
+    "merge the heads (B, h, L, d_k) back with .transpose(1, 2).reshape(B, L, d_model) (a plain "
+    "reshape mixes tokens), then apply W_o"
+)
+
+
+@pytest.fixture
+def MHA(learner):
+    return learner.module("multi_head_attention").MultiHeadAttention
+
+
+def loaded(MHA, rng, d_model=D_MODEL, heads=HEADS, bias=True):
+    """A learner MultiHeadAttention in eval mode with seeded weights, and those weights."""
+    state = mha_state(rng, d_model, bias)
+    m = MHA(d_model, heads, bias=bias)
+    m.load_state_dict(state)
+    m.eval()
+    return m, state
+
+
+def check_against_pytorch(m, state, heads, q, k, v, mask=None, *, name="MultiHeadAttention"):
+    """The learner's (output, weights (B, h, L, S)) equal nn.MultiheadAttention's."""
+    shown = (("query", q), ("key", k), ("value", v), ("mask", mask))
+    mistakes = tuple(mha_mistakes(state, heads, q, k, v, mask, which=i) for i in (0, 1))
+    expect_pair(
+        m(q, k, v, mask),
+        mha(state, heads, q, k, v, mask),
+        what=describe_call(name, *shown),
+        atol=1e-5,
+        array_type=torch.Tensor,
+        hints=(MERGE_HINT, SPLIT_HINT),
+        mistakes=mistakes,
+    )
+
+
+def test_rejects_indivisible_width(MHA):
+    """raises ValueError when d_model is not divisible by num_heads"""
+    expect_raises("ValueError", MHA, 10, 4, what="MultiHeadAttention(10, 4)")
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_parameters(MHA, learner, bias):
+    """has W_q, W_k, W_v, W_o, each nn.Linear(d_model, d_model, bias=bias)"""
+    m = MHA(D_MODEL, HEADS, bias=bias)
+    expected = linear_parameters(
+        {"W_q": (16, 16), "W_k": (16, 16), "W_v": (16, 16), "W_o": (16, 16)}, bias
+    )
+    expect_parameters(learner, m, expected, what=f"MultiHeadAttention(16, 4, bias={bias})")
+
+
+@pytest.mark.weight(3)
+def test_self_attention_matches_pytorch(MHA, rng):
+    """self-attention equals nn.MultiheadAttention: output and per-head weights (B, h, L, S)"""
+    m, state = loaded(MHA, rng)
+    x = tensor(rng, 2, 5, D_MODEL)
+    check_against_pytorch(m, state, HEADS, x, x, x, name="MultiHeadAttention(16, 4)")
+
+
+@pytest.mark.weight(2)
+def test_cross_attention_matches_pytorch(MHA, rng):
+    """cross-attention (L != S) equals nn.MultiheadAttention"""
+    m, state = loaded(MHA, rng)
+    q, kv = tensor(rng, 2, 3, D_MODEL), tensor(rng, 2, 6, D_MODEL)
+    v = tensor(rng, 2, 6, D_MODEL)
+    check_against_pytorch(
+        m,
+        state,
+        HEADS,
+        q,
+        kv,
+        v,
+        name="MultiHeadAttention(16, 4)",
+    )
+
+
+@pytest.mark.weight(2)
+@pytest.mark.parametrize("per_batch", [False, True], ids=["mask_L_S", "mask_B_L_S"])
+def test_mask_matches_pytorch(MHA, rng, per_batch):
+    """a mask (L, S) or (B, L, S) hides keys from every head (True = may attend)"""
+    m, state = loaded(MHA, rng)
+    x = tensor(rng, 2, 5, D_MODEL)
+    shape = (2, 5, 5) if per_batch else (5, 5)
+    mask = torch.from_numpy(key_mask(rng, *shape))
+    check_against_pytorch(
+        m,
+        state,
+        HEADS,
+        x,
+        x,
+        x,
+        mask,
+        name="MultiHeadAttention(16, 4)",
+    )
+
+
+def test_bias_false_matches_pytorch(MHA, rng):
+    """with bias=False, equals nn.MultiheadAttention(bias=False)"""
+    m, state = loaded(MHA, rng, bias=False)
+    x = tensor(rng, 1, 4, D_MODEL)
+    check_against_pytorch(
+        m,
+        state,
+        HEADS,
+        x,
+        x,
+        x,
+        name="MultiHeadAttention(16, 4, bias=False)",
+    )
+
+
+def test_gradients_reach_every_parameter(MHA, learner, rng):
+    """gradients reach W_q, W_k, W_v and W_o"""
+    m, _ = loaded(MHA, rng)
+    x = tensor(rng, 2, 4, D_MODEL)
+    expect_gradients(
+        learner,
+        m,
+        x,
+        x,
+        x,
+        cotangent=tensor(rng, 2, 4, D_MODEL),
+        what="MultiHeadAttention(16, 4)(x, x, x)",
+    )
+
+
+def test_keeps_float32_and_input(MHA, rng):
+    """keeps float32 and does not modify its inputs"""
+    m, _ = loaded(MHA, rng)
+    q, kv = tensor(rng, 2, 3, D_MODEL), tensor(rng, 2, 4, D_MODEL)
+    call = m.call(q.clone(), kv.clone(), kv.clone())
+    expect_dtype(call.value[0], torch.float32, what="the output for float32 inputs")
+    for name, before, after in zip(("query", "key", "value"), (q, kv, kv), call.args, strict=True):
+        expect_close(
+            after,
+            before,
+            what=f"{name} after the call",
+            atol=0,
+            hint="do not modify the inputs in place (no +=, no .add_())",
+        )
+
+
+def test_permuting_tokens_permutes_outputs(MHA, rng):
+    """permuting the tokens of x permutes the outputs of self-attention"""
+    m, _ = loaded(MHA, rng)
+    x = tensor(rng, 1, 6, D_MODEL)
+    p = torch.from_numpy(permutation(rng, 6))
+    out, _ = m(x, x, x)
+    out_p, _ = m(x[:, p], x[:, p], x[:, p])
+    expect_close(
+        out_p,
+        out[:, p],
+        what="MultiHeadAttention(16, 4)(x[:, p], x[:, p], x[:, p])",
+        atol=1e-5,
+        hint="each token's output must depend only on its own query and "
+        "on the set of keys: do not mix tokens when splitting heads",
+    )

@@ -1,0 +1,171 @@
+"""Visible graders for t101/softmax.py: softmax(x, axis=-1).
+
+Expected values come from invariants and torch.softmax (support.mistakes.softmax_over).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from autograder.feedback import expect, expect_close, expect_dtype, expect_shape, expect_type
+from tests.graders.support.inputs import array
+from tests.graders.support.mistakes import axis_mistakes, softmax_over
+
+pytestmark = pytest.mark.softmax
+
+STABILITY_HINT = (
+    "exp overflows for large logits: subtract the maximum of each slice along `axis` (keepdims) "
+    "before np.exp; the result is unchanged"
+)
+
+
+@pytest.fixture
+def softmax(learner):
+    return learner.module("softmax").softmax
+
+
+def test_returns_array_of_same_shape(softmax, rng):
+    """returns a float64 ndarray of the input's shape"""
+    x = array(rng, 3, 5)
+    got = softmax(x)
+    expect_type(got, np.ndarray, what="softmax(x) with x of shape (3, 5)")
+    expect_shape(got, (3, 5), what="softmax(x) with x of shape (3, 5)")
+    expect_dtype(got, np.float64, what="softmax(x) with a float64 x")
+
+
+@pytest.mark.weight(2)
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_slices_sum_to_one_along_axis(softmax, rng, axis):
+    """every slice along `axis` sums to 1 (axis 0, 1 and -1)"""
+    x = array(rng, 2, 3, 4)
+    got = softmax(x, axis=axis)
+    what = f"softmax(x, axis={axis}) with x of shape (2, 3, 4)"
+    expect_shape(got, x.shape, what=what)
+    expect_close(
+        got,
+        softmax_over(x, axis),
+        what=what,
+        atol=1e-10,
+        hint=f"exponentiate, then divide by the sum over axis={axis} (keepdims=True)",
+        mistakes=axis_mistakes(x, axis),
+    )
+
+
+def test_default_axis_is_last(softmax, rng):
+    """without `axis`, each row (the last axis) sums to 1"""
+    x = array(rng, 4, 3)
+    expect_close(
+        softmax(x),
+        softmax_over(x, -1),
+        what="softmax(x) with x of shape (4, 3) and the default axis",
+        atol=1e-10,
+        hint="the default is axis=-1",
+        mistakes=axis_mistakes(x, -1),
+    )
+
+
+@pytest.mark.weight(2)
+def test_equals_torch_softmax(softmax, rng):
+    """equals torch.softmax on random logits"""
+    x = array(rng, 5, 7, scale=3.0)
+    expect_close(softmax(x, axis=-1), softmax_over(x, -1), what="softmax(x, axis=-1)", atol=1e-10)
+
+
+def test_shift_invariant(softmax, rng):
+    """adding 100 to every logit changes nothing"""
+    x = array(rng, 3, 6)
+    expect_close(
+        softmax(x + 100.0),
+        softmax_over(x, -1),
+        what="softmax(x + 100)",
+        atol=1e-10,
+        hint="softmax(x + c) equals softmax(x) for any constant c",
+    )
+
+
+@pytest.mark.weight(2)
+def test_stable_for_large_logits(softmax, rng):
+    """stays finite and correct for logits near 1000"""
+    e = np.e
+    expect_close(
+        softmax(np.array([1000.0, 1001.0])),
+        np.array([1 / (1 + e), e / (1 + e)]),
+        what="softmax([1000., 1001.])",
+        atol=1e-12,
+        hint=STABILITY_HINT,
+    )
+    x = 1000.0 + array(rng, 4, 5)
+    expect_close(
+        softmax(x),
+        softmax_over(x, -1),
+        what="softmax(x) with logits near 1000",
+        atol=1e-10,
+        hint=STABILITY_HINT,
+    )
+
+
+def test_float32_stays_float32(softmax, rng):
+    """float32 input gives a float32 result"""
+    x = array(rng, 3, 4).astype(np.float32)
+    got = softmax(x)
+    expect(
+        got.dtype == np.float32,
+        f"softmax(x) with a float32 x returned dtype {got.dtype}; "
+        "expected float32. Hint: do not convert to float64; np.exp and division keep float32.",
+    )
+    expect_close(got, softmax_over(x, -1), what="softmax(x) with a float32 x", atol=1e-6)
+
+
+def test_integers_give_floats(softmax):
+    """integer logits give a floating result"""
+    x = np.array([[1, 2, 3], [0, 0, 0]])
+    got = softmax(x)
+    expect(
+        np.issubdtype(got.dtype, np.floating),
+        f"softmax(x) with an integer x returned dtype "
+        f"{got.dtype}; expected a floating dtype. Hint: convert with x.astype(float) first.",
+    )
+    expect_close(got, softmax_over(x, -1), what="softmax(x) with an integer x", atol=1e-7)
+
+
+def test_minus_inf_gets_zero(softmax, rng):
+    """a -inf logit gets weight 0"""
+    x = array(rng, 2, 5)
+    x[0, 1] = x[1, 4] = -np.inf
+    got = softmax(x)
+    expect_close(
+        got,
+        softmax_over(x, -1),
+        what="softmax(x) with some -inf entries",
+        atol=1e-10,
+        hint="exp(-inf) is 0: a -inf logit must get weight 0",
+    )
+
+
+def test_all_minus_inf_slice_gives_zeros(softmax, rng):
+    """a slice that is entirely -inf gives zeros, not NaN"""
+    x = array(rng, 3, 4)
+    x[1] = -np.inf
+    what = "softmax(x) where row 1 is entirely -inf"
+    expect_close(
+        softmax(x),
+        softmax_over(x, -1),
+        what=what,
+        atol=1e-10,
+        hint="the max of an all -inf row is -inf and -inf - (-inf) is NaN; give such a row all "
+        "zeros (for example, replace a -inf maximum by 0 before subtracting it)",
+    )
+
+
+def test_input_not_modified(softmax, rng):
+    """does not modify its input"""
+    x = array(rng, 3, 4)
+    call = softmax.call(x.copy(), axis=-1)
+    expect_close(
+        call.args[0],
+        x,
+        what="x after softmax(x)",
+        atol=0,
+        hint="work on a new array (x - max creates one); do not use in-place operations on x",
+    )
