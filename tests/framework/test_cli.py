@@ -224,15 +224,17 @@ def test_a_missing_submission_exits_2_and_leaves_no_stale_grade(tmp_path):
     assert not (out / "results.json").exists()
 
 
-def test_graders_that_fail_to_collect_exit_2(tmp_path):
+def test_graders_that_fail_to_collect_exit_2(tmp_path, monkeypatch):
     course = tmp_path / "course.toml"
     course.write_text(COURSE.read_text().replace('reference_dir = "solution/toypkg"\n', ""))
     (tmp_path / "toypkg").mkdir()
     visible = tmp_path / "tests" / "graders" / "visible"
     visible.mkdir(parents=True)
     (visible / "test_broken_grader.py").write_text("def test_(:\n")
-    result = invoke("grade", str(tmp_path), "--course", str(course), "--out", str(tmp_path / "o"))
+    monkeypatch.chdir(tmp_path)
+    result = invoke("grade", str(tmp_path), "--course", str(course), "--quiet")
     assert result.exit_code == 2
+    assert result.stdout == ""
     sentence = result.stderr.strip()
     assert sentence.startswith(
         command.NOT_GRADED.format(
@@ -243,8 +245,9 @@ def test_graders_that_fail_to_collect_exit_2(tmp_path):
         )
     )
     assert "SyntaxError" in sentence
-    assert (tmp_path / "o" / "grader.log").is_file()
-    assert not (tmp_path / "o" / "results.json").exists()
+    out = tmp_path / "grades" / tmp_path.name  # the default: ./grades/<submission name>
+    assert (out / "grader.log").is_file()
+    assert not (out / "results.json").exists()
 
 
 def test_two_submissions_with_one_name_are_refused(tmp_path):
