@@ -15,6 +15,16 @@ from __future__ import annotations
 
 import torch
 
+#: The parameter names of a contract EncoderLayer, sublayer by sublayer.
+LAYER_PARAMETERS = [
+    *(f"self_attn.W_{p}.{kind}" for p in "qkvo" for kind in ("weight", "bias")),
+    "add_norm_1.norm.weight",
+    "add_norm_1.norm.bias",
+    *(f"feed_forward.W_{i}.{kind}" for i in (1, 2) for kind in ("weight", "bias")),
+    "add_norm_2.norm.weight",
+    "add_norm_2.norm.bias",
+]
+
 MASK_DROPPED = (
     "the mask does not reach the self-attention: call self.self_attn(x, x, x, mask) with the "
     "layer's mask"

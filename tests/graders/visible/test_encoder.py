@@ -21,22 +21,6 @@ pytestmark = pytest.mark.encoder
 D_MODEL, HEADS, D_FF, LAYERS = 8, 2, 16, 3
 LAYER_CALL = "EncoderLayer(8, 2, 16)"
 STACK_CALL = "Encoder(3, 8, 2, 16)"
-SUBLAYERS = {
-    "self_attn": [
-        "W_q.weight",
-        "W_q.bias",
-        "W_k.weight",
-        "W_k.bias",
-        "W_v.weight",
-        "W_v.bias",
-        "W_o.weight",
-        "W_o.bias",
-    ],
-    "add_norm_1": ["norm.weight", "norm.bias"],
-    "feed_forward": ["W_1.weight", "W_1.bias", "W_2.weight", "W_2.bias"],
-    "add_norm_2": ["norm.weight", "norm.bias"],
-}
-LAYER_NAMES = [f"{sub}.{name}" for sub, names in SUBLAYERS.items() for name in names]
 
 
 @pytest.fixture
@@ -57,7 +41,7 @@ def test_layer_submodules(encoder_module, learner):
     expect_names(
         learner,
         layer,
-        LAYER_NAMES,
+        wiring.LAYER_PARAMETERS,
         what=LAYER_CALL,
         hint="create self.self_attn = MultiHeadAttention(d_model, num_heads, dropout), "
         "self.add_norm_1 = AddNorm(d_model, dropout), self.feed_forward = "
@@ -112,7 +96,7 @@ def test_layer_gradients_reach_every_parameter(encoder_module, learner, rng):
 def test_stack_has_independent_layers(encoder_module, learner):
     """Encoder.layers holds num_layers separate EncoderLayers (no shared parameters)"""
     encoder = encoder_module.Encoder(LAYERS, D_MODEL, HEADS, D_FF)
-    expect_independent_layers(learner, encoder, LAYERS, LAYER_NAMES, what=STACK_CALL)
+    expect_independent_layers(learner, encoder, LAYERS, wiring.LAYER_PARAMETERS, what=STACK_CALL)
 
 
 @pytest.mark.weight(3)

@@ -1,0 +1,243 @@
+"""Hidden graders for t101/attention.py: larger and batched shapes, masks with fully masked rows,
+the class notebook's seeded SelfAttention run, compared with the reference and the built-ins."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from autograder.feedback import expect, expect_close, expect_raises
+from tests.graders.hidden.oracles import expect_grads_match, reference_grads
+from tests.graders.support.compare import describe_call, expect_pair
+from tests.graders.support.inputs import array, key_mask, permutation, tensor
+from tests.graders.support.mistakes import (
+    BATCHED_MATMUL_FAILED,
+    SCALE_BY_D_MODEL,
+    hint_on_error,
+    sdpa,
+    sdpa_mistakes,
+)
+from tests.graders.support.params import expect_gradients, expect_parameters
+
+pytestmark = pytest.mark.attention
+
+# The class notebook (course notes, cells 23-24): torch.manual_seed(0), an nn.Embedding(8, 8)
+# over this vocabulary, then the projections; the two "bank" outputs have cosine 0.814038...
+VOCAB = ["bank", "of", "the", "river", "account", "money", "has", "today"]
+SENTENCES = (["bank", "of", "the", "river"], ["bank", "account", "has", "money"])
+NOTEBOOK_COSINE = 0.814038
+REFERENCE_OFF = (
+    "The reference SelfAttention no longer reproduces the class notebook's cosine 0.814038 "
+    "under torch.manual_seed(0); the reference or the notebook setup changed."
+)
+
+
+@pytest.fixture
+def attention(learner):
+    return learner.module("attention")
+
+
+def check_against_reference(attention, reference, Q, K, V, mask=None, *, hint=None):
+    what = describe_call(
+        "scaled_dot_product_attention", ("Q", Q), ("K", K), ("V", V), ("mask", mask)
+    )
+    with hint_on_error(BATCHED_MATMUL_FAILED, when="matmul"):
+        got = attention.scaled_dot_product_attention(Q, K, V, mask)
+    expected = reference.module("attention").scaled_dot_product_attention(Q, K, V, mask)
+    mistakes = tuple(sdpa_mistakes(Q, K, V, mask, which=i) for i in (0, 1))
+    expect_pair(
+        got,
+        expected,
+        what=what,
+        atol=1e-10,
+        array_type=np.ndarray,
+        hints=(hint, hint),
+        mistakes=mistakes,
+    )
+
+
+@pytest.mark.weight(3)
+def test_batched_masks_with_blank_rows(attention, reference, rng):
+    """batched (B, L, d_k) inputs with a (B, L, S) mask, some rows fully masked"""
+    Q, K, V = array(rng, 3, 6, 8), array(rng, 3, 9, 8), array(rng, 3, 9, 5)
+    mask = key_mask(rng, 3, 6, 9, blank_rows=2)
+    check_against_reference(
+        attention,
+        reference,
+        Q,
+        K,
+        V,
+        mask,
+        hint="masked keys weigh 0; a fully masked query gives zeros",
+    )
+
+
+@pytest.mark.weight(2)
+def test_four_dimensional_broadcast(attention, reference, rng):
+    """4-D inputs (B, h, L, d_k) with a mask (B, 1, L, S) broadcast over the heads"""
+    Q, K, V = array(rng, 2, 3, 4, 6), array(rng, 2, 3, 5, 6), array(rng, 2, 3, 5, 7)
+    mask = key_mask(rng, 2, 1, 4, 5)
+    check_against_reference(attention, reference, Q, K, V, mask)
+
+
+@pytest.mark.weight(2)
+def test_wide_keys_scale(attention, rng):
+    """with d_k = 64 the scale 1/sqrt(d_k) matters: equals the built-in"""
+    Q, K, V = array(rng, 5, 64), array(rng, 7, 64), array(rng, 7, 3)
+    what = describe_call("scaled_dot_product_attention", ("Q", Q), ("K", K), ("V", V))
+    mistakes = tuple(sdpa_mistakes(Q, K, V, which=i) for i in (0, 1))
+    expect_pair(
+        attention.scaled_dot_product_attention(Q, K, V),
+        sdpa(Q, K, V),
+        what=what,
+        atol=1e-10,
+        array_type=np.ndarray,
+        mistakes=mistakes,
+    )
+
+
+def test_batched_square_shapes(attention, reference, rng):
+    """batched inputs where B = S = d_k: only the last two axes of K are swapped"""
+    Q, K, V = array(rng, 6, 2, 6), array(rng, 6, 6, 6), array(rng, 6, 6, 3)
+    check_against_reference(attention, reference, Q, K, V)
+
+
+def test_keys_are_a_set(attention, rng):
+    """permuting keys and values together leaves every batched output unchanged"""
+    Q, K, V = array(rng, 2, 4, 5), array(rng, 2, 6, 5), array(rng, 2, 6, 3)
+    mask = key_mask(rng, 2, 4, 6)
+    p = permutation(rng, 6)
+    with hint_on_error(BATCHED_MATMUL_FAILED, when="matmul"):
+        out, _ = attention.scaled_dot_product_attention(Q, K, V, mask)
+        out_p, _ = attention.scaled_dot_product_attention(Q, K[:, p], V[:, p], mask[..., p])
+    expect_close(
+        out_p,
+        out,
+        what="scaled_dot_product_attention with keys, values and mask columns permuted together",
+        atol=1e-10,
+    )
+
+
+@pytest.mark.parametrize(
+    "shapes",
+    [((2, 3, 4), (2, 5, 3), (2, 5, 4)), ((2, 3, 4), (2, 5, 4), (2, 4, 4))],
+    ids=["widths", "lengths"],
+)
+def test_batched_mismatches_raise(attention, rng, shapes):
+    """batched inputs with mismatched widths or lengths raise ValueError"""
+    Q, K, V = (array(rng, *s) for s in shapes)
+    what = describe_call("scaled_dot_product_attention", ("Q", Q), ("K", K), ("V", V))
+    expect_raises("ValueError", attention.scaled_dot_product_attention, Q, K, V, what=what)
+
+
+@pytest.mark.weight(2)
+def test_batched_self_attention(attention, reference, rng):
+    """self_attention on batched X (B, L, d_model) with d_k != d_v and a mask"""
+    X, W_q, W_k, W_v = array(rng, 2, 5, 10), array(rng, 10, 4), array(rng, 10, 4), array(rng, 10, 6)
+    mask = key_mask(rng, 2, 5, 5, blank_rows=1)
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v
+    mistakes = tuple(sdpa_mistakes(Q, K, V, mask, which=i) for i in (0, 1))
+    for which in (0, 1):
+        mistakes[which][SCALE_BY_D_MODEL] = sdpa(Q, K, V, mask, scale=10**-0.5)[which]
+    expected = reference.module("attention").self_attention(X, W_q, W_k, W_v, mask)
+    with hint_on_error(BATCHED_MATMUL_FAILED, when="matmul"):
+        got = attention.self_attention(X, W_q, W_k, W_v, mask)
+    shown = (("X", X), ("W_q", W_q), ("W_k", W_k), ("W_v", W_v), ("mask", mask))
+    expect_pair(
+        got,
+        expected,
+        atol=1e-10,
+        what=describe_call("self_attention", *shown),
+        array_type=np.ndarray,
+        mistakes=mistakes,
+    )
+
+
+def test_cosine_similarity_values(attention, reference, rng):
+    """cosine_similarity matches the reference, gives 1 for parallel and 0 for orthogonal vectors"""
+    cos = attention.cosine_similarity
+    a, b = array(rng, 50), array(rng, 50)
+    expect_close(
+        cos(a, b),
+        reference.module("attention").cosine_similarity(a, b),
+        what="cosine_similarity(a, b) with 50-dimensional a, b",
+        atol=1e-12,
+    )
+    expect_close(cos(a, 3.0 * a), 1.0, what="cosine_similarity(a, 3 * a)", atol=1e-12)
+    e1, e2 = np.eye(4)[0], np.eye(4)[2]
+    got = cos(e1, e2)
+    expect(isinstance(got, float), "cosine_similarity(a, b) must return a Python float.")
+    expect_close(got, 0.0, what="cosine_similarity of two orthogonal vectors", atol=1e-12)
+
+
+def test_cosine_similarity_zero_b_raises(attention):
+    """cosine_similarity raises ValueError when b is the zero vector"""
+    expect_raises(
+        "ValueError",
+        attention.cosine_similarity,
+        np.ones(3),
+        np.zeros(3),
+        what="cosine_similarity(a, b) with b a zero vector",
+    )
+
+
+def notebook_run(make_attention):
+    """The class notebook's two sentences through one seeded embedding and SelfAttention."""
+    torch.manual_seed(0)
+    embedding = nn.Embedding(len(VOCAB), 8)
+    reference_module = make_attention()  # created right after the embedding, as in class
+    with torch.no_grad():
+        xs = [embedding(torch.tensor([VOCAB.index(w) for w in s])) for s in SENTENCES]
+    return reference_module, xs
+
+
+@pytest.mark.weight(2)
+def test_reproduces_class_notebook(attention, learner, reference):
+    """SelfAttention(8) reproduces the class notebook's bank cosine 0.814038"""
+    ref, xs = notebook_run(lambda: reference.build("attention", "SelfAttention", 8))
+    with torch.no_grad():
+        ref_out = [ref(x)[0] for x in xs]
+    if (
+        abs(F.cosine_similarity(ref_out[0][0], ref_out[1][0], dim=0).item() - NOTEBOOK_COSINE)
+        > 1e-5
+    ):
+        raise RuntimeError(REFERENCE_OFF)
+    m = attention.SelfAttention(8)
+    expect_parameters(
+        learner,
+        m,
+        [("W_q.weight", (8, 8)), ("W_k.weight", (8, 8)), ("W_v.weight", (8, 8))],
+        ordered=True,
+        what="SelfAttention(8)",
+    )
+    m.load_state_dict(ref.state_dict())
+    got = [m(x)[0] for x in xs]
+    for i, (g, r) in enumerate(zip(got, ref_out, strict=True)):
+        expect_close(
+            g, r, what=f"SelfAttention(8)(x) for the notebook's sentence {i + 1}", atol=1e-5
+        )
+    cosine = F.cosine_similarity(got[0][0], got[1][0], dim=0).item()
+    expect_close(cosine, NOTEBOOK_COSINE, what="the cosine between the two bank outputs", atol=1e-5)
+
+
+def test_self_attention_module_blank_row_and_gradients(attention, learner, reference, rng):
+    """SelfAttention(10, 4, 6): a fully masked row gives zeros, and gradients match"""
+    m = attention.SelfAttention(10, 4, 6)
+    ref = reference.build("attention", "SelfAttention", 10, 4, 6)
+    m.load_state_dict(ref.state_dict())
+    x, mask = tensor(rng, 2, 5, 10), torch.from_numpy(key_mask(rng, 2, 5, 5, blank_rows=1))
+    with torch.no_grad():
+        expected = ref(x, mask)
+    what = describe_call("SelfAttention(10, 4, 6)", ("x", x), ("mask", mask))
+    expect_pair(m(x, mask), expected, what=what, atol=1e-5, array_type=torch.Tensor)
+    g = tensor(rng, 2, 5, 6)
+    expect_gradients(learner, m, x, mask, cotangent=g, what=what)
+    expect_grads_match(
+        learner.parameter_grads(m, x, mask, cotangent=g),
+        reference_grads(ref, x, mask, cotangent=g),
+        what=what,
+        atol=1e-4,
+    )

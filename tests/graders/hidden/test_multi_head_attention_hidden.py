@@ -1,0 +1,155 @@
+"""Hidden graders for t101/multi_head_attention.py: other widths and head counts, per-batch
+masks with fully masked rows, float64, gradients; compared with the reference and the built-in."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from autograder.feedback import expect_close, expect_dtype, expect_raises
+from tests.graders.hidden.oracles import expect_grads_match, mha_split_mistakes, reference_grads
+from tests.graders.support.compare import describe_call, expect_pair
+from tests.graders.support.inputs import key_mask, mha_state, permutation, tensor
+from tests.graders.support.mistakes import mha, mha_mistakes
+from tests.graders.support.params import expect_gradients, expect_parameters, linear_parameters
+
+pytestmark = pytest.mark.multi_head_attention
+
+
+@pytest.fixture
+def MHA(learner):
+    return learner.module("multi_head_attention").MultiHeadAttention
+
+
+def pair(MHA, reference, rng, d_model, heads, bias=True, **kwargs):
+    """The learner's and the reference's MultiHeadAttention with the same seeded weights."""
+    state = mha_state(rng, d_model, bias)
+    m = MHA(d_model, heads, bias=bias, **kwargs)
+    m.load_state_dict(state)
+    m.eval()
+    ref = reference.build(
+        "multi_head_attention", "MultiHeadAttention", d_model, heads, bias=bias, state=state
+    )
+    return m, ref, state
+
+
+def check(m, ref, state, heads, q, k, v, mask=None, *, name, note="", built_in=False):
+    """(output, weights) equal the reference's (or nn.MultiheadAttention's when `built_in`);
+    known mistakes are named."""
+    if built_in:
+        expected = mha(state, heads, q, k, v, mask)
+    else:
+        with torch.no_grad():
+            expected = ref(q, k, v, mask)
+    mistakes = tuple(
+        mha_mistakes(state, heads, q, k, v, mask, which=i)
+        | mha_split_mistakes(state, heads, q, k, v, mask, which=i)
+        for i in (0, 1)
+    )
+    shown = (("query", q), ("key", k), ("value", v), ("mask", mask))
+    expect_pair(
+        m(q, k, v, mask),
+        expected,
+        what=describe_call(name, *shown, note=note),
+        atol=1e-5,
+        array_type=torch.Tensor,
+        mistakes=mistakes,
+    )
+
+
+@pytest.mark.parametrize("d_model, heads", [(12, 5), (7, 2)])
+def test_rejects_indivisible_widths(MHA, d_model, heads):
+    """raises ValueError for other indivisible widths"""
+    expect_raises("ValueError", MHA, d_model, heads, what=f"MultiHeadAttention({d_model}, {heads})")
+
+
+def test_parameters_other_width(MHA, learner):
+    """MultiHeadAttention(24, 6) has four (24, 24) projections with biases"""
+    expected = linear_parameters({n: (24, 24) for n in ("W_q", "W_k", "W_v", "W_o")}, bias=True)
+    expect_parameters(learner, MHA(24, 6), expected, what="MultiHeadAttention(24, 6)")
+
+
+@pytest.mark.weight(3)
+@pytest.mark.parametrize("heads", [3, 6])
+def test_cross_attention_with_blank_rows(MHA, reference, rng, heads):
+    """cross-attention (L != S) with a (B, L, S) mask, some queries fully masked"""
+    m, ref, state = pair(MHA, reference, rng, 24, heads)
+    q, kv = tensor(rng, 3, 4, 24), tensor(rng, 3, 7, 24)
+    mask = torch.from_numpy(key_mask(rng, 3, 4, 7, blank_rows=1))
+    check(m, ref, state, heads, q, kv, kv, mask, name=f"MultiHeadAttention(24, {heads})")
+
+
+@pytest.mark.weight(2)
+def test_matches_pytorch_other_width(MHA, reference, rng):
+    """MultiHeadAttention(20, 5) with a (L, S) mask equals nn.MultiheadAttention"""
+    m, ref, state = pair(MHA, reference, rng, 20, 5)
+    q, k, v = tensor(rng, 2, 6, 20), tensor(rng, 2, 3, 20), tensor(rng, 2, 3, 20)
+    mask = torch.from_numpy(key_mask(rng, 6, 3))
+    check(m, ref, state, 5, q, k, v, mask, name="MultiHeadAttention(20, 5)", built_in=True)
+
+
+def test_single_head(MHA, reference, rng):
+    """with one head, equals the reference"""
+    m, ref, state = pair(MHA, reference, rng, 8, 1)
+    x = tensor(rng, 2, 5, 8)
+    check(m, ref, state, 1, x, x, x, name="MultiHeadAttention(8, 1)")
+
+
+def test_bias_false_with_mask(MHA, reference, rng):
+    """bias=False with a per-batch mask equals the reference"""
+    m, ref, state = pair(MHA, reference, rng, 12, 3, bias=False)
+    x = tensor(rng, 2, 6, 12)
+    mask = torch.from_numpy(key_mask(rng, 2, 6, 6))
+    check(m, ref, state, 3, x, x, x, mask, name="MultiHeadAttention(12, 3, bias=False)")
+
+
+def test_dropout_is_off_in_eval(MHA, reference, rng):
+    """MultiHeadAttention(16, 4, dropout=0.5) in eval mode is deterministic and exact"""
+    m, ref, state = pair(MHA, reference, rng, 16, 4, dropout=0.5)
+    x = tensor(rng, 2, 5, 16)
+    name = "MultiHeadAttention(16, 4, dropout=0.5)"
+    check(m, ref, state, 4, x, x, x, name=name, note=" in eval mode")
+
+
+def test_float64(MHA, reference, rng):
+    """after .double(), float64 inputs give float64 outputs equal to the reference"""
+    m, ref, state = pair(MHA, reference, rng, 12, 4)
+    m.double()
+    ref.double()
+    x = tensor(rng, 2, 3, 12, dtype=torch.float64)
+    out, _ = m(x, x, x)
+    expect_dtype(out, torch.float64, what="MultiHeadAttention(12, 4).double()(x, x, x)")
+    with torch.no_grad():
+        expected, _ = ref(x, x, x)
+    expect_close(out, expected, what="MultiHeadAttention(12, 4).double()(x, x, x)", atol=1e-10)
+
+
+@pytest.mark.weight(2)
+def test_gradients_match_reference(MHA, learner, reference, rng):
+    """gradients of every parameter equal the reference's, with a mask"""
+    m, ref, _ = pair(MHA, reference, rng, 12, 3)
+    q, kv = tensor(rng, 2, 4, 12), tensor(rng, 2, 5, 12)
+    mask = torch.from_numpy(key_mask(rng, 2, 4, 5))
+    g = tensor(rng, 2, 4, 12)
+    what = describe_call("MultiHeadAttention(12, 3)", ("query", q), ("key", kv), ("mask", mask))
+    expect_gradients(learner, m, q, kv, kv, mask, cotangent=g, what=what)
+    expect_grads_match(
+        learner.parameter_grads(m, q, kv, kv, mask, cotangent=g),
+        reference_grads(ref, q, kv, kv, mask, cotangent=g),
+        what=what,
+        atol=1e-4,
+    )
+
+
+def test_cross_attention_keeps_inputs_and_key_order(MHA, reference, rng):
+    """inputs are not modified, and permuting keys with values changes nothing"""
+    m, _, _ = pair(MHA, reference, rng, 12, 2)
+    q, k, v = tensor(rng, 1, 3, 12), tensor(rng, 1, 6, 12), tensor(rng, 1, 6, 12)
+    call = m.call(q.clone(), k.clone(), v.clone())
+    for name, before, after in zip(("query", "key", "value"), (q, k, v), call.args, strict=True):
+        expect_close(after, before, what=f"{name} after the call", atol=0)
+    p = torch.from_numpy(permutation(rng, 6))
+    out_p, _ = m(q, k[:, p], v[:, p])
+    expect_close(
+        out_p, call.value[0], what="the output with keys and values permuted together", atol=1e-5
+    )
