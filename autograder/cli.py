@@ -88,3 +88,96 @@ def grade(
         quiet=quiet,
     )
     raise SystemExit(code)
+
+
+@cli.command("grade-class")
+@click.argument("roster", type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder for the gradebook, the class report and one subfolder per learner.",
+)
+@click.option(
+    "--course",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The course.toml to grade against (default: the nearest one above the current folder).",
+)
+@click.option(
+    "--jobs", "-j", type=int, metavar="N", help="Learners graded at once (default: one per core)."
+)
+@click.option(
+    "--deadline",
+    metavar="ISO8601",
+    help="Grade each learner's last commit at or before this time, e.g. 2026-08-15T23:59:00+05:30.",
+)
+@click.option("--shard", metavar="I/N", help="Grade only shard I of N of the roster (see `merge`).")
+@click.option("--force", is_flag=True, help="Regrade learners that already have a result in --out.")
+@click.option(
+    "--timeout",
+    "test_timeout",
+    type=float,
+    metavar="S",
+    help="Seconds of learner code allowed per test (default: test_timeout in course.toml).",
+)
+@click.option("--seed", type=int, default=0, show_default=True, metavar="N", help="Base seed.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no table; only problems.")
+def grade_class(
+    roster: Path,
+    out: Path,
+    course: Path | None,
+    jobs: int | None,
+    deadline: str | None,
+    shard: str | None,
+    force: bool,
+    test_timeout: float | None,
+    seed: int,
+    quiet: bool,
+) -> None:
+    """Grade a whole class: ROSTER is a folder of learner repositories (one folder per learner)
+    or a CSV with the columns learner,repo (local paths or file:// URLs).
+
+    Writes OUT/gradebook.csv, OUT/report.md, OUT/report.html and OUT/<learner>/ (results.json,
+    summary.md, ...). Each learner is saved as soon as they are graded: after Ctrl-C or a
+    crash, run the same command again to grade only the rest.
+
+    Exit status: 0 every learner was graded, 1 some rows carry an error, 2 the run could not
+    start, 130 interrupted.
+    """
+    from autograder.commands import grade_class as command
+
+    raise SystemExit(
+        command.main(
+            roster_path=roster,
+            out=out,
+            course=course,
+            jobs=jobs,
+            deadline=deadline,
+            shard=shard,
+            force=force,
+            test_timeout=test_timeout,
+            seed=seed,
+            quiet=quiet,
+        )
+    )
+
+
+@cli.command()
+@click.argument("shards", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder for the merged gradebook and class report.",
+)
+@click.option(
+    "--course",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The course.toml the shards were graded against (default: the nearest one).",
+)
+@click.option("--quiet", "-q", is_flag=True, help="Print no table; only problems.")
+def merge(shards: tuple[Path, ...], out: Path, course: Path | None, quiet: bool) -> None:
+    """Merge the output folders of `grade-class --shard I/N` runs into one gradebook."""
+    from autograder.commands import merge as command
+
+    raise SystemExit(command.main(shards=list(shards), out=out, course=course, quiet=quiet))

@@ -1,0 +1,191 @@
+"""`autograder grade-class ROSTER --out DIR`: grade a whole class into a gradebook.
+
+1. read the roster (a folder of repositories or a CSV), keep this shard (--shard i/n);
+2. clear DIR/.partial; skip learners whose DIR/<learner>/record.json was graded with the same
+   settings (unless --force): this is what makes a rerun resume;
+3. grade the others in parallel, each in its own child of a warm fork server (numpy, torch,
+   pytest and the framework already imported; no course data, no learner code), --jobs at a
+   time, with a progress bar; each child commits its learner's folder atomically;
+4. rebuild DIR/gradebook.csv from the records (learner order), write the class report, print
+   a per-component table.
+
+Exit status: 0 every learner was graded; 1 some rows carry an error; 2 the run could not start
+(bad roster, course or option), with one sentence on stderr; 130 interrupted (rerun to resume).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import uuid
+from collections import deque
+from multiprocessing.connection import wait
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
+from autograder.gradebook import report, roster, snapshot, store
+from autograder.gradebook.job import JobSettings, failed_record, run_job, settings_key
+from autograder.results import points
+
+WARM_MODULES = ["numpy", "torch", "pytest", "autograder.commands.grade", "autograder.gradebook.job"]
+BAD_JOBS = "--jobs must be a whole number of at least 1; got {value}."
+BAD_TIMEOUT = "--timeout must be a positive number of seconds; got {value}."
+INTERRUPTED = (
+    "Interrupted: {done} of {total} learners are saved in {out}; run the same command again to "
+    "grade the rest."
+)
+_EXIT_OK, _EXIT_ERRORS, _EXIT_BAD, _EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def main(
+    *,
+    roster_path: Path,
+    out: Path,
+    course: Path | None,
+    jobs: int | None,
+    deadline: str | None,
+    shard: str | None,
+    force: bool,
+    test_timeout: float | None,
+    seed: int,
+    quiet: bool,
+) -> int:
+    """Grade the roster into out; return the exit status of the module docstring."""
+    try:
+        config = load_course(course if course else find_course_file(Path.cwd()))
+        learners = roster.shard(roster.read_roster(roster_path), roster.parse_shard(shard))
+        snapshot.parse_deadline(deadline)
+    except (CourseConfigError, roster.RosterError, ValueError) as error:
+        return _error(str(error))
+    jobs = jobs if jobs is not None else os.cpu_count() or 1
+    if jobs < 1:
+        return _error(BAD_JOBS.format(value=jobs))
+    if test_timeout is not None and not test_timeout > 0:
+        return _error(BAD_TIMEOUT.format(value=test_timeout))
+
+    out = Path(out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    store.clear_partial(out)
+    settings = JobSettings(
+        course=config.path,
+        out=out,
+        deadline=deadline,
+        test_timeout=test_timeout,
+        seed=seed,
+        run_id=uuid.uuid4().hex,
+        parent_pid=os.getpid(),
+    )
+    pending = [
+        learner
+        for learner in learners
+        if force or not _reusable(store.read_record(out, learner.id), settings, learner)
+    ]
+    err = Console(stderr=True, highlight=False, quiet=quiet)
+    try:
+        _run(settings, pending, len(learners), jobs, err)
+    except KeyboardInterrupt:
+        done = sum(store.read_record(out, lr.id) is not None for lr in learners)
+        print(INTERRUPTED.format(done=done, total=len(learners), out=out), file=sys.stderr)
+        return _EXIT_INTERRUPTED
+    return finish(config, out, [lr.id for lr in learners], quiet=quiet)
+
+
+def finish(config: CourseConfig, out: Path, learners: list[str] | None, *, quiet: bool) -> int:
+    """Rebuild the gradebook and the report from out; print the table; the exit status."""
+    store.clear_partial(out)
+    names = [c.name for c in config.components]
+    records = store.write_gradebook(out, names, learners)
+    parts = [report.Component(c.name, c.title, float(c.points)) for c in config.components]
+    report.write_report(out, records, parts, config.course.name)
+    if not quiet:
+        Console(highlight=False).print(component_table(config, records))
+    for record in records:
+        if record.failed:
+            print(f"{record.learner}: {record.error}", file=sys.stderr)
+    return _EXIT_ERRORS if any(r.failed for r in records) else _EXIT_OK
+
+
+def component_table(config: CourseConfig, records: list[store.LearnerRecord]) -> Table:
+    """Per component: mean score and learners with full marks; the total as the footer."""
+    graded = [r for r in records if not r.failed]
+    table = Table(
+        title=f"{config.course.name}: {len(graded)} of {len(records)} graded",
+        title_justify="left",
+        show_footer=True,
+    )
+    table.add_column("Component", footer="Total")
+    mean_total = sum(r.total or 0.0 for r in graded) / len(graded) if graded else 0.0
+    max_total = sum(c.points for c in config.components)
+    table.add_column("Mean", justify="right", footer=f"{points(mean_total)} / {points(max_total)}")
+    table.add_column("Full marks", justify="right")
+    for c in config.components:
+        scores = [r.components.get(c.name, 0.0) for r in graded]
+        mean = sum(scores) / len(scores) if scores else 0.0
+        full = sum(1 for s in scores if s >= c.points - 1e-9)
+        table.add_row(c.title, f"{points(mean)} / {points(c.points)}", f"{full} / {len(graded)}")
+    return table
+
+
+def _reusable(record: store.LearnerRecord | None, settings: JobSettings, learner) -> bool:
+    return record is not None and record.key == settings_key(settings, learner)
+
+
+def _run(settings: JobSettings, pending: list, total: int, jobs: int, err: Console) -> None:
+    """Grade pending learners, `jobs` children at a time, with a progress bar."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(WARM_MODULES)
+    queue = deque(pending)
+    running: dict[int, tuple[multiprocessing.process.BaseProcess, roster.Learner]] = {}
+    columns = (
+        TextColumn("[bold]grading"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("failed {task.fields[failed]}"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=err, transient=False) as progress:
+        task = progress.add_task("grading", total=total, completed=total - len(pending), failed=0)
+        failed = 0
+        try:
+            while queue or running:
+                while queue and len(running) < jobs:
+                    learner = queue.popleft()
+                    child = context.Process(
+                        target=run_job, args=(settings, learner), name=f"grade-{learner.id}"
+                    )
+                    child.start()
+                    running[child.sentinel] = (child, learner)
+                for sentinel in wait(list(running), timeout=1.0):
+                    child, learner = running.pop(sentinel)
+                    child.join()
+                    record = store.read_record(settings.out, learner.id)
+                    if record is None or record.run_id != settings.run_id:
+                        failed_record(settings, learner, child.exitcode)
+                        record = store.read_record(settings.out, learner.id)
+                    failed += bool(record is None or record.failed)
+                    progress.update(task, advance=1, failed=failed)
+        except BaseException:
+            for child, _ in running.values():
+                child.terminate()
+            for child, _ in running.values():
+                child.join(5)
+            raise
+
+
+def _error(sentence: str) -> int:
+    print(sentence, file=sys.stderr)
+    return _EXIT_BAD

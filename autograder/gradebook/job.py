@@ -1,0 +1,190 @@
+"""Grading one learner of a batch, in a child process, into DIR/<learner> atomically.
+
+`run_job` is the child's whole life: select the commit, export it to a temporary folder, compare
+the learner's copy of the visible tests with the pristine ones (the tamper flag), grade with the
+pristine visible and hidden tests (commands/grade.py), then write the learner's folder through
+store.commit_learner. Anything that goes wrong becomes the row's error sentence.
+
+The child ignores Ctrl-C (the parent stops it) and exits on its own if the parent disappears
+(kill -9), so an interrupted run never records an interruption as a learner's grade.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import hashlib
+import os
+import shutil
+import signal
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from autograder.gradebook import snapshot, store
+from autograder.gradebook.roster import Learner
+from autograder.reports.files import atomic_write_text
+
+GRADER_CRASHED = (
+    "The grader itself failed on this repository ({kind}: {detail}); tell the instructor."
+)
+PROCESS_DIED = (
+    "The grading process for {learner} stopped (exit status {code}) before it wrote a grade; "
+    "rerun the command to try again."
+)
+ERROR_SUMMARY = "# {learner}\n\nThis repository was not graded: {error}\n"
+PARENT_POLL = 1.0  # seconds between checks that the batch command is still alive
+
+
+@dataclass(frozen=True)
+class JobSettings:
+    """What every job of one batch run shares (picklable: paths and plain values)."""
+
+    course: Path
+    out: Path
+    deadline: str | None
+    test_timeout: float | None
+    seed: int
+    run_id: str
+    parent_pid: int
+
+
+def settings_key(settings: JobSettings, learner: Learner) -> str:
+    """What a finished record must match to be reused by a resumed run."""
+    parts = [
+        str(learner.repo),
+        settings.deadline or "",
+        str(settings.test_timeout),
+        str(settings.seed),
+    ]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
+
+
+def run_job(settings: JobSettings, learner: Learner) -> None:
+    """The child process's entry point: grade one learner and commit their folder."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _exit_with_parent(settings.parent_pid)
+    from autograder.config import load_course
+
+    start = time.monotonic()
+    graded_at = datetime.now(UTC).isoformat(timespec="seconds")
+    record = store.LearnerRecord(learner=learner.id, graded_at=graded_at)
+    record.key = settings_key(settings, learner)
+    record.run_id = settings.run_id
+    staged = store.staging_dir(settings.out, learner.id)
+    scratch = Path(tempfile.mkdtemp(prefix=f"t101-batch-{learner.id}-"))
+    try:
+        config = load_course(settings.course)
+        _grade(config, settings, learner, staged, scratch, record)
+    except Exception as error:  # the row must say what happened, whatever it was
+        record.error = GRADER_CRASHED.format(kind=type(error).__name__, detail=error)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    record.duration_s = time.monotonic() - start
+    if record.error:
+        atomic_write_text(
+            staged / "summary.md", ERROR_SUMMARY.format(learner=learner.id, error=record.error)
+        )
+    store.commit_learner(settings.out, staged, record)
+
+
+def _grade(
+    config,
+    settings: JobSettings,
+    learner: Learner,
+    staged: Path,
+    scratch: Path,
+    record: store.LearnerRecord,
+) -> None:
+    from autograder.commands.grade import grade_submission
+    from autograder.reports.terminal import Ungraded
+
+    if learner.repo is None:
+        record.error = learner.error
+        return
+    try:
+        deadline = snapshot.parse_deadline(settings.deadline)
+        selection = snapshot.select(learner.repo, deadline)
+        folder = snapshot.export(learner.repo, selection, scratch / learner.id)
+    except (snapshot.SnapshotError, ValueError) as error:
+        record.error = str(error)
+        return
+    record.commit, record.commit_time, record.late = (
+        selection.commit,
+        selection.commit_time,
+        selection.later,
+    )
+    record.tamper = tampered_files(config.visible_tests, config.root, folder)
+    outcome = grade_submission(
+        config,
+        folder,
+        staged,
+        name=learner.id,
+        visible_only=False,
+        test_timeout=settings.test_timeout,
+        seed=settings.seed,
+    )
+    if isinstance(outcome, Ungraded):
+        record.error = outcome.reason
+        return
+    record.components = {c.name: c.score for c in outcome.components}
+    record.total, record.max_score = outcome.score, outcome.max_score
+
+
+def tampered_files(pristine: Path, course_root: Path, repo: Path) -> list[str]:
+    """Files of the learner's copy of the visible tests that differ from the pristine ones, and
+    Python files there that the course does not have (a conftest.py, say). Missing files are
+    not tampering: the batch run always uses the pristine tests."""
+    try:
+        relative = pristine.resolve().relative_to(course_root.resolve())
+    except ValueError:
+        return []
+    theirs = repo / relative
+    if not theirs.is_dir():
+        return []
+    changed = []
+    for path in sorted(theirs.rglob("*")):
+        if not path.is_file() or "__pycache__" in path.parts:
+            continue
+        inner = path.relative_to(theirs)
+        ours = pristine / inner
+        if ours.is_file():
+            if not filecmp.cmp(ours, path, shallow=False):
+                changed.append(f"changed {relative / inner}")
+        elif path.suffix == ".py" or path.name in {"pytest.ini", "conftest.py"}:
+            changed.append(f"added {relative / inner}")
+    return changed
+
+
+def failed_record(settings: JobSettings, learner: Learner, code: int | None) -> None:
+    """Called by the parent when a child died without committing: record the death."""
+    record = store.LearnerRecord(
+        learner=learner.id,
+        error=PROCESS_DIED.format(learner=learner.id, code=code),
+        graded_at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+    record.key = settings_key(settings, learner)
+    record.run_id = settings.run_id
+    staged = store.staging_dir(settings.out, learner.id)
+    atomic_write_text(
+        staged / "summary.md", ERROR_SUMMARY.format(learner=learner.id, error=record.error)
+    )
+    store.commit_learner(settings.out, staged, record)
+
+
+def _exit_with_parent(parent_pid: int) -> None:
+    """A daemon thread that ends this process once the batch command is gone."""
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_POLL)
+            try:
+                os.kill(parent_pid, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:
+                pass
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()

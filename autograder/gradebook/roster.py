@@ -1,0 +1,132 @@
+"""The learners of a class: a folder of repositories or a roster CSV, and a shard of them.
+
+A roster folder holds one folder per learner; the folder name is the learner id. A roster CSV
+has a header row with `learner` and `repo` columns; `repo` is a local path (relative to the
+CSV's folder) or a `file://` URL. Network URLs are refused per learner (that row records the
+error), so a batch run never reaches out of the machine.
+
+Learners are always sorted by id; shard i of n takes every n-th learner starting at i-1, so the
+shards are disjoint, cover the roster, and do not depend on the machine that computes them.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}")
+
+ROSTER_MISSING = "The roster {path} does not exist; give a folder of learner repositories or a CSV."
+CSV_COLUMNS = (
+    "The roster CSV {path} must have a header row with the columns learner and repo; got {columns}."
+)
+BAD_ID = (
+    "The roster {path} has the learner id {learner!r} on line {line}; an id must start with a "
+    "letter or digit and use only letters, digits and . _ @ + - (it names a folder)."
+)
+DUPLICATE_ID = "The roster {path} names the learner {learner} twice (lines {first} and {second})."
+EMPTY_ROSTER = "The roster {path} names no learners."
+NETWORK_URL = (
+    "The repository {url} is not on this machine; batch grading reads only local paths and "
+    "file:// URLs, so clone it first and put the clone's path in the roster."
+)
+BAD_SHARD = "--shard must look like i/n with 1 <= i <= n (for example 2/4); got {value!r}."
+
+
+class RosterError(ValueError):
+    """A roster that cannot be read at all; the message is one sentence."""
+
+
+@dataclass(frozen=True)
+class Learner:
+    """One roster entry: the id, the repository (None when unusable) and why it is unusable."""
+
+    id: str
+    repo: Path | None
+    error: str = ""
+
+
+def read_roster(path: Path) -> list[Learner]:
+    """The learners of a roster folder or CSV, sorted by id. RosterError when unreadable."""
+    path = Path(path)
+    if path.is_dir():
+        learners = [
+            Learner(child.name, child.resolve())
+            for child in path.iterdir()
+            if child.is_dir() and not child.name.startswith(".")
+        ]
+        for learner in learners:
+            if not ID_PATTERN.fullmatch(learner.id):
+                raise RosterError(BAD_ID.format(path=path, learner=learner.id, line="-"))
+    elif path.is_file():
+        learners = _read_csv(path)
+    else:
+        raise RosterError(ROSTER_MISSING.format(path=path))
+    if not learners:
+        raise RosterError(EMPTY_ROSTER.format(path=path))
+    return sorted(learners, key=lambda learner: learner.id)
+
+
+def _read_csv(path: Path) -> list[Learner]:
+    with path.open(newline="", encoding="utf-8-sig") as stream:
+        reader = csv.DictReader(stream)
+        columns = [c.strip().lower() for c in reader.fieldnames or []]
+        if "learner" not in columns or "repo" not in columns:
+            raise RosterError(CSV_COLUMNS.format(path=path, columns=", ".join(columns) or "none"))
+        reader.fieldnames = columns
+        learners: list[Learner] = []
+        lines: dict[str, int] = {}
+        for row in reader:
+            line = reader.line_num
+            learner = (row.get("learner") or "").strip()
+            if not learner and not (row.get("repo") or "").strip():
+                continue  # a blank line
+            if not ID_PATTERN.fullmatch(learner):
+                raise RosterError(BAD_ID.format(path=path, learner=learner, line=line))
+            if learner in lines:
+                raise RosterError(
+                    DUPLICATE_ID.format(
+                        path=path, learner=learner, first=lines[learner], second=line
+                    )
+                )
+            lines[learner] = line
+            learners.append(_entry(learner, (row.get("repo") or "").strip(), path.parent))
+    return learners
+
+
+def _entry(learner: str, repo: str, base: Path) -> Learner:
+    """A CSV row's learner: local paths resolved against the CSV's folder, file:// URLs
+    unwrapped, anything else recorded as an error."""
+    parsed = urlparse(repo)
+    if parsed.scheme == "file":
+        return Learner(learner, Path(unquote(parsed.path)).resolve())
+    if parsed.scheme and len(parsed.scheme) > 1 or repo.startswith("git@"):
+        return Learner(learner, None, NETWORK_URL.format(url=repo))
+    if not repo:
+        return Learner(learner, None, f"The roster gives no repository for {learner}.")
+    return Learner(learner, (base / repo).resolve())
+
+
+def parse_shard(value: str | None) -> tuple[int, int] | None:
+    """'i/n' -> (i, n), 1-based; None for no sharding. RosterError for anything else."""
+    if value is None:
+        return None
+    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", value)
+    if not match:
+        raise RosterError(BAD_SHARD.format(value=value))
+    index, count = int(match[1]), int(match[2])
+    if not 1 <= index <= count:
+        raise RosterError(BAD_SHARD.format(value=value))
+    return index, count
+
+
+def shard(learners: list[Learner], selection: tuple[int, int] | None) -> list[Learner]:
+    """Shard i of n of the id-sorted learners: positions i-1, i-1+n, i-1+2n, ..."""
+    ordered = sorted(learners, key=lambda learner: learner.id)
+    if selection is None:
+        return ordered
+    index, count = selection
+    return ordered[index - 1 :: count]

@@ -1,0 +1,184 @@
+"""Which commit of a learner's repository is graded, and a private copy of it.
+
+A learner's clone is never modified: no checkout, no worktree, no fetch. The graded commit is
+HEAD, or with a deadline the latest commit reachable from HEAD whose committer time is at or
+before the deadline (ties: the first in `git log` order); `later` records whether HEAD's history
+also holds commits after the deadline. The commit's tree is exported with `git archive` into a
+temporary folder and graded from there.
+
+A folder that is not a git repository is graded as it is (no commit), unless a deadline is
+given: then nothing says what existed at the deadline, so it is an error.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import tarfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+GIT_TIMEOUT = 120.0  # seconds for one git command on a learner repository
+
+MISSING = "The repository {path} does not exist."
+NOT_FOLDER = "The repository {path} is a file, not a folder."
+EMPTY = "The repository {path} is empty."
+NO_COMMITS = "The repository {path} has no commits yet, so there is nothing to grade."
+NONE_BEFORE = (
+    "The repository {path} has no commit at or before the deadline {deadline}; its first commit "
+    "is from {first}."
+)
+NOT_GIT_WITH_DEADLINE = (
+    "The folder {path} is not a git repository, so the commit at the deadline {deadline} cannot "
+    "be read; grade it without --deadline or give a clone."
+)
+GIT_FAILED = "git could not read the repository {path}: {detail}"
+NAIVE_DEADLINE = (
+    "--deadline must be an ISO 8601 time with a time zone, like 2026-08-15T23:59:00+05:30; "
+    "got {value!r}."
+)
+
+
+class SnapshotError(Exception):
+    """A repository that cannot be graded; the message is one sentence for the gradebook."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The graded commit ("" for a plain folder), its committer time (ISO 8601, UTC) and
+    whether commits after the deadline exist (None without a deadline)."""
+
+    commit: str = ""
+    commit_time: str = ""
+    later: bool | None = None
+
+
+def parse_deadline(value: str | None) -> datetime | None:
+    """An aware datetime from ISO 8601; ValueError with a sentence when naive or malformed."""
+    if value is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(NAIVE_DEADLINE.format(value=value)) from None
+    if moment.tzinfo is None:
+        raise ValueError(NAIVE_DEADLINE.format(value=value))
+    return moment
+
+
+def is_git_repository(path: Path) -> bool:
+    """True for a clone's top folder (with .git) or a bare repository."""
+    if (path / ".git").exists():
+        return True
+    return (path / "HEAD").is_file() and (path / "objects").is_dir() and (path / "refs").is_dir()
+
+
+def select(path: Path, deadline: datetime | None) -> Selection:
+    """The commit to grade in the repository at path. SnapshotError when there is none."""
+    if not path.exists():
+        raise SnapshotError(MISSING.format(path=path))
+    if not path.is_dir():
+        raise SnapshotError(NOT_FOLDER.format(path=path))
+    if not any(path.iterdir()):
+        raise SnapshotError(EMPTY.format(path=path))
+    if not is_git_repository(path):
+        if deadline is not None:
+            raise SnapshotError(NOT_GIT_WITH_DEADLINE.format(path=path, deadline=_iso(deadline)))
+        return Selection()
+    if _git(path, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False) == "":
+        raise SnapshotError(NO_COMMITS.format(path=path))
+    history = _history(path)
+    if deadline is None:
+        commit, seconds = history[0]
+        return Selection(commit, _iso_seconds(seconds), None)
+    limit = deadline.timestamp()
+    before = [(c, s) for c, s in history if s <= limit]
+    if not before:
+        first = min(s for _, s in history)
+        raise SnapshotError(
+            NONE_BEFORE.format(path=path, deadline=_iso(deadline), first=_iso_seconds(first))
+        )
+    commit, seconds = max(before, key=lambda item: item[1])  # max keeps the first of ties
+    return Selection(commit, _iso_seconds(seconds), any(s > limit for _, s in history))
+
+
+def export(path: Path, selection: Selection, target: Path) -> Path:
+    """The folder to grade: the repository itself for a plain folder, otherwise the selected
+    commit's tree extracted into target (created). Regular files and folders only."""
+    if not selection.commit:
+        return path
+    target.mkdir(parents=True, exist_ok=True)
+    archive = subprocess.run(
+        ["git", "-C", str(path), "archive", "--format=tar", selection.commit],
+        capture_output=True,
+        timeout=GIT_TIMEOUT,
+        env=_git_env(),
+    )
+    if archive.returncode != 0:
+        raise SnapshotError(GIT_FAILED.format(path=path, detail=_detail(archive.stderr)))
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        members = [m for m in tar.getmembers() if m.isfile() or m.isdir()]
+        tar.extractall(target, members=members, filter="data")
+    return target
+
+
+def _history(path: Path) -> list[tuple[str, float]]:
+    """(commit, committer time in seconds) for every commit reachable from HEAD, newest first."""
+    out = _git(path, "log", "--format=%H %ct", "HEAD")
+    history = []
+    for line in out.splitlines():
+        commit, _, seconds = line.partition(" ")
+        if commit:
+            history.append((commit, float(seconds)))
+    if not history:
+        raise SnapshotError(NO_COMMITS.format(path=path))
+    return history
+
+
+def _git(path: Path, *args: str, check: bool = True) -> str:
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(path), *args],
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT,
+            env=_git_env(),
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise SnapshotError(GIT_FAILED.format(path=path, detail=error)) from None
+    if done.returncode != 0:
+        if not check:
+            return ""
+        raise SnapshotError(GIT_FAILED.format(path=path, detail=_detail(done.stderr)))
+    return done.stdout.strip()
+
+
+def _git_env() -> dict[str, str]:
+    """git without the user's config, hooks or pager, and trusting the learner's repository
+    (it is only read)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_TERMINAL_PROMPT="0",
+        GIT_CONFIG_COUNT="1",
+        GIT_CONFIG_KEY_0="safe.directory",
+        GIT_CONFIG_VALUE_0="*",
+    )
+    return env
+
+
+def _detail(stderr: bytes | str) -> str:
+    text = stderr.decode("utf-8", "replace") if isinstance(stderr, bytes) else stderr
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return (lines[-1] if lines else "no message").rstrip(".") + "."
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="seconds")
+
+
+def _iso_seconds(seconds: float) -> str:
+    return _iso(datetime.fromtimestamp(seconds, UTC))

@@ -1,0 +1,168 @@
+"""Per-learner records on disk and the gradebook CSV rebuilt from them.
+
+Layout of a class output folder DIR:
+
+    DIR/<learner>/record.json   the gradebook row (written last, inside the folder)
+    DIR/<learner>/results.json  summary.md, junit.xml, grader.log: the learner's reports
+    DIR/.partial/               folders being written; never read, cleared at every start
+    DIR/gradebook.csv           rebuilt from every DIR/*/record.json, sorted by learner id
+
+A learner's folder is built complete in DIR/.partial and renamed into place, so a learner is
+either fully done (record.json present) or not there at all, whatever kills the run. The CSV
+depends only on the records, so a resumed run and an uninterrupted one write the same bytes,
+apart from the timing columns (TIMING_COLUMNS).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import uuid
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from autograder.reports.files import atomic_write_text
+
+RECORD_FILE = "record.json"
+GRADEBOOK_FILE = "gradebook.csv"
+PARTIAL_DIR = ".partial"
+TIMING_COLUMNS = ("duration_s", "graded_at")
+
+
+@dataclass
+class LearnerRecord:
+    """One gradebook row. `components` maps component name to score; empty when ungraded."""
+
+    learner: str
+    commit: str = ""
+    commit_time: str = ""
+    late: bool | None = None
+    components: dict[str, float] = field(default_factory=dict)
+    total: float | None = None
+    max_score: float | None = None
+    tamper: list[str] = field(default_factory=list)
+    error: str = ""
+    duration_s: float = 0.0
+    graded_at: str = ""
+    key: str = ""  # the settings it was graded with (job.settings_key); resume reuses matches
+    run_id: str = ""  # the batch run that wrote it
+
+    @property
+    def failed(self) -> bool:
+        """The learner got no grade (the row carries an error instead)."""
+        return bool(self.error)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> LearnerRecord:
+        return cls(**json.loads(text))
+
+
+def learner_dir(out: Path, learner: str) -> Path:
+    return Path(out) / learner
+
+
+def read_record(out: Path, learner: str) -> LearnerRecord | None:
+    """The learner's finished record, or None when they are not done (or it is unreadable)."""
+    path = learner_dir(out, learner) / RECORD_FILE
+    try:
+        return LearnerRecord.from_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def read_records(out: Path) -> list[LearnerRecord]:
+    """Every finished record in out, sorted by learner id."""
+    records = []
+    for child in sorted(Path(out).iterdir()) if Path(out).is_dir() else []:
+        if child.is_dir() and not child.name.startswith("."):
+            record = read_record(out, child.name)
+            if record is not None:
+                records.append(record)
+    return sorted(records, key=lambda r: r.learner)
+
+
+def staging_dir(out: Path, learner: str) -> Path:
+    """A fresh folder in DIR/.partial to build a learner's folder in."""
+    folder = Path(out) / PARTIAL_DIR / f"{learner}.{uuid.uuid4().hex[:8]}"
+    folder.mkdir(parents=True)
+    return folder
+
+
+def commit_learner(out: Path, staged: Path, record: LearnerRecord) -> Path:
+    """Write the record into the staged folder and move it to DIR/<learner>, replacing any
+    previous one. The old folder is moved aside first, then deleted."""
+    atomic_write_text(staged / RECORD_FILE, record.to_json())
+    final = learner_dir(out, record.learner)
+    if final.exists():
+        trash = Path(out) / PARTIAL_DIR / f"old-{record.learner}.{uuid.uuid4().hex[:8]}"
+        os.replace(final, trash)
+        shutil.rmtree(trash, ignore_errors=True)
+    os.replace(staged, final)
+    return final
+
+
+def clear_partial(out: Path) -> None:
+    """Remove what an interrupted run left half-written."""
+    shutil.rmtree(Path(out) / PARTIAL_DIR, ignore_errors=True)
+
+
+def gradebook_columns(components: list[str]) -> list[str]:
+    return [
+        "learner",
+        "commit",
+        "commit_time",
+        "late",
+        *components,
+        "total",
+        "max_score",
+        "tamper",
+        "errors",
+        *TIMING_COLUMNS,
+    ]
+
+
+def render_gradebook(records: list[LearnerRecord], components: list[str]) -> str:
+    """The CSV text: one row per record in learner order; scores with 2 decimals."""
+    stream = io.StringIO()
+    writer = csv.writer(stream, lineterminator="\n")
+    writer.writerow(gradebook_columns(components))
+    for r in sorted(records, key=lambda r: r.learner):
+        writer.writerow(
+            [
+                r.learner,
+                r.commit,
+                r.commit_time,
+                "" if r.late is None else ("yes" if r.late else "no"),
+                *[_score(r.components.get(name)) for name in components],
+                _score(r.total),
+                _score(r.max_score),
+                "; ".join(r.tamper),
+                r.error,
+                f"{r.duration_s:.1f}",
+                r.graded_at,
+            ]
+        )
+    return stream.getvalue()
+
+
+def write_gradebook(
+    out: Path, components: list[str], learners: list[str] | None = None
+) -> list[LearnerRecord]:
+    """Rebuild DIR/gradebook.csv from the records in DIR (only those of `learners` when
+    given); return the records it holds."""
+    records = read_records(out)
+    if learners is not None:
+        wanted = set(learners)
+        records = [r for r in records if r.learner in wanted]
+    atomic_write_text(Path(out) / GRADEBOOK_FILE, render_gradebook(records, components))
+    return records
+
+
+def _score(value: float | None) -> str:
+    return "" if value is None else f"{value:.2f}"
