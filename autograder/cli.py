@@ -54,6 +54,13 @@ def cli() -> None:
     help="Base seed for the random inputs; the same seed gives the same inputs.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print no tables; only problems.")
+@click.option(
+    "--component",
+    "components",
+    multiple=True,
+    metavar="NAME",
+    help="Run only this component's tests (repeatable); the others score zero.",
+)
 def grade(
     submissions: tuple[Path, ...],
     out: Path | None,
@@ -62,6 +69,7 @@ def grade(
     test_timeout: float | None,
     seed: int,
     quiet: bool,
+    components: tuple[str, ...],
 ) -> None:
     """Grade one or more SUBMISSIONS (learner repositories, or their package folders).
 
@@ -86,6 +94,7 @@ def grade(
         test_timeout=test_timeout,
         seed=seed,
         quiet=quiet,
+        components=list(components),
     )
     raise SystemExit(code)
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Sequence
 from contextlib import redirect_stderr, redirect_stdout
 from datetime import UTC, datetime
 from pathlib import Path
@@ -57,6 +58,7 @@ PYTEST_FAILED = (
 )
 NO_TESTS = "No grader tests were collected from {folders}; check the course's test folders."
 NOT_GRADED = "{name} was not graded: {reason}"
+UNKNOWN_COMPONENT = "--component {name} is not a component of {course}; choose from: {names}."
 
 _EXIT_OK, _EXIT_FAILED, _EXIT_ERROR = 0, 1, 2
 
@@ -70,6 +72,7 @@ def main(
     test_timeout: float | None,
     seed: int,
     quiet: bool,
+    components: Sequence[str] = (),
 ) -> int:
     """Grade each submission; return the exit status described in the module docstring."""
     try:
@@ -80,6 +83,12 @@ def main(
         return _error(NO_SUBMISSIONS)
     if test_timeout is not None and not test_timeout > 0:
         return _error(BAD_TIMEOUT.format(value=test_timeout))
+    names = [c.name for c in config.components]
+    for component in components:
+        if component not in names:
+            return _error(
+                UNKNOWN_COMPONENT.format(name=component, course=config.path, names=", ".join(names))
+            )
     roots = [config.submission_root(Path(s)) for s in submissions]
     seen: dict[str, Path] = {}
     for given, root in zip(submissions, roots, strict=True):
@@ -102,6 +111,7 @@ def main(
             visible_only=visible_only,
             test_timeout=test_timeout,
             seed=seed,
+            components=components,
         )
         outcomes.append(outcome)
         if isinstance(outcome, Ungraded):
@@ -126,9 +136,11 @@ def grade_submission(
     visible_only: bool,
     test_timeout: float | None,
     seed: int,
+    components: Sequence[str] = (),
 ) -> GradeResult | Ungraded:
     """Grade one submission into out_dir under the name `name` (its repository's folder name);
-    an Ungraded, with its sentence, when it cannot run."""
+    an Ungraded, with its sentence, when it cannot run. ``components``: run only their tests
+    (the others score zero with "no tests ran"); empty: all."""
     for stale in REPORT_FILES:  # never leave last run's grade beside this run's failure
         (out_dir / stale).unlink(missing_ok=True)
     try:
@@ -161,6 +173,8 @@ def grade_submission(
     ]
     if test_timeout is not None:
         args.append(f"--test-timeout={test_timeout}")
+    if components:
+        args += ["-m", " or ".join(components)]
     collector = ResultCollector()
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     start = time.monotonic()
