@@ -36,7 +36,7 @@ def test_four_dimensional_input(learner, reference, rng):
     )
 
 
-@pytest.mark.parametrize("eps", [1e-3, 2.0])
+@pytest.mark.parametrize("eps", [1e-3, 2.0], ids=["eps=0.001", "eps=2"])
 def test_eps_reaches_the_layer_norm(learner, reference, rng, eps):
     """AddNorm(16, eps=eps) builds nn.LayerNorm(16, eps=eps) and uses it"""
     m, ref = pair(learner, reference, rng, eps=eps)

@@ -57,7 +57,7 @@ def check(m, ref, state, heads, q, k, v, mask=None, *, name, note="", built_in=F
     )
 
 
-@pytest.mark.parametrize("d_model, heads", [(12, 5), (7, 2)])
+@pytest.mark.parametrize("d_model, heads", [(12, 5), (7, 2)], ids=["12_by_5", "7_by_2"])
 def test_rejects_indivisible_widths(MHA, d_model, heads):
     """raises ValueError for other indivisible widths"""
     expect_raises("ValueError", MHA, d_model, heads, what=f"MultiHeadAttention({d_model}, {heads})")
@@ -70,7 +70,7 @@ def test_parameters_other_width(MHA, learner):
 
 
 @pytest.mark.weight(3)
-@pytest.mark.parametrize("heads", [3, 6])
+@pytest.mark.parametrize("heads", [3, 6], ids=["h=3", "h=6"])
 def test_cross_attention_with_blank_rows(MHA, reference, rng, heads):
     """cross-attention (L != S) with a (B, L, S) mask, some queries fully masked"""
     m, ref, state = pair(MHA, reference, rng, 24, heads)

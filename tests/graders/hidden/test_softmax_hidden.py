@@ -22,7 +22,7 @@ def softmax(learner):
 
 
 @pytest.mark.weight(2)
-@pytest.mark.parametrize("axis", [2, -3, 0])
+@pytest.mark.parametrize("axis", [2, -3, 0], ids=["axis=2", "axis=-3", "axis=0"])
 def test_four_dimensional_axes(softmax, reference, rng, axis):
     """matches the reference on a 4-D input along any axis"""
     x = array(rng, 3, 4, 5, 2, scale=4.0)
@@ -34,7 +34,9 @@ def test_four_dimensional_axes(softmax, reference, rng, axis):
 
 
 @pytest.mark.weight(2)
-@pytest.mark.parametrize("offset", [1000.0, -1000.0, 1e5])
+@pytest.mark.parametrize(
+    "offset", [1000.0, -1000.0, 1e5], ids=["near_1000", "near_-1000", "near_1e5"]
+)
 def test_extreme_logits(softmax, rng, offset):
     """stays finite and correct for very large and very negative logits"""
     x = offset + array(rng, 3, 7, scale=5.0)

@@ -151,6 +151,7 @@ def test_leading_axes_broadcast(attention, rng):
         (((3, 4), (5, 6), (5, 2)), "Q and K widths differ"),
         (((3, 4), (5, 4), (6, 2)), "K and V lengths differ"),
     ],
+    ids=["widths_differ", "lengths_differ"],
 )
 def test_mismatched_shapes_raise(attention, rng, shapes, problem):
     """mismatched shapes raise ValueError"""
@@ -205,6 +206,7 @@ def test_cosine_similarity(attention, rng):
         ([0.0, 0.0, 0.0], [1.0, 2.0, 3.0], "a is a zero vector"),
         ([1.0, 2.0], [1.0, 2.0, 3.0], "the lengths differ"),
     ],
+    ids=["zero_vector", "lengths_differ"],
 )
 def test_cosine_similarity_raises(attention, a, b, problem):
     """cosine_similarity raises ValueError for a zero vector or mismatched lengths"""

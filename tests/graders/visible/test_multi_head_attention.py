@@ -63,7 +63,7 @@ def test_rejects_indivisible_width(MHA):
     expect_raises("ValueError", MHA, 10, 4, what="MultiHeadAttention(10, 4)")
 
 
-@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("bias", [True, False], ids=["bias=True", "bias=False"])
 def test_parameters(MHA, learner, bias):
     """has W_q, W_k, W_v, W_o, each nn.Linear(d_model, d_model, bias=bias)"""
     m = MHA(D_MODEL, HEADS, bias=bias)

@@ -35,7 +35,7 @@ def test_returns_array_of_same_shape(softmax, rng):
 
 
 @pytest.mark.weight(2)
-@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("axis", [0, 1, -1], ids=["axis=0", "axis=1", "axis=-1"])
 def test_slices_sum_to_one_along_axis(softmax, rng, axis):
     """every slice along `axis` sums to 1 (axis 0, 1 and -1)"""
     x = array(rng, 2, 3, 4)
