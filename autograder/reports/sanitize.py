@@ -61,3 +61,33 @@ def markdown_block(text: str, limit: int = OUTPUT_LIMIT) -> str:
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}text\n{text}\n{fence}"
+
+
+# --- GitHub Actions: logs, annotations, job summaries and pull-request comments ---------------
+
+#: Characters of learner text shown in one annotation, one summary or one PR comment.
+GITHUB_LIMIT = 1000
+# A line the runner would read as a workflow command: `::name ...::`, or the older `##[name]`
+# and `##vso[...]` forms, possibly after leading blanks.
+_WORKFLOW_COMMAND = re.compile(r"^(\s*)(::|##\[|##vso\[)", re.MULTILINE | re.IGNORECASE)
+_MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
+
+
+def neutralise_workflow_commands(text: str) -> str:
+    """text whose lines cannot be read as GitHub workflow commands: a line starting with `::`
+    or `##[` gets a visible `> ` in front, so it shows as written but does nothing. Escape
+    sequences and control characters go first, so a carriage return cannot start a new line
+    in the runner's eyes after this check."""
+    return _WORKFLOW_COMMAND.sub(r"\1> \2", strip_control(text))
+
+
+def for_log(text: str, limit: int = GITHUB_LIMIT) -> str:
+    """Learner text as printed to a CI log: cleaned, capped, no workflow commands."""
+    return neutralise_workflow_commands(cap(strip_control(text), limit))
+
+
+def markdown_github(text: str, limit: int = GITHUB_LIMIT) -> str:
+    """markdown_inline for GitHub: also no @mentions (they would notify people) and no
+    workflow commands; `%0A`-style escapes stay literal because `%` is not special here."""
+    text = markdown_inline(neutralise_workflow_commands(text), limit)
+    return _MENTION.sub("&#64;", text)
