@@ -1,0 +1,1 @@
+"""GitHub Actions output: workflow commands, annotations, the job summary, the PR comment."""
