@@ -61,6 +61,25 @@ def cli() -> None:
     metavar="NAME",
     help="Run only this component's tests (repeatable); the others score zero.",
 )
+@click.option(
+    "--github",
+    is_flag=True,
+    help="In a GitHub Actions job: annotate failing components, write the job summary, step "
+    "outputs and comment.md, and exit by --pass-rule. One submission only.",
+)
+@click.option(
+    "--pass-rule",
+    default="all",
+    show_default=True,
+    metavar="RULE",
+    help="With --github: 'all' (every test passes) or 'min_score:N' (at least N points).",
+)
+@click.option(
+    "--manifest",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A release manifest (.autograder/manifest.json): report protected files the "
+    "submission changed, in results.json and the job summary.",
+)
 def grade(
     submissions: tuple[Path, ...],
     out: Path | None,
@@ -70,6 +89,9 @@ def grade(
     seed: int,
     quiet: bool,
     components: tuple[str, ...],
+    github: bool,
+    pass_rule: str,
+    manifest: Path | None,
 ) -> None:
     """Grade one or more SUBMISSIONS (learner repositories, or their package folders).
 
@@ -95,8 +117,47 @@ def grade(
         seed=seed,
         quiet=quiet,
         components=list(components),
+        github=github,
+        pass_rule=pass_rule,
+        manifest=manifest,
     )
     raise SystemExit(code)
+
+
+@cli.command()
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A new (or empty) folder for the learner repository.",
+)
+@click.option(
+    "--course",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The course.toml to release (default: the nearest one above the current folder).",
+)
+@click.option(
+    "--pass-rule",
+    default="all",
+    show_default=True,
+    metavar="RULE",
+    help="When the learner's grade job passes: 'all' or 'min_score:N'.",
+)
+@click.option(
+    "--notes",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Markdown for the README's 'Where the course notes help' section.",
+)
+def release(out: Path, course: Path | None, pass_rule: str, notes: Path | None) -> None:
+    """Build the learner repository in OUT: stubs, the autograder package, the visible tests,
+    course.toml, pyproject.toml, a README, .github/workflows/grade.yml and a manifest of
+    protected files. Never the references or the hidden tests. Same input, same bytes.
+
+    Exit status: 0 written, 2 not written (the reason is printed).
+    """
+    from autograder.commands import release as command
+
+    raise SystemExit(command.main(out=out, course=course, pass_rule=pass_rule, notes=notes))
 
 
 @cli.command("grade-class")

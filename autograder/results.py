@@ -104,6 +104,8 @@ class GradeResult:
     duration: float = 0.0
     started_at: str = ""
     hidden_visibility: str = "after_due_date"
+    #: Protected files (release manifest) that differ: {"path", "expected", "got", "sentence"}.
+    protected_changes: list[dict[str, str]] = field(default_factory=list)
 
     @property
     def all_passed(self) -> bool:
@@ -163,6 +165,7 @@ class GradeResult:
                 "grader_errors": list(self.grader_errors),
                 "duration": round(self.duration, 3),
                 "started_at": self.started_at,
+                "protected_files_changed": list(self.protected_changes),
             },
         }
 

@@ -35,7 +35,10 @@ from autograder.config import (
     find_course_file,
     load_course,
 )
+from autograder.github.pass_rule import PassRule, PassRuleError
+from autograder.github.publish import GITHUB_ONE, GithubRun
 from autograder.pytest_plugin import ResultCollector
+from autograder.release.manifest import ManifestError, compare_manifest, read_manifest
 from autograder.reports import junit, markdown, results_json, terminal
 from autograder.reports.terminal import Ungraded
 from autograder.results import GradeResult, build_grade_result
@@ -73,8 +76,14 @@ def main(
     seed: int,
     quiet: bool,
     components: Sequence[str] = (),
+    github: bool = False,
+    pass_rule: str = "all",
+    manifest: Path | None = None,
 ) -> int:
-    """Grade each submission; return the exit status described in the module docstring."""
+    """Grade each submission; return the exit status described in the module docstring.
+    With github (one submission): workflow commands stay off while grading, then annotations,
+    job summary, outputs and comment.md are published and the exit status follows pass_rule.
+    With manifest: protected files that differ from it go into results.json."""
     try:
         config = load_course(course if course else find_course_file(Path.cwd()))
     except CourseConfigError as error:
@@ -89,6 +98,14 @@ def main(
             return _error(
                 UNKNOWN_COMPONENT.format(name=component, course=config.path, names=", ".join(names))
             )
+    try:
+        if manifest is not None:
+            read_manifest(manifest)
+        run = GithubRun(PassRule.parse(pass_rule)) if github else None
+    except (ManifestError, PassRuleError) as error:
+        return _error(str(error))
+    if run is not None and len(submissions) != 1:
+        return _error(GITHUB_ONE.format(count=len(submissions)))
     roots = [config.submission_root(Path(s)) for s in submissions]
     seen: dict[str, Path] = {}
     for given, root in zip(submissions, roots, strict=True):
@@ -98,6 +115,8 @@ def main(
 
     console = Console(highlight=False)
     outcomes: list[GradeResult | Ungraded] = []
+    if run is not None:
+        run.start()
     for given, root in zip(submissions, roots, strict=True):
         if len(submissions) == 1:
             folder = out or DEFAULT_OUT / root.name
@@ -112,6 +131,7 @@ def main(
             test_timeout=test_timeout,
             seed=seed,
             components=components,
+            manifest=manifest,
         )
         outcomes.append(outcome)
         if isinstance(outcome, Ungraded):
@@ -122,6 +142,8 @@ def main(
             terminal.print_submission(outcome, console)
     if len(outcomes) > 1 and not quiet:
         terminal.print_class(outcomes, console)
+    if run is not None:
+        return run.finish(config, outcomes[0], submission=Path(submissions[0]), out_dir=folder)
     if any(isinstance(o, Ungraded) for o in outcomes):
         return _EXIT_ERROR
     return _EXIT_OK if all(o.all_passed for o in outcomes) else _EXIT_FAILED
@@ -137,6 +159,7 @@ def grade_submission(
     test_timeout: float | None,
     seed: int,
     components: Sequence[str] = (),
+    manifest: Path | None = None,
 ) -> GradeResult | Ungraded:
     """Grade one submission into out_dir under the name `name` (its repository's folder name);
     an Ungraded, with its sentence, when it cannot run. ``components``: run only their tests
@@ -201,6 +224,11 @@ def grade_submission(
         duration=time.monotonic() - start,
         started_at=started_at,
     )
+    if manifest is not None:
+        root = config.submission_root(submission)
+        result.protected_changes = [
+            {**vars(c), "sentence": c.sentence} for c in compare_manifest(manifest, root)
+        ]
     results_json.write_results_json(result, out_dir / results_json.FILE_NAME)
     markdown.write_summary(result, out_dir / markdown.FILE_NAME)
     junit.write_junit(result, out_dir / junit.FILE_NAME)
