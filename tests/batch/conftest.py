@@ -1,0 +1,126 @@
+"""Shared builders for the batch tests: git repositories with commits at chosen times, the
+toy-course class and a runner for the real command line."""
+
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TOY = ROOT / "tests" / "framework" / "toy_course"
+TOY_COURSE = TOY / "course.toml"
+DEADLINE = "2026-08-15T23:59:00+05:30"
+BEFORE = "2026-08-10T12:00:00+00:00"
+AFTER = "2026-08-20T12:00:00+00:00"  # after the deadline
+ON_TIME_EXACTLY = "2026-08-15T18:29:00+00:00"  # the deadline itself, in UTC
+TIMING = ("duration_s", "graded_at")
+
+
+def git(repo: Path, *args: str, when: str = BEFORE) -> str:
+    """Run git in repo with a fixed identity and commit time, so commit ids are reproducible."""
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
+        "GIT_AUTHOR_NAME": "Learner",
+        "GIT_AUTHOR_EMAIL": "learner@example.org",
+        "GIT_COMMITTER_NAME": "Learner",
+        "GIT_COMMITTER_EMAIL": "learner@example.org",
+        "GIT_AUTHOR_DATE": when,
+        "GIT_COMMITTER_DATE": when,
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
+    done = subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, env=env, check=True
+    )
+    return done.stdout.strip()
+
+
+def init_repo(repo: Path) -> None:
+    repo.mkdir(parents=True, exist_ok=True)
+    git(repo, "init", "-q", "-b", "main")
+
+
+def commit_all(repo: Path, message: str, when: str) -> str:
+    """Stage everything, commit at `when`, return the commit id."""
+    git(repo, "add", "-A", when=when)
+    git(repo, "commit", "-q", "-m", message, when=when)
+    return git(repo, "rev-parse", "HEAD")
+
+
+def copy_package(source: Path, repo: Path, package: str = "toypkg") -> None:
+    target = repo / package
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(source / package, target, ignore=shutil.ignore_patterns("__pycache__"))
+
+
+def run_cli(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+    """`python -m autograder ARGS` in cwd."""
+    return subprocess.run(
+        [sys.executable, "-m", "autograder", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def read_gradebook(path: Path, *, drop_timing: bool = True) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as stream:
+        rows = list(csv.DictReader(stream))
+    if drop_timing:
+        for row in rows:
+            for column in TIMING:
+                row.pop(column)
+    return rows
+
+
+def gradebook_without_timing(path: Path) -> str:
+    """The gradebook's text with the timing columns cut out (everything else byte for byte)."""
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    header = lines[0].rstrip("\n").split(",")
+    assert header[-len(TIMING) :] == list(TIMING)
+    return "".join(",".join(line.rstrip("\n").split(",")[: -len(TIMING)]) + "\n" for line in lines)
+
+
+@pytest.fixture(scope="session")
+def toy_class(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """A toy-course class of git repositories (and two broken entries), built once. Only two
+    learners are really graded, to keep the batch tests short.
+
+    good      correct at the deadline; a later commit (after it) breaks scale.py
+    mistake   one commit at the deadline exactly: the toy mistake and a changed visible test
+    late      its only commit is after the deadline
+    empty     an empty folder
+    """
+    base = tmp_path_factory.mktemp("toy_class")
+    roster = base / "class"
+    submissions = TOY / "submissions"
+    good = roster / "good"
+    init_repo(good)
+    copy_package(TOY / "solution", good)
+    on_time = commit_all(good, "softmax and scale done", BEFORE)
+    copy_package(submissions / "mistake", good)
+    broken = commit_all(good, "refactor after the deadline", AFTER)
+
+    mistake = roster / "mistake"
+    init_repo(mistake)
+    copy_package(submissions / "mistake", mistake)
+    tests = mistake / "tests" / "graders" / "visible"
+    tests.mkdir(parents=True)
+    (tests / "test_toy_scale.py").write_text("def test_everything_passes():\n    pass\n")
+    commit_all(mistake, "done", ON_TIME_EXACTLY)
+
+    late = roster / "late"
+    init_repo(late)
+    copy_package(TOY / "solution", late)
+    commit_all(late, "done, late", AFTER)
+
+    (roster / "empty").mkdir()
+    return {"roster": roster, "good_on_time": on_time, "good_broken": broken, "base": base}

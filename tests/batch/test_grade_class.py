@@ -1,0 +1,231 @@
+"""`autograder grade-class` end to end on a toy-course class of git repositories.
+
+One uninterrupted run (module fixture) is the reference. Against it: a run killed with SIGKILL
+halfway and rerun, shards merged, and a plain rerun must all give the same gradebook, byte for
+byte apart from the timing columns. The class (conftest.toy_class) has commits on both sides of
+the deadline, a tampered visible test, an empty folder and a learner with only late commits.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder.gradebook import store
+from tests.batch.conftest import (
+    DEADLINE,
+    TOY_COURSE,
+    git,
+    gradebook_without_timing,
+    read_gradebook,
+    run_cli,
+)
+
+KILL_WAIT = 300  # seconds to wait for the run to start grading before giving up
+
+
+def _args(roster: Path, out: Path, *extra: str) -> list[str]:
+    return [
+        "grade-class",
+        str(roster),
+        "--out",
+        str(out),
+        "--course",
+        str(TOY_COURSE),
+        "--deadline",
+        DEADLINE,
+        "--timeout",
+        "2",
+        "-q",
+        *extra,
+    ]
+
+
+@pytest.fixture(scope="module")
+def whole(toy_class: dict) -> Path:
+    out = toy_class["base"] / "whole"
+    done = run_cli(*_args(toy_class["roster"], out, "--jobs", "2"), cwd=toy_class["base"])
+    assert done.returncode == 1, done.stderr  # two learners cannot be graded
+    return out
+
+
+def test_every_learner_gets_one_row_with_the_deadline_commit(whole: Path, toy_class: dict) -> None:
+    rows = {row["learner"]: row for row in read_gradebook(whole / "gradebook.csv")}
+    assert list(rows) == ["empty", "good", "late", "mistake"]
+    good = rows["good"]
+    assert (good["commit"], good["late"]) == (toy_class["good_on_time"], "yes")
+    assert (good["scale"], good["normalize"], good["total"], good["max_score"]) == (
+        "10.00",
+        "5.00",
+        "15.00",
+        "15.00",
+    )
+    mistake = rows["mistake"]
+    assert (mistake["scale"], mistake["total"], mistake["late"]) == ("5.00", "10.00", "no")
+    assert mistake["commit_time"] == "2026-08-15T18:29:00+00:00"  # at the deadline counts
+    assert mistake["tamper"] == "changed tests/graders/visible/test_toy_scale.py"
+    assert "no commit at or before the deadline" in rows["late"]["errors"]
+    assert rows["late"]["total"] == "" and rows["empty"]["errors"].endswith("is empty.")
+    assert not rows["good"]["errors"] and not rows["mistake"]["errors"]
+    # the learner's clone is left as it was: HEAD is still the late, broken commit
+    assert git(toy_class["roster"] / "good", "rev-parse", "HEAD") == toy_class["good_broken"]
+    assert git(toy_class["roster"] / "good", "status", "--porcelain") == ""
+
+
+def test_each_learner_has_reports_and_the_class_report_is_written(whole: Path) -> None:
+    results = json.loads((whole / "good" / "results.json").read_text())
+    assert results["score"] == 15.0
+    assert "**Total: 15.00 / 15.00**" in (whole / "good" / "summary.md").read_text()
+    assert "is empty" in (whole / "empty" / "summary.md").read_text()
+    report = (whole / "report.md").read_text()
+    assert "2 of 4 learners graded." in report
+    assert "| Scaling | 7.50 / 10.00 | 1 / 2 |" in report
+    assert "| Normalizing | 5.00 / 5.00 | 2 / 2 |" in report
+    assert "| Scaling: scale(x, nan) raises ValueError | 2 / 2 |" in report
+    assert "| 1 | scale(x, 3.0) matches what a known mistake produces:" in report
+    assert "- `late`: The repository" in report
+    assert "- `mistake`: changed tests/graders/visible/test_toy_scale.py" in report
+    assert (whole / "score_distribution.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    html = (whole / "report.html").read_text()
+    assert "data:image/png;base64," in html and "<td>Scaling</td>" in html
+    assert not (whole / ".partial").exists()
+
+
+def test_a_rerun_reuses_every_finished_learner(whole: Path, toy_class: dict) -> None:
+    before = {r.learner: r.run_id for r in store.read_records(whole)}
+    text = (whole / "gradebook.csv").read_text()
+    done = run_cli(*_args(toy_class["roster"], whole), cwd=toy_class["base"])
+    assert done.returncode == 1, done.stderr
+    assert {r.learner: r.run_id for r in store.read_records(whole)} == before
+    assert (whole / "gradebook.csv").read_text() == text  # nothing regraded: timing too
+
+
+def test_a_run_killed_halfway_resumes_to_the_same_gradebook(whole: Path, toy_class: dict) -> None:
+    out = toy_class["base"] / "killed"
+    command = [sys.executable, "-m", "autograder", *_args(toy_class["roster"], out, "-j", "1")]
+    process = subprocess.Popen(
+        command, cwd=toy_class["base"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    deadline = time.monotonic() + KILL_WAIT
+    # Learners go in id order: empty (no grading), then good (a real grade): kill during it.
+    while store.read_record(out, "empty") is None and time.monotonic() < deadline:
+        assert process.poll() is None, "the run ended before it could be killed"
+        time.sleep(0.1)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    survivors = {r.learner: r.run_id for r in store.read_records(out)}
+    assert "empty" in survivors and len(survivors) < 4
+    assert not (out / "gradebook.csv").exists()
+
+    done = run_cli(*_args(toy_class["roster"], out, "-j", "2"), cwd=toy_class["base"])
+    assert done.returncode == 1, done.stderr
+    after = {r.learner: r.run_id for r in store.read_records(out)}
+    assert {name: after[name] for name in survivors} == survivors  # resumed, not regraded
+    assert gradebook_without_timing(out / "gradebook.csv") == gradebook_without_timing(
+        whole / "gradebook.csv"
+    )
+    assert not (out / ".partial").exists()
+
+
+def test_shards_merged_equal_the_whole_run(whole: Path, toy_class: dict, tmp_path: Path) -> None:
+    shards = [tmp_path / "shard1", tmp_path / "shard2"]
+    runs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "autograder",
+                *_args(toy_class["roster"], out, "-j", "1", "--shard", f"{i}/2"),
+            ],
+            cwd=toy_class["base"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i, out in enumerate(shards, start=1)
+    ]
+    for run in runs:
+        _, err = run.communicate(timeout=600)
+        assert run.returncode in (0, 1), err
+    first = [row["learner"] for row in read_gradebook(shards[0] / "gradebook.csv")]
+    second = [row["learner"] for row in read_gradebook(shards[1] / "gradebook.csv")]
+    assert (first, second) == (["empty", "late"], ["good", "mistake"])
+
+    merged = tmp_path / "merged"
+    done = run_cli(
+        "merge",
+        *map(str, shards),
+        "--out",
+        str(merged),
+        "--course",
+        str(TOY_COURSE),
+        "-q",
+        cwd=toy_class["base"],
+    )
+    assert done.returncode == 1, done.stderr
+    assert gradebook_without_timing(merged / "gradebook.csv") == gradebook_without_timing(
+        whole / "gradebook.csv"
+    )
+    assert (merged / "report.md").read_text() == (whole / "report.md").read_text()
+
+    again = run_cli(
+        "merge",
+        str(shards[0]),
+        str(shards[0]),
+        "--out",
+        str(tmp_path / "twice"),
+        "--course",
+        str(TOY_COURSE),
+        cwd=toy_class["base"],
+    )
+    assert again.returncode == 2
+    assert "is in two shard folders" in again.stderr
+
+
+def test_force_regrades_and_options_that_change_the_grade_do_too(
+    toy_class: dict, tmp_path: Path
+) -> None:
+    roster = tmp_path / "roster.csv"
+    roster.write_text(f"learner,repo\nempty,{toy_class['roster'] / 'empty'}\nghost,nowhere\n")
+    out = tmp_path / "out"
+
+    def run_ids(*extra: str) -> dict[str, str]:
+        done = run_cli(*_args(roster, out, *extra), cwd=tmp_path)
+        assert done.returncode == 1, done.stderr
+        assert "ghost: The repository" in done.stderr and "does not exist" in done.stderr
+        return {r.learner: r.run_id for r in store.read_records(out)}
+
+    first = run_ids()
+    assert run_ids() == first
+    forced = run_ids("--force")
+    assert all(forced[name] != first[name] for name in first)
+    reseeded = run_ids("--seed", "7")
+    assert all(reseeded[name] != forced[name] for name in forced)
+    assert [row["learner"] for row in read_gradebook(out / "gradebook.csv")] == ["empty", "ghost"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "phrase"),
+    [
+        (["--shard", "3/2"], "--shard must look like i/n"),
+        (["--jobs", "0"], "--jobs must be a whole number of at least 1"),
+        (["--deadline", "2026-08-15"], "with a time zone"),
+        (["--timeout", "0"], "--timeout must be a positive number"),
+    ],
+)
+def test_bad_options_stop_before_grading(
+    toy_class: dict, tmp_path: Path, extra: list[str], phrase: str
+) -> None:
+    args = _args(toy_class["roster"], tmp_path / "out")
+    args[args.index("--deadline") + 1 : args.index("--deadline") + 2] = [DEADLINE]
+    done = run_cli(*args, *extra, cwd=tmp_path)
+    assert done.returncode == 2
+    assert phrase in done.stderr
+    assert not (tmp_path / "out" / "gradebook.csv").exists()

@@ -1,0 +1,129 @@
+"""Choosing each learner's commit (HEAD or the deadline's) and exporting it without touching
+the clone."""
+
+from __future__ import annotations
+
+import subprocess
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from autograder.gradebook import snapshot
+from tests.batch.conftest import (
+    AFTER,
+    BEFORE,
+    DEADLINE,
+    ON_TIME_EXACTLY,
+    commit_all,
+    git,
+    init_repo,
+)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> dict[str, object]:
+    """Three commits: before the deadline, exactly at it, and after it (a dirty tree too)."""
+    path = tmp_path / "learner"
+    init_repo(path)
+    (path / "answer.py").write_text("ANSWER = 1\n")
+    first = commit_all(path, "first", BEFORE)
+    (path / "answer.py").write_text("ANSWER = 2\n")
+    at = commit_all(path, "at the deadline", ON_TIME_EXACTLY)
+    (path / "answer.py").write_text("ANSWER = 3\n")
+    later = commit_all(path, "late", AFTER)
+    (path / "answer.py").write_text("ANSWER = 'uncommitted'\n")
+    return {"path": path, "first": first, "at": at, "later": later}
+
+
+def _state(path: Path) -> tuple[str, str, str]:
+    return (
+        git(path, "rev-parse", "HEAD"),
+        git(path, "status", "--porcelain"),
+        (path / "answer.py").read_text(),
+    )
+
+
+def test_the_deadline_picks_the_last_commit_at_or_before_it_and_flags_later_ones(
+    repo: dict, tmp_path: Path
+) -> None:
+    path = repo["path"]
+    before = _state(path)
+    chosen = snapshot.select(path, snapshot.parse_deadline(DEADLINE))
+    assert chosen == snapshot.Selection(repo["at"], "2026-08-15T18:29:00+00:00", True)
+    folder = snapshot.export(path, chosen, tmp_path / "export")
+    assert (folder / "answer.py").read_text() == "ANSWER = 2\n"
+    assert _state(path) == before  # HEAD, index and working tree untouched
+
+
+def test_an_earlier_deadline_picks_an_earlier_commit(repo: dict, tmp_path: Path) -> None:
+    chosen = snapshot.select(repo["path"], snapshot.parse_deadline("2026-08-12T00:00:00Z"))
+    assert (chosen.commit, chosen.later) == (repo["first"], True)
+    folder = snapshot.export(repo["path"], chosen, tmp_path / "export")
+    assert (folder / "answer.py").read_text() == "ANSWER = 1\n"
+
+
+def test_without_a_deadline_head_is_graded_as_committed(repo: dict, tmp_path: Path) -> None:
+    chosen = snapshot.select(repo["path"], None)
+    assert chosen == snapshot.Selection(repo["later"], "2026-08-20T12:00:00+00:00", None)
+    folder = snapshot.export(repo["path"], chosen, tmp_path / "export")
+    assert (folder / "answer.py").read_text() == "ANSWER = 3\n"
+    assert not (folder / ".git").exists()
+
+
+def test_a_deadline_after_every_commit_has_no_later_commits(repo: dict) -> None:
+    chosen = snapshot.select(repo["path"], snapshot.parse_deadline("2027-01-01T00:00:00+00:00"))
+    assert (chosen.commit, chosen.later) == (repo["later"], False)
+
+
+def test_no_commit_before_the_deadline_is_an_error_naming_the_first_commit(repo: dict) -> None:
+    with pytest.raises(snapshot.SnapshotError, match="no commit at or before the deadline") as e:
+        snapshot.select(repo["path"], snapshot.parse_deadline("2026-01-01T00:00:00+00:00"))
+    assert "2026-08-10T12:00:00+00:00" in str(e.value)
+
+
+def test_a_bare_clone_is_read_from_its_history(repo: dict, tmp_path: Path) -> None:
+    bare = tmp_path / "bare.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(repo["path"]), str(bare)], check=True)
+    chosen = snapshot.select(bare, snapshot.parse_deadline(DEADLINE))
+    assert chosen.commit == repo["at"]
+    assert (
+        snapshot.export(bare, chosen, tmp_path / "x") / "answer.py"
+    ).read_text() == "ANSWER = 2\n"
+
+
+@pytest.mark.parametrize(
+    ("make", "phrase"),
+    [
+        (lambda p: None, "does not exist"),
+        (lambda p: p.mkdir(), "is empty"),
+        (lambda p: p.write_text("x"), "is a file, not a folder"),
+        (lambda p: init_repo(p), "has no commits yet"),
+    ],
+)
+def test_missing_empty_and_commitless_repositories_are_errors(
+    tmp_path: Path, make, phrase: str
+) -> None:
+    path = tmp_path / "learner"
+    make(path)
+    with pytest.raises(snapshot.SnapshotError, match=phrase):
+        snapshot.select(path, None)
+
+
+def test_a_plain_folder_is_graded_in_place_but_not_against_a_deadline(tmp_path: Path) -> None:
+    (tmp_path / "answer.py").write_text("ANSWER = 1\n")
+    assert snapshot.select(tmp_path, None) == snapshot.Selection()
+    assert snapshot.export(tmp_path, snapshot.Selection(), tmp_path / "unused") == tmp_path
+    with pytest.raises(snapshot.SnapshotError, match="is not a git repository"):
+        snapshot.select(tmp_path, snapshot.parse_deadline(DEADLINE))
+
+
+@pytest.mark.parametrize("value", ["2026-08-15T23:59:00", "tomorrow", ""])
+def test_a_deadline_needs_a_time_zone(value: str) -> None:
+    with pytest.raises(ValueError, match="with a time zone"):
+        snapshot.parse_deadline(value)
+
+
+def test_a_deadline_keeps_its_offset() -> None:
+    moment = snapshot.parse_deadline(DEADLINE)
+    assert moment == datetime.fromisoformat("2026-08-15T18:29:00+00:00")
