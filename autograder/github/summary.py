@@ -33,8 +33,8 @@ FEEDBACK_ONLY = (
 )
 PROTECTED_HEADING = "### Protected files changed"
 PROTECTED_NOTE = (
-    "These files came with the assignment and should not be edited. The grader used its own "
-    "copies, so the changes do not affect your score, and your instructor can see them."
+    "These files came with the assignment and should not be edited. Your instructor's grade "
+    "runs the original copies, so these edits cannot change it, and your instructor sees them."
 )
 COMMIT = "Commit `{sha}`."
 DETAILS = "What to fix, test by test: [the job summary of this run]({url})."

@@ -1,0 +1,129 @@
+"""Workflow-command escaping, neutralising learner text, annotations' lines, the pass rule."""
+
+import pytest
+
+from autograder.github.annotations import def_line
+from autograder.github.commands import Annotation, escape_data, escape_property
+from autograder.github.pass_rule import BAD_RULE, PassRule, PassRuleError
+from autograder.reports.sanitize import (
+    clean,
+    for_log,
+    markdown_github,
+    neutralise_workflow_commands,
+)
+from autograder.results import ComponentResult, GradeResult, TestResult
+
+LEARNER_SOURCE = '''"""A learner module."""
+
+import numpy as np
+
+
+def _helper(x):
+    return x
+
+
+@staticmethod
+def softmax(x, axis=-1):
+    raise NotImplementedError
+
+
+class MultiHeadAttention:
+    def __init__(self, d_model, num_heads):
+        pass
+
+    def forward(self, q, k, v):
+        return q
+'''
+
+
+def test_escape_data_escapes_percent_first():
+    assert escape_data("50%\nnext\r%0A") == "50%25%0Anext%0D%250A"
+
+
+def test_escape_property_also_escapes_colon_and_comma():
+    assert escape_property("a:b,c%") == "a%3Ab%2Cc%25"
+
+
+def test_annotation_command_has_file_line_title_and_escaped_message():
+    note = Annotation("error", "bad%0A::warning::x", file="pkg/a,b.py", line=7, title="T: 1")
+    assert note.command() == "::error file=pkg/a%2Cb.py,line=7,title=T%3A 1::bad%250A::warning::x"
+    assert Annotation("notice", "m").command() == "::notice::m"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "::error::forged",
+        "   ::set-output name=x::1",
+        "##[error]legacy",
+        "##vso[task.setvariable]x",
+        "fine\r::add-mask::secret",
+        "\x1b[2K::stop-commands::abc",
+    ],
+)
+def test_no_line_of_neutralised_text_is_a_workflow_command(text):
+    for line in neutralise_workflow_commands(text).split("\n"):
+        stripped = line.lstrip()
+        assert not stripped.startswith(("::", "##[", "##vso[")), line
+
+
+def test_neutralising_keeps_the_text_readable():
+    assert neutralise_workflow_commands("ok\n::error::x") == "ok\n> ::error::x"
+
+
+def test_for_log_caps_learner_text():
+    text = for_log("x" * 5000, 100)
+    assert text.startswith("x" * 100) and "4900 more characters cut" in text
+    assert len(text) < 200
+
+
+def test_markdown_github_cannot_forge_a_table_or_mention_anyone():
+    text = markdown_github("| 100 / 100 |\n<img src=x onerror=alert(1)> @teacher ::error::x")
+    assert "|" not in text.replace("\\|", "")
+    assert "<img" not in text and "@teacher" not in text
+    assert "\n" not in text
+
+
+def test_existing_clean_is_unchanged_by_the_github_additions():
+    assert clean("a\x1b[31mb\r\nc") == "ab\nc"
+
+
+def test_def_line_finds_the_called_function_and_method():
+    assert def_line(LEARNER_SOURCE, "softmax(x, axis=1) is not implemented yet") == 11
+    assert def_line(LEARNER_SOURCE, "MultiHeadAttention.forward(...) raised ValueError") == 19
+    assert def_line(LEARNER_SOURCE, "MultiHeadAttention(...) is not implemented yet") == 16
+
+
+def test_def_line_falls_back_to_the_first_public_definition():
+    assert def_line(LEARNER_SOURCE, "Something else went wrong.") == 11
+
+
+def test_def_line_of_a_syntax_error_is_the_error_line():
+    assert def_line("x = 1\ndef f(:\n    pass\n", "f() failed") == 2
+
+
+def _result(score: float, all_pass: bool) -> GradeResult:
+    status = "passed" if all_pass else "failed"
+    test = TestResult(name="t", nodeid="n", component="c", status=status)
+    component = ComponentResult("c", "C", score, 100.0, int(all_pass), 1)
+    return GradeResult("sub", "Course", [test], [component], score, 100.0, False, 0)
+
+
+def test_pass_rule_all_needs_every_test():
+    rule = PassRule.parse("all")
+    assert rule.passed(_result(100, True)) and not rule.passed(_result(99, False))
+    assert str(rule) == "all"
+
+
+def test_pass_rule_min_score():
+    rule = PassRule.parse("min_score:70")
+    assert rule.passed(_result(70, False)) and not rule.passed(_result(69.99, False))
+    assert "below the minimum of 70.00" in rule.verdict(_result(50, False))
+    assert str(rule) == "min_score:70"
+
+
+@pytest.mark.parametrize("text", ["", "most", "min_score:", "min_score:-1", "min_score:7O"])
+def test_bad_pass_rule_is_a_sentence(text):
+    with pytest.raises(PassRuleError) as error:
+        PassRule.parse(text)
+    assert str(error.value) == BAD_RULE.format(value=text.strip())

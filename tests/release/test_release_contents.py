@@ -1,0 +1,231 @@
+"""What `autograder release` writes for this course, and what it must never write."""
+
+import ast
+import hashlib
+import json
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from autograder.cli import cli
+from autograder.config import load_course
+from autograder.github.pass_rule import PassRule
+from autograder.release import steps
+from autograder.release.leaks import HIDDEN_NAME, REFERENCE_BODY
+from autograder.release.manifest import MANIFEST_PATH, compare_manifest
+from autograder.release.pipeline import (
+    FIXED_MTIME,
+    OUT_NOT_EMPTY,
+    STEPS,
+    ReleaseError,
+    build_release,
+    write_release,
+)
+
+from .conftest import ROOT
+
+PRIVATE = (
+    "solutions/",
+    "tests/graders/hidden/",
+    "tests/reference/",
+    "examples/",
+    "tests/framework",
+)
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(folder).as_posix()): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def _bodies(source: str) -> set[str]:
+    """ast dumps of every function body (docstring removed) in source."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                body = body[1:]
+            if body:
+                found.add(ast.dump(ast.Module(body=body, type_ignores=[])))
+    return found
+
+
+def test_release_has_the_learner_repository_layout(release_dir):
+    files = _files(release_dir)
+    for expected in [
+        "README.md",
+        "course.toml",
+        "pyproject.toml",
+        ".gitignore",
+        ".github/workflows/grade.yml",
+        MANIFEST_PATH,
+        "assignments/t101/softmax.py",
+        "autograder/cli.py",
+        "autograder/templates/grade.yml.tmpl",
+        "tests/__init__.py",
+        "tests/graders/__init__.py",
+        "tests/graders/visible/test_softmax.py",
+        "tests/graders/support/inputs.py",
+    ]:
+        assert expected in files, expected
+    assert not [p for p in files if p.startswith(PRIVATE)]
+    assert not [p for p in files if "__pycache__" in p or p.endswith(".pyc")]
+
+
+def test_stubs_are_copied_unchanged(release_dir):
+    for stub in (ROOT / "assignments/t101").glob("*.py"):
+        assert (release_dir / "assignments/t101" / stub.name).read_bytes() == stub.read_bytes()
+
+
+def test_no_release_file_contains_a_reference_body(release_dir):
+    stub_bodies = set()
+    for stub in (ROOT / "assignments/t101").glob("*.py"):
+        stub_bodies |= _bodies(stub.read_text())
+    reference = set()
+    for file in (ROOT / "solutions/t101").glob("*.py"):
+        reference |= _bodies(file.read_text()) - stub_bodies
+    assert len(reference) > 10  # the references really were read
+    for path, data in _files(release_dir).items():
+        if path.endswith(".py"):
+            assert not _bodies(data.decode()) & reference, path
+
+
+def test_no_release_file_names_a_hidden_test(release_dir):
+    def names(folder):
+        found = set()
+        for file in folder.glob("test_*.py"):
+            found.add(file.stem)
+            found |= set(re.findall(r"def (test_\w+)", file.read_text()))
+        return found
+
+    secret = names(ROOT / "tests/graders/hidden") - names(ROOT / "tests/graders/visible")
+    assert len(secret) > 10
+    pattern = re.compile(r"\b(" + "|".join(sorted(secret)) + r")\b")
+    for path, data in _files(release_dir).items():
+        found = pattern.search(data.decode("utf-8", errors="replace"))
+        assert found is None, f"{path} names the hidden test {found.group(1)}"
+
+
+def test_course_file_loads_without_instructor_only_folders(release_dir):
+    text = (release_dir / "course.toml").read_text()
+    assert "reference_dir" not in text and "hidden_tests" not in text
+    config = load_course(release_dir / "course.toml")
+    assert config.hidden_tests is None and config.course.reference_dir is None
+    assert config.visible_tests == (release_dir / "tests/graders/visible").resolve()
+    assert [c.name for c in config.components] == [
+        c.name for c in load_course(ROOT / "course.toml").components
+    ]
+
+
+def test_pyproject_runs_the_visible_tests(release_dir):
+    data = tomllib.loads((release_dir / "pyproject.toml").read_text())
+    assert data["tool"]["pytest"]["ini_options"]["testpaths"] == ["tests/graders/visible"]
+    assert data["project"]["scripts"]["autograder"] == "autograder.cli:cli"
+
+
+def test_readme_says_what_to_implement_and_how_feedback_arrives(release_dir, course):
+    readme = (release_dir / "README.md").read_text()
+    for component in course.components:
+        assert f"`assignments/t101/{component.module_file}`" in readme
+        assert component.title in readme
+    assert "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu" in readme
+    assert "pytest -m softmax" in readme and "autograder grade ." in readme
+    assert "Where the course notes help" in readme and "@@" not in readme
+
+
+def test_manifest_hashes_every_protected_file(release_dir):
+    manifest = json.loads((release_dir / MANIFEST_PATH).read_text())
+    protected = manifest["protected"]
+    assert ".github/workflows/grade.yml" in protected
+    assert "course.toml" in protected and "tests/graders/visible/test_softmax.py" in protected
+    assert not [p for p in protected if p.startswith("assignments/") or p == "README.md"]
+    for path, digest in protected.items():
+        assert hashlib.sha256((release_dir / path).read_bytes()).hexdigest() == digest
+    assert compare_manifest(release_dir / MANIFEST_PATH, release_dir) == []
+
+
+def test_manifest_reports_changed_and_deleted_files(release_dir, tmp_path):
+    copy = tmp_path / "copy"
+    for path, data in _files(release_dir).items():
+        (copy / path).parent.mkdir(parents=True, exist_ok=True)
+        (copy / path).write_bytes(data)
+    (copy / "tests/graders/visible/test_softmax.py").write_text("def test_nothing(): pass\n")
+    (copy / ".github/workflows/grade.yml").unlink()
+    (copy / "assignments/t101/softmax.py").write_text("# the learner's own work\n")
+    changes = compare_manifest(copy / MANIFEST_PATH, copy)
+    assert [(c.path, c.got) for c in changes] == [
+        (".github/workflows/grade.yml", "missing"),
+        ("tests/graders/visible/test_softmax.py", changes[1].got),
+    ]
+    assert changes[0].sentence == ".github/workflows/grade.yml was deleted or moved."
+    assert "was changed" in changes[1].sentence
+
+
+def test_two_releases_are_byte_identical(release_dir, course, tmp_path):
+    again = tmp_path / "again"
+    write_release(build_release(course, pass_rule=PassRule.parse("all")), again)
+    assert _files(again) == _files(release_dir)
+    for path in [again / "README.md", again / "autograder", again]:
+        assert path.stat().st_mtime == FIXED_MTIME
+
+
+def test_release_refuses_a_folder_that_is_not_empty(course, tmp_path):
+    (tmp_path / "old.txt").write_text("old")
+    with pytest.raises(ReleaseError) as error:
+        write_release(build_release(course, pass_rule=PassRule()), tmp_path)
+    assert str(error.value) == OUT_NOT_EMPTY.format(path=tmp_path)
+
+
+def test_leak_check_refuses_a_reference_body(course, monkeypatch):
+    original = steps.add_gitignore
+
+    def plant(release):
+        original(release)
+        source = (ROOT / "solutions/t101/softmax.py").read_bytes()
+        release.add("autograder/planted.py", source, protected=True)
+
+    monkeypatch.setattr(
+        "autograder.release.pipeline.STEPS",
+        tuple(plant if s is original else s for s in STEPS),
+    )
+    with pytest.raises(ReleaseError) as error:
+        build_release(course, pass_rule=PassRule())
+    assert REFERENCE_BODY.split("{")[0] in str(error.value)
+    assert "autograder/planted.py" in str(error.value)
+
+
+def test_leak_check_refuses_a_hidden_test_name(course, monkeypatch):
+    hidden = (ROOT / "tests/graders/hidden/test_softmax_hidden.py").read_text()
+    visible = (ROOT / "tests/graders/visible/test_softmax.py").read_text()
+    name = next(n for n in re.findall(r"def (test_\w+)", hidden) if n not in visible)
+    original = steps.add_gitignore
+
+    def plant(release):
+        original(release)
+        release.add("NOTES.md", f"See {name} for details.\n".encode(), protected=False)
+
+    monkeypatch.setattr(
+        "autograder.release.pipeline.STEPS",
+        tuple(plant if s is original else s for s in STEPS),
+    )
+    with pytest.raises(ReleaseError) as error:
+        build_release(course, pass_rule=PassRule())
+    assert str(error.value) == HIDDEN_NAME.format(name=name, path="NOTES.md")
+
+
+def test_cli_release_writes_and_reports(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "learner"
+    result = CliRunner().invoke(cli, ["release", "--out", str(out), "--pass-rule", "min_score:70"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("Wrote the learner release (")
+    assert 'PASS_RULE: "min_score:70"' in (out / ".github/workflows/grade.yml").read_text()
+    bad = CliRunner().invoke(cli, ["release", "--out", str(tmp_path / "x"), "--pass-rule", "most"])
+    assert bad.exit_code == 2 and "is not one the grader knows" in bad.output

@@ -1,0 +1,104 @@
+"""grade.yml (generated) and ci.yml: their shape, and actionlint and zizmor over both."""
+
+import re
+import shutil
+import subprocess
+
+import pytest
+import yaml
+
+from autograder.github.summary import COMMENT_MARKER
+from autograder.release.steps import HIDDEN_REPO_VARIABLE, HIDDEN_TOKEN_SECRET, TORCH_VERSION
+
+from .conftest import ROOT
+
+CI = ROOT / ".github/workflows/ci.yml"
+PINNED = re.compile(r"^[\w.-]+/[\w.-]+@[0-9a-f]{40}$")
+
+
+@pytest.fixture(scope="module")
+def grade_yml(release_dir):
+    return release_dir / ".github/workflows/grade.yml"
+
+
+@pytest.fixture(scope="module")
+def workflow(grade_yml):
+    return yaml.safe_load(grade_yml.read_text())
+
+
+def _steps(workflow):
+    return [step for job in workflow["jobs"].values() for step in job["steps"]]
+
+
+def test_triggers_permissions_and_concurrency(workflow):
+    assert set(workflow[True]) == {"push", "pull_request", "workflow_dispatch"}  # `on:`
+    assert workflow["permissions"] == {"contents": "read"}
+    assert workflow["concurrency"]["group"] == "grade-${{ github.ref }}"
+    assert workflow["concurrency"]["cancel-in-progress"] is True
+    assert "permissions" not in workflow["jobs"]["grade"]
+    assert workflow["jobs"]["comment"]["permissions"] == {"pull-requests": "write"}
+
+
+@pytest.mark.parametrize("path", ["release", "ci"])
+def test_every_action_is_pinned_by_commit_and_checkout_keeps_no_token(path, grade_yml):
+    text = (grade_yml if path == "release" else CI).read_text()
+    data = yaml.safe_load(text)
+    for step in _steps(data):
+        if "uses" in step:
+            assert PINNED.match(step["uses"]), step["uses"]
+            if step["uses"].startswith("actions/checkout@"):
+                assert step["with"]["persist-credentials"] is False
+    assert "${{" not in "".join(step.get("run", "") for step in _steps(data))
+
+
+def test_torch_is_a_cpu_build_and_pip_is_cached(workflow):
+    steps = workflow["jobs"]["grade"]["steps"]
+    install = next(s for s in steps if s.get("name", "").startswith("Install"))["run"]
+    assert f'"torch=={TORCH_VERSION}" --index-url https://download.pytorch.org/whl/cpu' in install
+    assert install.index("torch==") < install.index('pip install "./$course_root"')
+    setup = [s for s in steps if s.get("uses", "").startswith("actions/setup-python@")][0]
+    assert setup["with"]["cache"] == "pip"
+
+
+def test_grade_step_grades_with_hidden_tests_only_when_configured(workflow):
+    job = workflow["jobs"]["grade"]
+    assert HIDDEN_TOKEN_SECRET in job["env"]["HIDDEN_TESTS"]
+    assert HIDDEN_REPO_VARIABLE in job["env"]["HIDDEN_TESTS"]
+    fetch = next(s for s in job["steps"] if s.get("with", {}).get("path") == ".instructor")
+    assert fetch["if"] == "env.HIDDEN_TESTS == 'true'"
+    run = next(s for s in job["steps"] if s.get("id") == "grade")["run"]
+    assert "--course .instructor/course.toml" in run
+    assert "--course course.toml --visible-only" in run
+    assert "--github" in run and '--manifest "$MANIFEST"' in run
+    upload = next(s for s in job["steps"] if "upload-artifact" in s.get("uses", ""))
+    assert upload["if"] == "always()" and upload["with"]["path"] == "grades/"
+
+
+def test_comment_job_edits_one_marked_comment(workflow):
+    job = workflow["jobs"]["comment"]
+    assert "github.event_name == 'pull_request'" in job["if"] and "always()" in job["if"]
+    post = job["steps"][-1]
+    assert post["env"]["MARKER"] == COMMENT_MARKER
+    assert "--method PATCH" in post["run"] and "--method POST" in post["run"]
+
+
+def _tool(name):
+    path = shutil.which(name)
+    if path is None:
+        pytest.skip(f"{name} is not installed (pip install -e '.[workflow-lint]')")
+    return path
+
+
+def test_actionlint_accepts_every_workflow(grade_yml):
+    tool = _tool("actionlint")
+    done = subprocess.run([tool, str(CI), str(grade_yml)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_zizmor_finds_nothing_in_any_workflow(grade_yml):
+    tool = _tool("zizmor")
+    done = subprocess.run(
+        [tool, "--offline", str(CI.parent), str(grade_yml)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "No findings" in done.stdout + done.stderr
