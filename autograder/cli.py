@@ -192,6 +192,12 @@ def release(out: Path, course: Path | None, pass_rule: str, notes: Path | None) 
 )
 @click.option("--seed", type=int, default=0, show_default=True, metavar="N", help="Base seed.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no table; only problems.")
+@click.option(
+    "--manifest",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The release manifest (.autograder/manifest.json): protected files a learner changed "
+    "raise the gradebook's tamper flag.",
+)
 def grade_class(
     roster: Path,
     out: Path,
@@ -203,6 +209,7 @@ def grade_class(
     test_timeout: float | None,
     seed: int,
     quiet: bool,
+    manifest: Path | None,
 ) -> None:
     """Grade a whole class: ROSTER is a folder of learner repositories (one folder per learner)
     or a CSV with the columns learner,repo (local paths or file:// URLs).
@@ -228,6 +235,7 @@ def grade_class(
             test_timeout=test_timeout,
             seed=seed,
             quiet=quiet,
+            manifest=manifest,
         )
     )
 

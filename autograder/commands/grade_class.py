@@ -37,6 +37,7 @@ from rich.table import Table
 from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
 from autograder.gradebook import report, roster, snapshot, store
 from autograder.gradebook.job import JobSettings, failed_record, run_job, settings_key
+from autograder.release.manifest import ManifestError, read_manifest
 from autograder.results import points
 
 WARM_MODULES = ["numpy", "torch", "pytest", "autograder.commands.grade", "autograder.gradebook.job"]
@@ -61,13 +62,17 @@ def main(
     test_timeout: float | None,
     seed: int,
     quiet: bool,
+    manifest: Path | None = None,
 ) -> int:
     """Grade the roster into out; return the exit status of the module docstring."""
     try:
         config = load_course(course if course else find_course_file(Path.cwd()))
         learners = roster.shard(roster.read_roster(roster_path), roster.parse_shard(shard))
         snapshot.parse_deadline(deadline)
-    except (CourseConfigError, roster.RosterError, ValueError) as error:
+        if manifest is not None:
+            manifest = Path(manifest).resolve()
+            read_manifest(manifest)
+    except (CourseConfigError, roster.RosterError, ValueError, ManifestError) as error:
         return _error(str(error))
     jobs = jobs if jobs is not None else os.cpu_count() or 1
     if jobs < 1:
@@ -86,6 +91,7 @@ def main(
         seed=seed,
         run_id=uuid.uuid4().hex,
         parent_pid=os.getpid(),
+        manifest=manifest,
     )
     pending = [
         learner

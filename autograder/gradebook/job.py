@@ -49,6 +49,7 @@ class JobSettings:
     seed: int
     run_id: str
     parent_pid: int
+    manifest: Path | None = None  # a release manifest: its protected-file changes are tamper
 
 
 def settings_key(settings: JobSettings, learner: Learner) -> str:
@@ -58,6 +59,7 @@ def settings_key(settings: JobSettings, learner: Learner) -> str:
         settings.deadline or "",
         str(settings.test_timeout),
         str(settings.seed),
+        str(settings.manifest or ""),
     ]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
@@ -125,10 +127,16 @@ def _grade(
         visible_only=False,
         test_timeout=settings.test_timeout,
         seed=settings.seed,
+        manifest=settings.manifest,
     )
     if isinstance(outcome, Ungraded):
         record.error = outcome.reason
         return
+    known = {entry.split(" ", 1)[1] for entry in record.tamper}
+    for change in outcome.protected_changes:
+        if change["path"] not in known:
+            verb = "missing" if change["got"] == "missing" else "changed"
+            record.tamper.append(f"{verb} {change['path']}")
     record.components = {c.name: c.score for c in outcome.components}
     record.total, record.max_score = outcome.score, outcome.max_score
 

@@ -4,6 +4,8 @@ toy-course class and a runner for the real command line."""
 from __future__ import annotations
 
 import csv
+import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -123,4 +125,14 @@ def toy_class(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     commit_all(late, "done, late", AFTER)
 
     (roster / "empty").mkdir()
-    return {"roster": roster, "good_on_time": on_time, "good_broken": broken, "base": base}
+    manifest = base / "manifest.json"  # a release manifest protecting one visible test
+    protected = "tests/graders/visible/test_toy_scale.py"
+    digest = hashlib.sha256((TOY / protected).read_bytes()).hexdigest()
+    manifest.write_text(json.dumps({"format": 1, "protected": {protected: digest}}))
+    return {
+        "roster": roster,
+        "good_on_time": on_time,
+        "good_broken": broken,
+        "base": base,
+        "manifest": manifest,
+    }

@@ -31,7 +31,8 @@ from tests.batch.conftest import (
 KILL_WAIT = 300  # seconds to wait for the run to start grading before giving up
 
 
-def _args(roster: Path, out: Path, *extra: str) -> list[str]:
+def _args(roster: Path, out: Path, *extra: str, manifest: Path | None = None) -> list[str]:
+    """grade-class arguments; the toy class's release manifest when it is given."""
     return [
         "grade-class",
         str(roster),
@@ -44,6 +45,7 @@ def _args(roster: Path, out: Path, *extra: str) -> list[str]:
         "--timeout",
         "2",
         "-q",
+        *(["--manifest", str(manifest)] if manifest else []),
         *extra,
     ]
 
@@ -51,7 +53,10 @@ def _args(roster: Path, out: Path, *extra: str) -> list[str]:
 @pytest.fixture(scope="module")
 def whole(toy_class: dict) -> Path:
     out = toy_class["base"] / "whole"
-    done = run_cli(*_args(toy_class["roster"], out, "--jobs", "2"), cwd=toy_class["base"])
+    done = run_cli(
+        *_args(toy_class["roster"], out, "--jobs", "2", manifest=toy_class["manifest"]),
+        cwd=toy_class["base"],
+    )
     assert done.returncode == 1, done.stderr  # two learners cannot be graded
     return out
 
@@ -71,6 +76,7 @@ def test_every_learner_gets_one_row_with_the_deadline_commit(whole: Path, toy_cl
     assert (mistake["scale"], mistake["total"], mistake["late"]) == ("5.00", "10.00", "no")
     assert mistake["commit_time"] == "2026-08-15T18:29:00+00:00"  # at the deadline counts
     assert mistake["tamper"] == "changed tests/graders/visible/test_toy_scale.py"
+    assert good["tamper"] == "missing tests/graders/visible/test_toy_scale.py"  # the manifest
     assert "no commit at or before the deadline" in rows["late"]["errors"]
     assert rows["late"]["total"] == "" and rows["empty"]["errors"].endswith("is empty.")
     assert not rows["good"]["errors"] and not rows["mistake"]["errors"]
@@ -101,7 +107,9 @@ def test_each_learner_has_reports_and_the_class_report_is_written(whole: Path) -
 def test_a_rerun_reuses_every_finished_learner(whole: Path, toy_class: dict) -> None:
     before = {r.learner: r.run_id for r in store.read_records(whole)}
     text = (whole / "gradebook.csv").read_text()
-    done = run_cli(*_args(toy_class["roster"], whole), cwd=toy_class["base"])
+    done = run_cli(
+        *_args(toy_class["roster"], whole, manifest=toy_class["manifest"]), cwd=toy_class["base"]
+    )
     assert done.returncode == 1, done.stderr
     assert {r.learner: r.run_id for r in store.read_records(whole)} == before
     assert (whole / "gradebook.csv").read_text() == text  # nothing regraded: timing too
@@ -109,7 +117,12 @@ def test_a_rerun_reuses_every_finished_learner(whole: Path, toy_class: dict) -> 
 
 def test_a_run_killed_halfway_resumes_to_the_same_gradebook(whole: Path, toy_class: dict) -> None:
     out = toy_class["base"] / "killed"
-    command = [sys.executable, "-m", "autograder", *_args(toy_class["roster"], out, "-j", "1")]
+    command = [
+        sys.executable,
+        "-m",
+        "autograder",
+        *_args(toy_class["roster"], out, "-j", "1", manifest=toy_class["manifest"]),
+    ]
     process = subprocess.Popen(
         command, cwd=toy_class["base"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
@@ -124,7 +137,10 @@ def test_a_run_killed_halfway_resumes_to_the_same_gradebook(whole: Path, toy_cla
     assert "empty" in survivors and len(survivors) < 4
     assert not (out / "gradebook.csv").exists()
 
-    done = run_cli(*_args(toy_class["roster"], out, "-j", "2"), cwd=toy_class["base"])
+    done = run_cli(
+        *_args(toy_class["roster"], out, "-j", "2", manifest=toy_class["manifest"]),
+        cwd=toy_class["base"],
+    )
     assert done.returncode == 1, done.stderr
     after = {r.learner: r.run_id for r in store.read_records(out)}
     assert {name: after[name] for name in survivors} == survivors  # resumed, not regraded
@@ -142,7 +158,15 @@ def test_shards_merged_equal_the_whole_run(whole: Path, toy_class: dict, tmp_pat
                 sys.executable,
                 "-m",
                 "autograder",
-                *_args(toy_class["roster"], out, "-j", "1", "--shard", f"{i}/2"),
+                *_args(
+                    toy_class["roster"],
+                    out,
+                    "-j",
+                    "1",
+                    "--shard",
+                    f"{i}/2",
+                    manifest=toy_class["manifest"],
+                ),
             ],
             cwd=toy_class["base"],
             stdout=subprocess.DEVNULL,
@@ -218,12 +242,13 @@ def test_force_regrades_and_options_that_change_the_grade_do_too(
         (["--jobs", "0"], "--jobs must be a whole number of at least 1"),
         (["--deadline", "2026-08-15"], "with a time zone"),
         (["--timeout", "0"], "--timeout must be a positive number"),
+        (["--manifest", "nowhere.json"], "nowhere.json"),
     ],
 )
 def test_bad_options_stop_before_grading(
     toy_class: dict, tmp_path: Path, extra: list[str], phrase: str
 ) -> None:
-    args = _args(toy_class["roster"], tmp_path / "out")
+    args = _args(toy_class["roster"], tmp_path / "out", manifest=toy_class["manifest"])
     args[args.index("--deadline") + 1 : args.index("--deadline") + 2] = [DEADLINE]
     done = run_cli(*args, *extra, cwd=tmp_path)
     assert done.returncode == 2
