@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from autograder.feedback import expect_close, expect_shape
+from autograder.feedback import expect_close
 from tests.graders.support import wiring
 from tests.graders.support.inputs import key_mask, like_state, tensor
 from tests.graders.support.params import expect_gradients, expect_independent_layers, expect_names
@@ -41,30 +41,15 @@ def test_layer_wiring_with_per_batch_mask(encoder_module, rng):
     layer = seeded(encoder_module.EncoderLayer(D_MODEL, HEADS, D_FF), rng)
     x, mask = tensor(rng, 3, 6, D_MODEL), torch.from_numpy(key_mask(rng, 3, 6, 6))
     what = f"{LAYER_CALL}(x, mask) with x (3, 6, 12) and mask (3, 6, 6)"
-    got = layer(x, mask)
-    expect_shape(got, (3, 6, D_MODEL), what=what)
-    expect_close(
-        got,
-        wiring.layer_forward(layer, x, mask),
-        what=what,
-        atol=1e-5,
-        hint=wiring.LAYER_HINT,
-        mistakes=wiring.layer_mistakes(layer, x, mask),
-    )
+    wiring.expect_layer_wiring(layer, x, mask, what=what)
 
 
 def test_layer_dropout_off_in_eval(encoder_module, rng):
     """EncoderLayer(12, 3, 20, dropout=0.5) in eval mode is wired as the contract says"""
     layer = seeded(encoder_module.EncoderLayer(D_MODEL, HEADS, D_FF, 0.5), rng)
     x = tensor(rng, 2, 4, D_MODEL)
-    what = f"{LAYER_CALL[:-1]}, dropout=0.5)(x) in eval mode"
-    expect_close(
-        layer(x),
-        wiring.layer_forward(layer, x),
-        what=what,
-        atol=1e-5,
-        hint=wiring.LAYER_HINT,
-        mistakes=wiring.layer_mistakes(layer, x),
+    wiring.expect_layer_wiring(
+        layer, x, what="EncoderLayer(12, 3, 20, dropout=0.5)(x) in eval mode"
     )
 
 
@@ -80,28 +65,19 @@ def test_stack_of_four_is_independent(encoder_module, learner):
 def test_stack_of_four_with_per_batch_mask(encoder_module, rng):
     """Encoder(4, ...)(x, mask) applies its own four layers in order with a (B, L, L) mask"""
     encoder = seeded(encoder_module.Encoder(4, D_MODEL, HEADS, D_FF), rng)
-    layers = wiring.encoder_layers(encoder, 4)
     x, mask = tensor(rng, 2, 5, D_MODEL), torch.from_numpy(key_mask(rng, 2, 5, 5))
     what = "Encoder(4, 12, 3, 20)(x, mask) with x (2, 5, 12) and mask (2, 5, 5)"
-    got = encoder(x, mask)
-    expect_shape(got, (2, 5, D_MODEL), what=what)
-    expect_close(
-        got,
-        wiring.stack_forward(layers, x, mask),
-        what=what,
-        atol=1e-5,
-        hint=wiring.STACK_HINT,
-        mistakes=wiring.stack_mistakes(layers, x, mask),
-    )
+    wiring.expect_stack_wiring(encoder, 4, x, mask, what=what)
 
 
 def test_single_layer_stack(encoder_module, rng):
     """Encoder(1, ...) equals its one layer"""
     encoder = seeded(encoder_module.Encoder(1, D_MODEL, HEADS, D_FF), rng)
     x = tensor(rng, 2, 3, D_MODEL)
+    expected = encoder.layers[0](x)
     expect_close(
         encoder(x),
-        encoder.layers[0](x),
+        expected,
         what="Encoder(1, 12, 3, 20)(x)",
         atol=1e-6,
         hint=wiring.STACK_HINT,

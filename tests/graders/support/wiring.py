@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import torch
 
+from autograder.feedback import expect_close, expect_shape
+
 #: The parameter names of a contract EncoderLayer, sublayer by sublayer.
 LAYER_PARAMETERS = [
     *(f"self_attn.W_{p}.{kind}" for p in "qkvo" for kind in ("weight", "bias")),
@@ -66,15 +68,20 @@ STACK_HINT = "an Encoder applies its layers in order: for layer in self.layers: 
 
 def layer_forward(layer, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
     """The contract's EncoderLayer forward, calling the learner's own sublayers remotely."""
-    attn, _ = layer.self_attn(x, x, x, mask)
-    x2 = layer.add_norm_1(x, attn)
-    return layer.add_norm_2(x2, layer.feed_forward(x2))
+    return _layer_stages(layer, x, mask)[2]
 
 
-def layer_mistakes(layer, x: torch.Tensor, mask: torch.Tensor | None = None) -> dict:
-    """What each common EncoderLayer wiring mistake returns, from the learner's own sublayers."""
+def _layer_stages(layer, x, mask):
+    """(attention output, x2, layer output), each from the learner's own sublayers."""
     attn, _ = layer.self_attn(x, x, x, mask)
     x2 = layer.add_norm_1(x, attn)
+    return attn, x2, layer.add_norm_2(x2, layer.feed_forward(x2))
+
+
+def layer_mistakes(layer, x: torch.Tensor, mask: torch.Tensor | None = None, stages=None) -> dict:
+    """What each common EncoderLayer wiring mistake returns, from the learner's own sublayers
+    (`stages`: the _layer_stages already computed for these inputs, if any)."""
+    attn, x2, _ = stages or _layer_stages(layer, x, mask)
     found = {
         SECOND_RESIDUAL_FROM_INPUT: layer.add_norm_2(x, layer.feed_forward(x2)),
         FEED_FORWARD_ON_INPUT: layer.add_norm_2(x2, layer.feed_forward(x)),
@@ -88,9 +95,22 @@ def layer_mistakes(layer, x: torch.Tensor, mask: torch.Tensor | None = None) -> 
     return found
 
 
+def expect_layer_wiring(layer, x: torch.Tensor, mask: torch.Tensor | None = None, *, what: str):
+    """The learner's EncoderLayer output equals the contract's composition of its own sublayers.
+
+    The expectation is computed first, so that a sublayer that fails or hangs is named by its own
+    call (e.g. PositionwiseFeedForward.forward) rather than by EncoderLayer.forward.
+    """
+    stages = _layer_stages(layer, x, mask)
+    mistakes = layer_mistakes(layer, x, mask, stages)
+    got = layer(x) if mask is None else layer(x, mask)
+    expect_shape(got, tuple(x.shape), what=what)
+    expect_close(got, stages[2], what=what, atol=1e-5, hint=LAYER_HINT, mistakes=mistakes)
+
+
 def encoder_layers(encoder, num_layers: int) -> list:
     """The learner's layers as remote objects: encoder.layers[0], ..., encoder.layers[n - 1]."""
-    return [encoder.layers.__getitem__(i) for i in range(num_layers)]
+    return [encoder.layers[i] for i in range(num_layers)]
 
 
 def stack_forward(layers: list, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
@@ -110,3 +130,12 @@ def stack_mistakes(layers: list, x: torch.Tensor, mask: torch.Tensor | None = No
     if mask is not None:
         found[STACK_MASK_DROPPED] = stack_forward(layers, x, None)
     return found
+
+
+def expect_stack_wiring(encoder, num_layers: int, x: torch.Tensor, mask=None, *, what: str):
+    """The learner's Encoder output equals its own layers applied in order (computed first)."""
+    layers = encoder_layers(encoder, num_layers)
+    expected, mistakes = stack_forward(layers, x, mask), stack_mistakes(layers, x, mask)
+    got = encoder(x) if mask is None else encoder(x, mask)
+    expect_shape(got, tuple(x.shape), what=what)
+    expect_close(got, expected, what=what, atol=1e-5, hint=STACK_HINT, mistakes=mistakes)

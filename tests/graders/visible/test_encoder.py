@@ -11,7 +11,6 @@ from __future__ import annotations
 import pytest
 import torch
 
-from autograder.feedback import expect_close, expect_shape
 from tests.graders.support import wiring
 from tests.graders.support.inputs import key_mask, like_state, tensor
 from tests.graders.support.params import expect_gradients, expect_independent_layers, expect_names
@@ -55,17 +54,7 @@ def test_layer_wires_its_sublayers(encoder_module, rng):
     """EncoderLayer(x) = add_norm_2(x2, feed_forward(x2)), x2 = add_norm_1(x, self_attn(x, x, x))"""
     layer = seeded(encoder_module.EncoderLayer(D_MODEL, HEADS, D_FF), rng)
     x = tensor(rng, 2, 5, D_MODEL)
-    what = f"{LAYER_CALL}(x) with x (2, 5, 8)"
-    got = layer(x)
-    expect_shape(got, (2, 5, D_MODEL), what=what)
-    expect_close(
-        got,
-        wiring.layer_forward(layer, x),
-        what=what,
-        atol=1e-5,
-        hint=wiring.LAYER_HINT,
-        mistakes=wiring.layer_mistakes(layer, x),
-    )
+    wiring.expect_layer_wiring(layer, x, what=f"{LAYER_CALL}(x) with x (2, 5, 8)")
 
 
 @pytest.mark.weight(2)
@@ -74,14 +63,7 @@ def test_layer_passes_mask(encoder_module, rng):
     layer = seeded(encoder_module.EncoderLayer(D_MODEL, HEADS, D_FF), rng)
     x, mask = tensor(rng, 2, 5, D_MODEL), torch.from_numpy(key_mask(rng, 2, 5, 5))
     what = f"{LAYER_CALL}(x, mask) with x (2, 5, 8) and mask (2, 5, 5)"
-    expect_close(
-        layer(x, mask),
-        wiring.layer_forward(layer, x, mask),
-        what=what,
-        atol=1e-5,
-        hint=wiring.LAYER_HINT,
-        mistakes=wiring.layer_mistakes(layer, x, mask),
-    )
+    wiring.expect_layer_wiring(layer, x, mask, what=what)
 
 
 def test_layer_gradients_reach_every_parameter(encoder_module, learner, rng):
@@ -103,19 +85,9 @@ def test_stack_has_independent_layers(encoder_module, learner):
 def test_stack_applies_layers_in_order(encoder_module, rng):
     """Encoder(x, mask) applies its own layers in order, passing the mask"""
     encoder = seeded(encoder_module.Encoder(LAYERS, D_MODEL, HEADS, D_FF), rng)
-    layers = wiring.encoder_layers(encoder, LAYERS)
     x, mask = tensor(rng, 2, 5, D_MODEL), torch.from_numpy(key_mask(rng, 5, 5))
     what = f"{STACK_CALL}(x, mask) with x (2, 5, 8) and mask (5, 5)"
-    got = encoder(x, mask)
-    expect_shape(got, (2, 5, D_MODEL), what=what)
-    expect_close(
-        got,
-        wiring.stack_forward(layers, x, mask),
-        what=what,
-        atol=1e-5,
-        hint=wiring.STACK_HINT,
-        mistakes=wiring.stack_mistakes(layers, x, mask),
-    )
+    wiring.expect_stack_wiring(encoder, LAYERS, x, mask, what=what)
 
 
 def test_stack_gradients_reach_every_parameter(encoder_module, learner, rng):
