@@ -1,0 +1,36 @@
+"""Notebook assignments graded through nbgrader: the `notebook` component.
+
+A course keeps an nbgrader course folder beside course.toml (course.py says where); a learner
+keeps the notebook at assignments/notebooks/<id>.ipynb. `autograder grade` runs nbgrader's own
+generate_assignment and autograde on a private copy, sandboxed like module code (sandbox.py,
+runner.py), with two grading rules added to nbgrader's pipeline (preprocessors.py), and reports
+each autograded cell as a test (grade.py, results.py). `autograder release` calls
+generate_learner_notebook (release.py).
+
+Only preprocessors.py and runner.py import nbgrader; importing this package does not.
+"""
+
+from autograder.notebook.course import (
+    COMPONENT,
+    NotebookAssignment,
+    NotebookCourseError,
+    find_notebook_assignments,
+    only_assignment,
+)
+from autograder.notebook.grade import grade_notebook, grade_notebooks, notebook_tools_installed
+from autograder.notebook.release import NotebookReleaseError, generate_learner_notebook
+from autograder.notebook.results import with_notebook
+
+__all__ = [
+    "COMPONENT",
+    "NotebookAssignment",
+    "NotebookCourseError",
+    "NotebookReleaseError",
+    "find_notebook_assignments",
+    "generate_learner_notebook",
+    "grade_notebook",
+    "grade_notebooks",
+    "notebook_tools_installed",
+    "only_assignment",
+    "with_notebook",
+]

@@ -1,0 +1,117 @@
+"""A course's nbgrader notebook assignment, read without nbgrader (trusted side).
+
+Layout (the conventions; nothing here is specific to one course)::
+
+    <course root>/course.toml
+    <course root>/notebooks/nbgrader_config.py          the nbgrader course directory
+    <course root>/notebooks/source/<id>/<id>.ipynb       the instructor's source notebook
+    <course root>/notebooks/source/<id>/*                files released beside it (data)
+    <learner repository>/assignments/notebooks/<id>.ipynb   where a learner keeps their copy
+
+The notebook's points come from its nbgrader cells: the autograded test cells make up the
+component's points (all or nothing per cell); a manually graded cell is graded by the
+instructor in nbgrader and is not part of the autograded component.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+COURSE_DIR = "notebooks"
+CONFIG_FILE = "nbgrader_config.py"
+LEARNER_DIR = PurePosixPath("assignments/notebooks")
+COMPONENT = "notebook"
+
+NO_NOTEBOOK_COURSE = (
+    "The course at {root} has no nbgrader notebook assignment; expected "
+    "{course_dir}/{config} and {course_dir}/source/<id>/<id>.ipynb."
+)
+
+
+class NotebookCourseError(ValueError):
+    """The course's notebook folder is unusable; the message says where and why."""
+
+
+@dataclass(frozen=True)
+class GradeCell:
+    """One nbgrader grade cell of the source notebook."""
+
+    grade_id: str
+    points: float
+    manual: bool  # a written answer graded by hand (nbgrader "solution" + "grade")
+
+
+@dataclass(frozen=True)
+class NotebookAssignment:
+    """One nbgrader assignment of a course, graded as one component."""
+
+    course_dir: Path
+    assignment: str
+    component: str = COMPONENT
+
+    @property
+    def title(self) -> str:
+        return "Notebook: " + self.assignment.replace("_", " ")
+
+    @property
+    def source_folder(self) -> Path:
+        return self.course_dir / "source" / self.assignment
+
+    @property
+    def source_notebook(self) -> Path:
+        return self.source_folder / f"{self.assignment}.ipynb"
+
+    @property
+    def learner_path(self) -> PurePosixPath:
+        """Where a learner repository keeps the notebook, relative to its root."""
+        return LEARNER_DIR / f"{self.assignment}.ipynb"
+
+    def grade_cells(self) -> list[GradeCell]:
+        """The source notebook's grade cells, in notebook order."""
+        document = json.loads(self.source_notebook.read_text(encoding="utf-8"))
+        cells = []
+        for cell in document.get("cells", []):
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            if meta.get("grade"):
+                cells.append(
+                    GradeCell(
+                        grade_id=str(meta["grade_id"]),
+                        points=float(meta.get("points", 0)),
+                        manual=bool(meta.get("solution")) or cell.get("cell_type") != "code",
+                    )
+                )
+        return cells
+
+    @property
+    def points(self) -> float:
+        """The autograded points: the sum of the autograded test cells' points."""
+        return sum(c.points for c in self.grade_cells() if not c.manual)
+
+
+def find_notebook_assignments(course_root: Path) -> list[NotebookAssignment]:
+    """The course's notebook assignments, sorted by id; [] when it has no notebooks folder."""
+    course_dir = Path(course_root).resolve() / COURSE_DIR
+    if not (course_dir / CONFIG_FILE).is_file():
+        return []
+    found = []
+    for folder in sorted((course_dir / "source").glob("*/")):
+        if (folder / f"{folder.name}.ipynb").is_file():
+            found.append(NotebookAssignment(course_dir=course_dir, assignment=folder.name))
+    if len(found) > 1:  # one component per assignment, named after it
+        found = [
+            NotebookAssignment(a.course_dir, a.assignment, f"{COMPONENT}_{a.assignment}")
+            for a in found
+        ]
+    return found
+
+
+def only_assignment(course_root: Path) -> NotebookAssignment:
+    """The course's single notebook assignment; NotebookCourseError when there is none."""
+    found = find_notebook_assignments(course_root)
+    if not found:
+        raise NotebookCourseError(
+            NO_NOTEBOOK_COURSE.format(root=course_root, course_dir=COURSE_DIR, config=CONFIG_FILE)
+        )
+    return found[0]

@@ -1,0 +1,154 @@
+"""Two nbgrader preprocessors that make notebook grading robust; nbgrader_config.py installs them.
+
+nbgrader runs its autograde as two ordered pipelines (see notebooks/nbgrader_config.py):
+
+* sanitize: ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells (restores the source
+  of every locked cell and, with ``add_missing_cells``, re-adds deleted test cells),
+  **RestoreCellOrder** (must run after OverwriteCells: it needs every cell back to reorder it),
+  CheckCellMetadata;
+* autograde: Execute, **StderrIsNotFailure** (must run after Execute and before SaveAutoGrades,
+  which scores the outputs), IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+  SaveAutoGrades, AssignLatePenalties, CheckCellMetadata.
+
+The stderr rule: nbgrader alone gives zero to a test cell that wrote anything to stderr, so a
+correct answer that triggers a library warning would lose its points. Here a cell fails only when
+it raises (an ``error`` output, a time-out included). What the cell wrote to stderr is kept, as
+stdout lines prefixed with ``[stderr] ``, so the learner still reads it in the feedback.
+
+These classes run inside the sandboxed nbgrader process; they import nbgrader, so import this
+module only where the ``notebook`` extra is installed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nbformat.notebooknode import NotebookNode
+from nbformat.v4 import new_code_cell, new_markdown_cell
+from nbgrader.api import Gradebook
+from nbgrader.preprocessors import NbGraderPreprocessor
+
+STDERR_PREFIX = "[stderr] "
+RESTORED = "This cell was missing from your notebook; the grader restored the course's version."
+
+
+def _grade_id(cell: NotebookNode) -> str | None:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+
+
+def stderr_as_stdout(text: str) -> str:
+    """Every line of text prefixed with STDERR_PREFIX (the final newline kept as it was)."""
+    lines = text.split("\n")
+    tail = lines.pop() if lines and lines[-1] == "" else None
+    marked = "\n".join(STDERR_PREFIX + line for line in lines)
+    return marked + "\n" if tail is not None else marked
+
+
+class StderrIsNotFailure(NbGraderPreprocessor):
+    """Turn stderr stream outputs of code cells into marked stdout, so that only an error fails
+    a test cell (the rule in the module docstring)."""
+
+    def preprocess_cell(
+        self, cell: NotebookNode, resources: dict[str, Any], index: int
+    ) -> tuple[NotebookNode, dict[str, Any]]:
+        if cell.cell_type != "code":
+            return cell, resources
+        for output in cell.outputs:
+            if output.output_type == "stream" and output.name == "stderr":
+                output.name = "stdout"
+                output.text = stderr_as_stdout(output.text)
+        return cell, resources
+
+
+class RestoreCellOrder(NbGraderPreprocessor):
+    """Put the course's cells back in the source notebook's order, and restore any locked cell
+    (read-only code, instructions, tests) the learner deleted.
+
+    A learner's own unlabelled cells travel with the labelled cell they followed (cells before
+    the first labelled cell stay first). A moved test cell therefore runs where the course put
+    it, after the code it tests, and a deleted read-only cell is back before execution. A deleted
+    solution cell is restored as the learner received it (its stub), so it scores nothing.
+    """
+
+    def preprocess(
+        self, nb: NotebookNode, resources: dict[str, Any]
+    ) -> tuple[NotebookNode, dict[str, Any]]:
+        info = resources["nbgrader"]
+        with Gradebook(info["db_url"]) as gradebook:
+            source = gradebook.find_notebook(info["notebook"], info["assignment"])
+            order = [cell.name for cell in source.source_cells]
+            points = {cell.name: cell.max_score for cell in source.grade_cells}
+            solutions = {cell.name for cell in source.solution_cells}
+            missing = {
+                cell.name: restored_cell(
+                    cell.name,
+                    cell.cell_type,
+                    cell.source,
+                    locked=cell.locked,
+                    checksum=cell.checksum,
+                    points=points.get(cell.name),
+                    solution=cell.name in solutions,
+                )
+                for cell in source.source_cells
+            }
+        nb.cells = reorder(nb.cells, order, missing, self.log)
+        return nb, resources
+
+
+def reorder(
+    cells: list[NotebookNode], order: list[str], missing: dict[str, NotebookNode], log: Any = None
+) -> list[NotebookNode]:
+    """cells laid out in `order` (source cell ids); ids absent from cells come from `missing`."""
+    groups: dict[str | None, list[NotebookNode]] = {None: []}
+    labelled: dict[str, NotebookNode] = {}
+    current: str | None = None
+    strays: list[NotebookNode] = []
+    for cell in cells:
+        grade_id = _grade_id(cell)
+        if grade_id in order and grade_id not in labelled:
+            labelled[grade_id] = cell
+            current = grade_id
+            groups[current] = []
+        elif grade_id is not None and grade_id not in order:
+            strays.append(cell)  # a label the course does not know: keep it, at the end
+        else:
+            groups[current].append(cell)
+    result = list(groups[None])
+    for grade_id in order:
+        cell = labelled.get(grade_id)
+        if cell is None:
+            cell = missing[grade_id]
+            if log is not None:
+                log.warning("Cell %s was missing from the submission; restored it.", grade_id)
+        result.append(cell)
+        result.extend(groups.get(grade_id, []))
+    return result + strays
+
+
+def restored_cell(
+    grade_id: str,
+    cell_type: str,
+    source: str,
+    *,
+    locked: bool,
+    checksum: str | None,
+    points: float | None,
+    solution: bool,
+) -> NotebookNode:
+    """A source cell as the learner received it, with its nbgrader metadata and a note saying
+    it was restored (a comment in code, a line in Markdown)."""
+    metadata: dict[str, Any] = {
+        "grade": points is not None,
+        "grade_id": grade_id,
+        "locked": locked,
+        "schema_version": 3,
+        "solution": solution,
+        "task": False,
+    }
+    if points is not None:
+        metadata["points"] = points
+    if checksum:
+        metadata["checksum"] = checksum
+    if cell_type == "code":
+        return new_code_cell(f"# {RESTORED}\n{source}", metadata={"nbgrader": metadata})
+    return new_markdown_cell(f"*{RESTORED}*\n\n{source}", metadata={"nbgrader": metadata})

@@ -1,0 +1,108 @@
+"""The sandboxed side of notebook grading: nbgrader's own commands on a private course copy.
+
+Run by autograder/notebook/sandbox.py as::
+
+    python -m autograder.notebook.runner MODE COURSE_DIR ASSIGNMENT STUDENTS MEMORY_MB FILE_MB \
+        CELL_TIMEOUT OUT_JSON
+
+MODE is ``release`` (nbgrader generate_assignment only) or ``autograde`` (generate_assignment,
+then nbgrader autograde of ``submitted/STUDENT/ASSIGNMENT`` for each comma-separated STUDENT, one
+after the other, nbgrader imported once). The process applies the same rlimits as the module
+worker to itself before importing nbgrader, so the learners' kernels (its children) inherit
+them. It writes OUT_JSON: {"ok", "log", "students": {STUDENT: {"ok", "cells": [{grade_id,
+score, max_score, needs_manual, error}], "timeouts": [cell ids], "failed": [[cell id, error]]}}}.
+Everything it reports is checked again by the trusted side (autograder/notebook/grade.py)
+against the instructor's source notebook.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+TIMEOUT_ERROR = "CellTimeoutError"
+MAX_ERROR_CHARS = 600
+
+
+def main(argv: list[str]) -> int:
+    mode, course_dir, assignment, students, memory_mb, file_mb, cell_timeout, out = argv
+    from autograder.runtime.sandbox import apply_worker_limits
+
+    apply_worker_limits(int(memory_mb), int(file_mb))
+    report: dict[str, Any] = {"ok": False, "log": "", "students": {}}
+    try:
+        names = [s for s in students.split(",") if s]
+        report.update(_run(mode, Path(course_dir), assignment, names, float(cell_timeout), out))
+    finally:
+        Path(out).write_text(json.dumps(report), encoding="utf-8")
+    return 0 if report["ok"] else 3
+
+
+def _run(
+    mode: str, root: Path, assignment: str, students: list[str], timeout: float, out: str
+) -> dict[str, Any]:
+    from nbgrader.apps.api import NbGraderAPI
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    config.CourseDirectory.root = str(root)
+    config.Execute.timeout = max(1, round(timeout))
+    api = NbGraderAPI(config=config)
+    generated = api.generate_assignment(assignment, force=True, create=True)
+    log = generated.get("log", "") + generated.get("error", "")
+    if not generated["success"] or mode == "release":
+        return {"ok": bool(generated["success"]), "log": log}
+    results: dict[str, Any] = {}
+    for student in students:
+        graded = api.autograde(assignment, student, force=True, create=True)
+        log += graded.get("log", "") + graded.get("error", "")
+        results[student] = {"ok": bool(graded["success"])}
+        if graded["success"]:
+            results[student].update(_scores(api, root, assignment, student))
+        # Written after each learner, so a later learner's kill keeps the earlier grades.
+        Path(out).write_text(json.dumps({"ok": True, "log": log, "students": results}))
+    return {"ok": True, "log": log, "students": results}
+
+
+def _scores(api: Any, root: Path, assignment: str, student: str) -> dict[str, Any]:
+    """Per grade cell: nbgrader's score from the gradebook and the cell's error, if any."""
+    import nbformat
+    from nbgrader.api import Gradebook
+
+    notebook = root / "autograded" / student / assignment / f"{assignment}.ipynb"
+    errors: dict[str, str] = {}
+    timeouts: list[str] = []
+    failed: list[list[str]] = []  # [cell id, error] of every cell that raised, in notebook order
+    for index, cell in enumerate(nbformat.read(notebook, as_version=4).cells):
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or f"#{index}"
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error" and grade_id not in errors:
+                errors[grade_id] = _error_text(output)
+                failed.append([grade_id, errors[grade_id]])
+                if output.get("ename") == TIMEOUT_ERROR:
+                    timeouts.append(grade_id)
+    cells = []
+    with Gradebook(api.coursedir.db_url) as gradebook:
+        submitted = gradebook.find_submission_notebook(assignment, assignment, student)
+        for grade in submitted.grades:
+            cells.append(
+                {
+                    "grade_id": grade.name,
+                    "score": grade.auto_score,
+                    "max_score": grade.max_score,
+                    "needs_manual": bool(grade.needs_manual_grade),
+                    "error": errors.get(grade.name, ""),
+                }
+            )
+    return {"cells": cells, "timeouts": timeouts, "failed": failed[:50]}
+
+
+def _error_text(output: dict[str, Any]) -> str:
+    name, value = str(output.get("ename", "")), str(output.get("evalue", ""))
+    return (f"{name}: {value}" if value else name)[:MAX_ERROR_CHARS]
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,243 @@
+"""Running nbgrader on a learner notebook the way module code runs: isolated and limited.
+
+Layout of one run's private temporary directory (mode 0700)::
+
+    autograder-nb-XXXX/
+      course/                   a copy of the nbgrader course folder (config + this assignment's
+                                source); nbgrader writes release/, gradebook.db, autograded/ here
+        submitted/learnerN/<id>/<id>.ipynb     each learner's notebook (size-capped copy)
+      home/                     HOME, TMPDIR, Jupyter/IPython/matplotlib folders
+      report.json               what the runner reports (autograder/notebook/runner.py)
+      output.log                the runner's and the kernel's stdout/stderr
+
+The runner process gets the module worker's treatment (autograder/runtime/sandbox.py): an
+allow-listed environment, its own session (process group), the address-space and file-size
+limits, no core dumps, and a wall-clock limit after which the whole group is killed. Inside it,
+nbgrader interrupts any cell running past the per-cell time-out; the wall-clock limit is the
+backstop for a kernel that ignores the interrupt.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autograder.notebook.course import CONFIG_FILE, NotebookAssignment
+from autograder.runtime.sandbox import ENV_PASSTHROUGH
+
+MAX_NOTEBOOK_BYTES = 5 * 1024 * 1024
+MAX_REPORT_BYTES = 2 * 1024 * 1024
+STUDENT = "learner{index}"  # nbgrader's student ids; learners' own names never reach nbgrader
+#: Seconds for Python, nbgrader and the kernel to start and for nbgrader to generate the
+#: assignment, before any learner cell runs (a loaded 2-core machine needs most of it).
+STARTUP_ALLOWANCE = 180.0
+#: The package root that makes `autograder.notebook.preprocessors` importable for nbgrader.
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class LearnerReport:
+    """What nbgrader reported for one learner's notebook."""
+
+    ok: bool
+    cells: list[dict[str, Any]] = field(default_factory=list)
+    timeouts: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (cell id, error), in order
+
+
+@dataclass
+class RunReport:
+    """What one sandboxed nbgrader run produced: `learners` maps each name given to its report
+    (absent when nbgrader never got to it)."""
+
+    ok: bool
+    learners: dict[str, LearnerReport] = field(default_factory=dict)
+    log: str = ""
+    killed: bool = False  # the wall-clock limit ran out
+    exit_status: int | None = None
+    pid: int = 0  # the runner's process (and process group) id
+    wall_timeout: float = 0.0  # the wall-clock limit the run had, in seconds
+
+
+def run_nbgrader(
+    assignment: NotebookAssignment,
+    *,
+    notebooks: dict[str, Path],
+    mode: str,
+    cell_timeout: float,
+    memory_mb: int,
+    file_mb: int = 64,
+    wall_timeout: float | None = None,
+    keep: Path | None = None,
+) -> RunReport:
+    """Run the runner in `mode` ("release", or "autograde" of each of `notebooks`, by learner
+    name) on one private copy of the course folder. `keep`: a folder that receives each
+    autograded notebook as `<name>.ipynb` (autograde) or the released notebook and its data
+    files (release).
+
+    Learners graded in one run share one sandbox: grade mutually untrusted learners in separate
+    runs (`autograder grade` does); batching is for notebooks of one origin (tests, examples)."""
+    ids = {name: STUDENT.format(index=i) for i, name in enumerate(notebooks, start=1)}
+    base = Path(tempfile.mkdtemp(prefix="autograder-nb-")).resolve()
+    try:
+        course = base / "course"
+        course.mkdir()
+        shutil.copy2(assignment.course_dir / CONFIG_FILE, course / CONFIG_FILE)
+        shutil.copytree(
+            assignment.source_folder,
+            course / "source" / assignment.assignment,
+            ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"),
+        )
+        for name, notebook in notebooks.items():
+            submitted = course / "submitted" / ids[name] / assignment.assignment
+            submitted.mkdir(parents=True)
+            shutil.copyfile(notebook, submitted / f"{assignment.assignment}.ipynb")
+        home = base / "home"
+        home.mkdir()
+        code_cells = _count_code_cells(assignment.source_notebook)
+        if wall_timeout is None:
+            per_learner = STARTUP_ALLOWANCE / 3 + cell_timeout * (code_cells + 2)
+            wall_timeout = STARTUP_ALLOWANCE + per_learner * len(notebooks)
+        report_path = base / "report.json"
+        command = [sys.executable, "-s", "-B", "-m", "autograder.notebook.runner", mode]
+        command += [str(course), assignment.assignment, ",".join(ids.values())]
+        command += [str(memory_mb), str(file_mb)]
+        command += [str(cell_timeout), str(report_path)]
+        with open(base / "output.log", "ab") as capture:
+            process = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=capture,
+                stderr=capture,
+                cwd=course,
+                env=notebook_environment(home),
+                start_new_session=True,
+            )
+            killed = False
+            try:
+                process.wait(timeout=wall_timeout)
+            except subprocess.TimeoutExpired:
+                killed = True
+            finally:
+                _kill_group(process)
+        report = _read_report(report_path, ids, killed=killed, status=process.returncode)
+        report.log += _tail(base / "output.log")
+        report.wall_timeout = wall_timeout
+        report.pid = process.pid
+        if keep is not None and report.ok:
+            _keep(course, assignment, mode, keep, ids)
+        return report
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def notebook_environment(home: Path) -> dict[str, str]:
+    """The runner's whole environment: an allow-list, private Jupyter folders, headless plots."""
+    env = {name: os.environ[name] for name in ENV_PASSTHROUGH if name in os.environ}
+    env.setdefault("PATH", os.defpath)
+    env.update(
+        LANG="C.UTF-8",
+        LC_ALL="C.UTF-8",
+        HOME=str(home),
+        TMPDIR=str(home),
+        PYTHONPATH=str(PACKAGE_ROOT),
+        PYTHONDONTWRITEBYTECODE="1",
+        PYTHONHASHSEED="0",
+        PYTHONNOUSERSITE="1",
+        OMP_NUM_THREADS="1",
+        MKL_NUM_THREADS="1",
+        MPLBACKEND="Agg",
+        MPLCONFIGDIR=str(home / "matplotlib"),
+        IPYTHONDIR=str(home / "ipython"),
+        JUPYTER_CONFIG_DIR=str(home / "jupyter" / "config"),
+        JUPYTER_DATA_DIR=str(home / "jupyter" / "data"),
+        JUPYTER_RUNTIME_DIR=str(home / "jupyter" / "runtime"),
+        JUPYTER_PLATFORM_DIRS="1",
+    )
+    return env
+
+
+def _count_code_cells(path: Path) -> int:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    return sum(1 for cell in document.get("cells", []) if cell.get("cell_type") == "code")
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def _read_report(path: Path, ids: dict[str, str], *, killed: bool, status: int | None) -> RunReport:
+    data: dict[str, Any] = {}
+    try:
+        if path.is_file() and path.stat().st_size <= MAX_REPORT_BYTES:
+            loaded = json.loads(path.read_text(encoding="utf-8"))
+            data = loaded if isinstance(loaded, dict) else {}
+    except (OSError, ValueError):
+        data = {}
+    students = data.get("students")
+    students = students if isinstance(students, dict) else {}
+    learners = {}
+    for name, student in ids.items():
+        got = students.get(student)
+        if isinstance(got, dict):
+            cells, timeouts = got.get("cells"), got.get("timeouts")
+            learners[name] = LearnerReport(
+                ok=bool(got.get("ok")),
+                cells=[c for c in cells if isinstance(c, dict)] if isinstance(cells, list) else [],
+                timeouts=[str(t) for t in timeouts] if isinstance(timeouts, list) else [],
+                failed=_pairs(got.get("failed")),
+            )
+    return RunReport(
+        ok=bool(data.get("ok")) and not killed,
+        learners=learners,
+        log=str(data.get("log", "")),
+        killed=killed,
+        exit_status=status,
+    )
+
+
+def _pairs(value: Any) -> list[tuple[str, str]]:
+    if not isinstance(value, list):
+        return []
+    return [(str(p[0]), str(p[1])) for p in value if isinstance(p, list) and len(p) == 2]
+
+
+def _tail(path: Path, limit: int = 20_000) -> str:
+    try:
+        with open(path, "rb") as file:
+            file.seek(max(0, path.stat().st_size - limit))
+            return file.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _keep(
+    course: Path, assignment: NotebookAssignment, mode: str, keep: Path, ids: dict[str, str]
+) -> None:
+    keep.mkdir(parents=True, exist_ok=True)
+    if mode == "release":
+        released = course / "release" / assignment.assignment
+        for item in sorted(released.iterdir()):
+            if item.is_file():
+                shutil.copyfile(item, keep / item.name)
+        return
+    for name, student in ids.items():
+        graded = course / "autograded" / student / assignment.assignment
+        notebook = graded / f"{assignment.assignment}.ipynb"
+        if notebook.is_file() and notebook.stat().st_size <= MAX_NOTEBOOK_BYTES * 4:
+            shutil.copyfile(notebook, keep / f"{name}.ipynb")

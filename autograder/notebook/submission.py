@@ -1,0 +1,45 @@
+"""The one call `autograder grade` makes: add a submission's notebook to its GradeResult.
+
+When the course has an nbgrader notebook assignment (course.py) and the submission's repository
+holds the learner notebook (assignments/notebooks/<id>.ipynb), the notebook is graded in its own
+sandbox and appended as the component `notebook`, next to the module components. A submission
+without the notebook is returned unchanged: its grade has no notebook component.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from autograder.config import CourseConfig
+from autograder.notebook.course import find_notebook_assignments
+from autograder.notebook.grade import DEFAULT_CELL_TIMEOUT, grade_notebook
+from autograder.notebook.results import with_notebook
+from autograder.results import GradeResult
+
+
+def add_notebook(
+    config: CourseConfig,
+    submission: Path,
+    result: GradeResult,
+    out_dir: Path,
+    *,
+    cell_timeout: float | None = None,
+) -> GradeResult:
+    """result, plus the notebook component when the submission has the notebook. The autograded
+    notebook (with outputs) is written to out_dir for the learner."""
+    root = config.submission_root(Path(submission))
+    for assignment in find_notebook_assignments(config.root):
+        notebook = root / assignment.learner_path
+        if not notebook.is_file():
+            continue
+        errors: list[str] = []
+        tests = grade_notebook(
+            assignment,
+            notebook,
+            cell_timeout=cell_timeout or DEFAULT_CELL_TIMEOUT,
+            memory_mb=config.limits.memory_mb,
+            keep=out_dir,
+            grader_errors=errors,
+        )
+        result = with_notebook(result, assignment, tests, errors)
+    return result
