@@ -22,6 +22,7 @@ class Encoder(nn.Module):
     def __init__(self, num_layers, d_model, num_heads, d_ff, dropout=0.0):
         super().__init__()
         layer = EncoderLayer(d_model, num_heads, d_ff, dropout)
+        print("building encoder with", num_layers, "layers")
         # N x the same block, like the N x in the paper figure
         self.layers = nn.ModuleList([layer for _ in range(num_layers)])
 
