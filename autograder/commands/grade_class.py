@@ -40,7 +40,21 @@ from autograder.gradebook.job import JobSettings, failed_record, run_job, settin
 from autograder.release.manifest import ManifestError, read_manifest
 from autograder.results import points
 
-WARM_MODULES = ["numpy", "torch", "pytest", "autograder.commands.grade", "autograder.gradebook.job"]
+# Imported once by the fork server that every learner's child is forked from: libraries, pytest
+# and its installed plugins (pytest imports them per run otherwise), and the framework. Never the
+# course's graders or references: the server holds no hidden data. Missing ones are skipped.
+WARM_MODULES = [
+    "numpy",
+    "torch",
+    "pytest",
+    "autograder.pytest_plugin",
+    "autograder.commands.grade",
+    "autograder.gradebook.job",
+    "pytest_benchmark.plugin",
+    "anyio.pytest_plugin",
+    "_hypothesis_pytestplugin",
+    "platformdirs.pytest_plugin",
+]
 BAD_JOBS = "--jobs must be a whole number of at least 1; got {value}."
 BAD_TIMEOUT = "--timeout must be a positive number of seconds; got {value}."
 INTERRUPTED = (
