@@ -317,6 +317,7 @@ def learner(request: pytest.FixtureRequest) -> Iterator[Any]:
         forbidden_apis=tuple(config.forbidden.apis),
         forbidden_message=config.forbidden.message,
         display_dir=config.course.package_dir.as_posix(),  # as the learner's repository names it
+        hide_paths=(config.root,),  # the references and hidden tests, out of learner code's reach
     )
     try:
         yield session

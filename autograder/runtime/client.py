@@ -56,6 +56,10 @@ class LearnerSession:
     LearnerError(kind="forbidden") when the forbidden call was made in the called code's own
     file (``MultiHeadAttention(...)`` whose ``multi_head_attention.py`` builds an
     ``nn.MultiheadAttention``), naming the API and the file:line.
+
+    ``hide_paths``: folders learner code must not see (the course with its references and hidden
+    tests); the harness's folder and home and the original submission are hidden too, where the
+    platform allows it (``isolation`` then says what the worker did: see runtime/isolation.py).
     """
 
     def __init__(
@@ -68,6 +72,7 @@ class LearnerSession:
         forbidden_message: str = DEFAULT_FORBIDDEN_MESSAGE,
         display_dir: str | None = None,
         forbidden_raises: bool = False,
+        hide_paths: Sequence[Path] = (),
     ) -> None:
         self.package_dir = Path(package_dir)
         self.package = package
@@ -76,6 +81,9 @@ class LearnerSession:
         self.forbidden_message = forbidden_message
         self.display_dir = display_dir if display_dir is not None else str(package_dir)
         self.forbidden_raises = forbidden_raises
+        self.hide_paths = tuple(Path(p) for p in hide_paths)
+        #: What the last worker did to confine itself (isolation.confine's report).
+        self.isolation: dict[str, Any] | None = None
         #: The LearnerError of the package's ``__init__.py``, if executing it failed.
         self.package_init_error: LearnerError | None = None
         self.generation = 0
@@ -288,6 +296,7 @@ class LearnerSession:
                 self.package,
                 memory_mb=self.limits.memory_mb,
                 file_mb=self.limits.file_mb,
+                hide=self.hide_paths,
             )
         except PackageTooLarge:
             feedback = messages.TOO_LARGE.format(
@@ -321,6 +330,7 @@ class LearnerSession:
             )
             raise self._start_failure from None
         worker.take_output(0)  # anything printed while starting is not the learner's
+        self.isolation = ready["ready"].get("isolation")
         self._worker = worker
         self.generation += 1
         self._imported = set()

@@ -94,6 +94,9 @@ class LearnerImporter:
             raise ImportFailure(self._describe_import(exc, name)) from None
 
     def _describe_import(self, exc: BaseException, name: str) -> dict[str, Any]:
+        if isinstance(exc, SyntaxError) and not exc.filename:  # e.g. null bytes (UTF-16 source)
+            exc.filename = str(Path(self.root) / self.file_of(name))
+            exc.lineno = exc.lineno or _first_null_line(exc.filename)
         error = self.describe(exc, "import")
         if "feedback" not in error:
             error["feedback"] = compose(error, f"Importing {self.file_of(name)}")
@@ -121,6 +124,15 @@ class LearnerImporter:
         for part in rest:
             obj = getattr(obj, part)
         return obj
+
+
+def _first_null_line(path: str) -> int:
+    """The first line of a file holding a NUL byte (1 if none or unreadable)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return 1
+    return data[: data.find(b"\0")].count(b"\n") + 1 if b"\0" in data else 1
 
 
 def _prepared(exc_type: type[BaseException], message: str, feedback: str) -> dict[str, Any]:

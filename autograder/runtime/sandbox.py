@@ -7,12 +7,17 @@ Layout of one worker's temporary directory (mode 0700)::
         t101/            the learner's package, copied (regular files only)
       framework/         on the worker's PYTHONPATH
         autograder/__init__.py      an empty stub
-        autograder/runtime -> the runtime package (the worker imports nothing else of ours)
+        autograder/runtime/         a copy of the runtime package (the worker imports nothing
+                                    else of ours; a copy, because the original may be hidden)
       output.log         the worker's fds 1 and 2 (learner stdout and stderr), append mode
+
+Where the platform allows it the worker starts in its own namespaces and hides the course, the
+harness's folders and the original submission from learner code (see isolation.py).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import shutil
@@ -22,9 +27,13 @@ import subprocess
 import sys
 import tempfile
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import Any
+
+from autograder.runtime import isolation
 
 #: The runtime package, made importable in the worker (alone: the worker never imports the
 #: rest of the framework) through a symlink under a stub ``autograder`` package.
@@ -37,6 +46,7 @@ ENV_PASSTHROUGH = ("PATH", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 # PYTHON* variables of our own allow-listed environment take effect (-I would ignore
 # PYTHONHASHSEED). -B: no bytecode files; -u: unbuffered, so output survives a kill.
 PYTHON_FLAGS = ("-s", "-P", "-B", "-u")
+WORKER_MODULE = "autograder.runtime.worker"
 
 
 class PackageTooLarge(Exception):
@@ -141,19 +151,35 @@ def _lower_limit(which: int, value: int) -> None:
 class WorkerProcess:
     """One running worker: its process group, its channel, its capture file, its temp dir."""
 
-    def __init__(self, package_dir: Path, package: str, *, memory_mb: int, file_mb: int) -> None:
+    def __init__(
+        self,
+        package_dir: Path,
+        package: str,
+        *,
+        memory_mb: int,
+        file_mb: int,
+        hide: Sequence[Path] = (),
+    ) -> None:
         self.copy = copy_package(package_dir, package)
         base = self.copy.base
         try:
             framework_dir = base / "framework"
             (framework_dir / "autograder").mkdir(parents=True)
             (framework_dir / "autograder" / "__init__.py").write_text(_STUB_INIT)
-            (framework_dir / "autograder" / "runtime").symlink_to(RUNTIME_DIR)
+            shutil.copytree(
+                RUNTIME_DIR,
+                framework_dir / "autograder" / "runtime",
+                ignore=shutil.ignore_patterns("__pycache__"),
+            )
             self.capture_path = base / "output.log"
+            self.capture_path.touch()
+            level, prefix = isolation.probe()
+            plan = confinement_plan(level, base, [*hide, package_dir])
             parent_end, child_end = socket.socketpair()
             with child_end, open(self.capture_path, "ab") as capture:
-                command = [sys.executable, *PYTHON_FLAGS, "-m", "autograder.runtime.worker"]
+                command = [*prefix, sys.executable, *PYTHON_FLAGS, "-m", WORKER_MODULE]
                 command += [str(child_end.fileno()), str(memory_mb), str(file_mb)]
+                command.append(json.dumps(plan))
                 self.process = subprocess.Popen(
                     command,
                     stdin=subprocess.DEVNULL,
@@ -201,6 +227,20 @@ class WorkerProcess:
     def close(self) -> None:
         """Kill the process group and delete the temp dir; idempotent."""
         self._finalizer()
+
+
+def confinement_plan(level: str, base: Path, hide: Sequence[Path]) -> dict[str, Any]:
+    """What the worker does to itself before learner code runs (isolation.confine)."""
+    if level == isolation.PROCESS_GROUP:
+        return {"level": level}
+    keep = isolation.needed_paths(base)
+    roots = [*hide, Path.home(), Path.cwd()]
+    return {
+        "level": level,
+        "hide": isolation.hide_targets(roots, keep),
+        "writable": str(base),
+        "uid_ok": isolation.nobody_can_reach([k for k in keep if k != base]),
+    }
 
 
 def _kill_group(process: subprocess.Popen) -> None:

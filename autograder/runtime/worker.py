@@ -1,11 +1,12 @@
 """The untrusted worker: imports and runs learner code on request.
 
 Started by sandbox.WorkerProcess as ``python -s -P -B -u -m autograder.runtime.worker FD MEMORY_MB
-FILE_MB`` with an allow-listed environment: the isolation of ``python -I`` (no user site, no
-script directory on sys.path, no inherited PYTHON* variables), except that our own PYTHONHASHSEED
-and PYTHONPATH (a folder exposing only ``autograder.runtime``) take effect. FD is its end of a
-socket pair, the only protocol channel; fds 1 and 2 are the capture file, so nothing the learner
-prints can reach it.
+FILE_MB PLAN`` (PLAN: the JSON confinement plan of isolation.confine, applied first) with an
+allow-listed environment: the isolation of ``python -I`` (no user site, no script directory
+on sys.path, no inherited PYTHON* variables), except that our own PYTHONHASHSEED and PYTHONPATH
+(a folder exposing only ``autograder.runtime``) take effect. FD is its end of a socket pair,
+the only protocol channel; fds 1 and 2 are the capture file, so nothing the learner prints
+can reach it.
 
 Protocol: the harness sends an init frame ``{"package", "root", "shown_dir", "forbidden",
 "refused", "skip_init", "max_bytes", "max_depth"}``; the worker imports numpy and torch, installs
@@ -36,11 +37,16 @@ from typing import Any
 
 def main(argv: list[str] | None = None) -> int:
     """Serve requests on the channel fd given as the first argument until it closes."""
+    import json
+
+    from autograder.runtime.isolation import confine
     from autograder.runtime.sandbox import apply_worker_limits
 
     args = sys.argv[1:] if argv is None else argv
     fd, memory_mb, file_mb = int(args[0]), int(args[1]), int(args[2])
+    plan = json.loads(args[3]) if len(args) > 3 else {}
     sys.dont_write_bytecode = True
+    confined = confine(plan)
     apply_worker_limits(memory_mb, file_mb)
     conn = Connection(fd)
 
@@ -49,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
 
     init = wire.loads(conn.recv_bytes())
     worker = Worker(init, memory_mb=memory_mb)
-    conn.send_bytes(wire.dumps({"ok": True, "ready": worker.ready_info()}))
+    ready = {**worker.ready_info(), "isolation": confined}
+    conn.send_bytes(wire.dumps({"ok": True, "ready": ready}))
     while True:
         try:
             frame = conn.recv_bytes()

@@ -15,7 +15,9 @@ from pathlib import Path
 from autograder.runtime import LearnerSession, Limits
 
 session = LearnerSession(Path(sys.argv[1]), package="toypkg", limits=Limits(test_timeout=20))
-print(session.module("where").pid(), session.module("where").root(), flush=True)
+root = session.module("where").root()
+# The worker's outermost process as the harness sees it (under namespaces learner code is PID 1).
+print(session._worker.process.pid, root, flush=True)
 # no close(): the interpreter exits with the worker still running
 """
 

@@ -6,6 +6,7 @@ small and the module shares one session.
 
 from __future__ import annotations
 
+import os
 import textwrap
 import time
 from pathlib import Path
@@ -49,8 +50,8 @@ TOY = {
             return os.getpid()
 
 
-        def spawn_sleeper():
-            return subprocess.Popen(["sleep", "60"]).pid
+        def spawn_sleeper(marker):
+            return subprocess.Popen(["sleep", marker]).pid
 
 
         def quit_politely():
@@ -84,6 +85,25 @@ def process_gone(pid: int) -> bool:
     except (FileNotFoundError, ProcessLookupError):
         return True
     return state in ("Z", "X")
+
+
+def worker_pid(session: LearnerSession) -> int:
+    """The worker's outermost process as the harness sees it (under namespaces, learner code
+    sees other pids: it is PID 1 of its own namespace)."""
+    return session._worker.process.pid
+
+
+def pids_running(marker: str) -> list[int]:
+    """Live processes, anywhere on the machine, whose command line holds marker."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
+                if not process_gone(int(entry.name)):
+                    found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
 
 
 def wait_gone(pid: int, seconds: float = 5.0) -> bool:
@@ -127,7 +147,7 @@ def test_a_hanging_package_init_is_skipped_after_its_time_out(session, bad):
 def test_an_infinite_loop_times_out_and_the_next_call_gets_a_fresh_worker(session, bad):
     model = bad.Model()
     assert model.value() == 7
-    old_pid = bad.pid()
+    old_pid = worker_pid(session)
     session.begin_test("loop")
     started = time.monotonic()
     with pytest.raises(LearnerError) as info:
@@ -144,7 +164,7 @@ def test_an_infinite_loop_times_out_and_the_next_call_gets_a_fresh_worker(sessio
     assert info.value.kind == "timeout"
     assert session.end_test().timed_out
     assert bad.ok(41) == 42  # outside a test each call has the full limit, in a fresh worker
-    assert bad.pid() != old_pid
+    assert worker_pid(session) != old_pid
     with pytest.raises(LearnerError) as info:
         model.value()
     assert info.value.kind == "crash"
@@ -166,13 +186,15 @@ def test_an_infinite_loop_at_import_fails_that_module_only_and_is_remembered(ses
     assert bad.ok(1) == 2
 
 
-def test_sys_exit_is_an_error_and_the_worker_survives(bad):
-    pid = bad.pid()
+def test_sys_exit_is_an_error_and_the_worker_survives(session, bad):
+    bad.pid()
+    pid = worker_pid(session)
     with pytest.raises(LearnerError) as info:
         bad.quit_politely()
     assert info.value.kind == "exit" and info.value.is_instance("SystemExit")
     assert info.value.location == "toypkg/bad.py:27 in quit_politely"
-    assert bad.pid() == pid
+    bad.pid()
+    assert worker_pid(session) == pid
 
 
 def test_os_exit_is_a_crash_naming_the_exit_status(session, bad):
@@ -195,14 +217,16 @@ def test_a_segfault_is_a_crash_naming_the_signal(bad):
     assert bad.ok(1) == 2
 
 
-def test_memory_error_under_the_memory_limit(bad):
-    pid = bad.pid()
+def test_memory_error_under_the_memory_limit(session, bad):
+    bad.pid()
+    pid = worker_pid(session)
     with pytest.raises(LearnerError) as info:
         bad.hog()
     assert info.value.kind == "memory" and info.value.is_instance("MemoryError")
     assert f"(the limit is {MEMORY_MB} MB)" in info.value.feedback
     assert info.value.location == "toypkg/bad.py:40 in hog"
-    assert bad.pid() == pid
+    bad.pid()
+    assert worker_pid(session) == pid
 
 
 def test_output_of_the_worker_never_reaches_the_harness(capfd, bad):
@@ -213,12 +237,15 @@ def test_output_of_the_worker_never_reaches_the_harness(capfd, bad):
 
 def test_close_leaves_no_process_behind(session, bad):
     """Runs last: it closes the module's session."""
-    worker_pid = bad.pid()
-    sleeper_pid = bad.spawn_sleeper()
+    bad.pid()
+    pid = worker_pid(session)
+    marker = f"{60 + os.getpid() % 1000 / 1000:.3f}"  # sleep 60.xyz: unique to this test run
+    bad.spawn_sleeper(marker)
     private_root = session._worker.root
-    assert not process_gone(worker_pid) and not process_gone(sleeper_pid)
+    sleepers = pids_running(marker)
+    assert not process_gone(pid) and len(sleepers) == 1
     session.close()
-    assert wait_gone(worker_pid) and wait_gone(sleeper_pid)
+    assert wait_gone(pid) and wait_gone(sleepers[0])
     assert not private_root.exists()
     session.close()  # idempotent
     with pytest.raises(RuntimeError, match="closed"):

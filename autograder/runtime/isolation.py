@@ -1,0 +1,221 @@
+"""Confining the worker with what the platform allows: namespaces, hidden paths, fewer privileges.
+
+Levels, strongest first (``probe()`` picks one once per harness process):
+
+``namespaces``
+    The harness is root: the worker starts under ``unshare`` in fresh PID, mount and network
+    namespaces. It is PID 1 of its namespace, so when it dies the kernel kills every process
+    learner code started, detached ones included; its ``/proc`` shows only its own processes
+    (never the harness's environment); it has no network. Before any learner code runs it covers
+    the hidden paths (the course root with the references and hidden tests, the harness's
+    folder and home, the original submission) with empty read-only mounts, remounts every other
+    file system read-only (only its private copy stays writable) and gives up root: it becomes
+    ``nobody`` when the Python installation is readable by ``nobody``, else it keeps uid 0 with
+    no capabilities at all (it cannot undo the mounts, and the files it can still read are the
+    ones not hidden).
+``user-namespaces``
+    The same under ``unshare --user --map-root-user`` when the harness is not root but the kernel
+    allows unprivileged user namespaces; the worker always keeps its mapped uid, without
+    capabilities.
+``process-group``
+    Neither works: the worker has its own session and process group, its environment, rlimits
+    and private copy, but it can read whatever the harness's user can read, and a process that
+    left its process group survives the kill. SECURITY.md says what remains possible.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import re
+import shutil
+import site
+import subprocess
+import sys
+import sysconfig
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+NAMESPACES = "namespaces"
+USER_NAMESPACES = "user-namespaces"
+PROCESS_GROUP = "process-group"
+_UNSHARE = ("--pid", "--fork", "--kill-child", "--mount", "--mount-proc", "--net")
+_UNSHARE_USER = ("--user", "--map-root-user")
+MAX_HIDDEN = 500  # mount points per worker; a huge home folder is covered in one piece instead
+NOBODY = 65534
+
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
+_MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 32, 4096, 16384, 1 << 18
+_FLAG_OF = {
+    "nosuid": _MS_NOSUID,
+    "nodev": _MS_NODEV,
+    "noexec": _MS_NOEXEC,
+    "noatime": 1024,
+    "nodiratime": 2048,
+    "relatime": 1 << 21,
+}
+_PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS = 24, 38
+_CAP_VERSION_3 = 0x20080522
+
+
+@functools.cache
+def probe() -> tuple[str, tuple[str, ...]]:
+    """(level, command prefix) of the strongest confinement this machine allows."""
+    unshare = shutil.which("unshare")
+    if unshare is None or sys.platform != "linux":
+        return PROCESS_GROUP, ()
+    candidates = [(USER_NAMESPACES, (unshare, *_UNSHARE_USER, *_UNSHARE))]
+    if os.geteuid() == 0:
+        candidates.insert(0, (NAMESPACES, (unshare, *_UNSHARE)))
+    for level, prefix in candidates:
+        try:
+            done = subprocess.run([*prefix, "true"], capture_output=True, timeout=20, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if done.returncode == 0:
+            return level, prefix
+    return PROCESS_GROUP, ()
+
+
+def needed_paths(base: Path) -> list[Path]:
+    """What the worker must still reach: the Python installation, its libraries, its temp dir."""
+    paths = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix), base}
+    paths.add(Path(os.path.realpath(sys.executable)).parent.parent)
+    for name in ("stdlib", "platstdlib", "purelib", "platlib"):
+        paths.add(Path(sysconfig.get_paths()[name]))
+    paths.update(Path(p) for p in site.getsitepackages())
+    for module in ("numpy", "torch"):
+        found = sys.modules.get(module)
+        if found is not None and getattr(found, "__file__", None):
+            paths.add(Path(found.__file__).parent.parent)
+    return sorted({Path(os.path.realpath(p)) for p in paths})
+
+
+def hide_targets(roots: Iterable[Path], keep: Sequence[Path]) -> list[str]:
+    """The paths to cover so that nothing under ``roots`` stays visible except ``keep``.
+
+    A root holding no kept path is covered whole; one holding some is covered child by child,
+    descending only into the children that lead to a kept path.
+    """
+    targets: list[str] = []
+    pending = sorted({Path(os.path.realpath(r)) for r in roots if os.path.lexists(r)})
+    while pending and len(targets) < MAX_HIDDEN:
+        path = pending.pop(0)
+        if any(path == k or path.is_relative_to(k) for k in keep) or str(path) in targets:
+            continue
+        if not any(k.is_relative_to(path) for k in keep):
+            targets.append(str(path))
+            continue
+        try:
+            children = sorted(path.iterdir())
+        except OSError:
+            continue
+        pending.extend(c for c in children if not c.is_symlink())
+    return targets
+
+
+# -- inside the worker, before any learner code ---------------------------------------------------
+
+
+def confine(plan: dict[str, Any]) -> dict[str, Any]:
+    """Apply ``plan`` (from the harness) to this process; return what was applied.
+
+    ``plan``: ``{"level", "hide": [paths], "writable": private base, "uid_ok": bool}``.
+    """
+    report: dict[str, Any] = {"level": plan.get("level", PROCESS_GROUP), "hidden": 0}
+    if report["level"] == PROCESS_GROUP:
+        return report
+    try:  # PID 1 of the namespace leads its own session too (unshare's --kill-child ends it)
+        os.setsid()
+    except OSError:
+        pass
+    libc = ctypes.CDLL(None, use_errno=True)
+    writable = plan["writable"]
+    _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE)
+    _mount(libc, writable, writable, None, _MS_BIND | _MS_REC)
+    for target in plan["hide"]:
+        if _cover(libc, target):
+            report["hidden"] += 1
+    os.chdir(os.getcwd())  # onto the writable bind mount, not the folder it covers
+    covered = set(plan["hide"])
+    report["writable_mounts"] = _remount_read_only(libc, keep=writable, covered=covered)
+    if plan.get("uid_ok") and os.getuid() == 0 and report["level"] == NAMESPACES:
+        for dirpath, dirnames, filenames in os.walk(writable):
+            for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
+                os.lchown(name, NOBODY, NOBODY)
+        os.setgroups([])
+        os.setgid(NOBODY)
+        os.setuid(NOBODY)
+    _drop_capabilities(libc)
+    report["uid"] = os.getuid()
+    return report
+
+
+def _mount(
+    libc: Any,
+    source: str | None,
+    target: str,
+    fstype: str | None,
+    flags: int,
+    data: str | None = None,
+) -> bool:
+    def b(text: str | None) -> bytes | None:
+        return None if text is None else os.fsencode(text)
+
+    return libc.mount(b(source), b(target), b(fstype), flags, b(data)) == 0
+
+
+def _cover(libc: Any, target: str) -> bool:
+    """An empty read-only tmpfs over a folder; /dev/null over a file."""
+    if os.path.isdir(target):
+        flags = _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+        return _mount(libc, "tmpfs", target, "tmpfs", flags, "size=4k,mode=000")
+    if os.path.lexists(target):
+        if not _mount(libc, "/dev/null", target, None, _MS_BIND):
+            return False
+        return _mount(libc, None, target, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY)
+    return False
+
+
+def _remount_read_only(libc: Any, *, keep: str, covered: set[str]) -> list[str]:
+    """Every mount read-only except /proc, /dev, the covers (read-only already) and the worker's
+    own writable folder; returns the mount points that could not be made read-only."""
+    failed = []
+    with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as info:
+        lines = info.read().splitlines()
+    for line in lines:
+        fields = line.split()
+        point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4])
+        if point in covered or point == keep or point.startswith((keep + "/", "/proc", "/dev")):
+            continue
+        flags = _MS_REMOUNT | _MS_BIND | _MS_RDONLY
+        for option in fields[5].split(","):
+            flags |= _FLAG_OF.get(option, 0)
+        if not _mount(libc, None, point, None, flags):
+            failed.append(point)
+    return failed
+
+
+def _drop_capabilities(libc: Any) -> None:
+    """Empty the bounding, effective, permitted and inheritable sets; no new privileges."""
+    for cap in range(64):
+        libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)
+    header = (ctypes.c_uint32 * 2)(_CAP_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)()
+    libc.capset(header, data)
+    libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+
+
+def nobody_can_reach(paths: Sequence[Path]) -> bool:
+    """Whether every path and its ancestors are searchable (and readable) by other users."""
+    for path in paths:
+        for part in [path, *path.parents]:
+            try:
+                mode = part.stat().st_mode
+            except OSError:
+                return False
+            if not mode & 0o001 or (part == path and not mode & 0o004):
+                return False
+    return True
