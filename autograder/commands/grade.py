@@ -169,7 +169,9 @@ def grade_submission(
     try:
         package_dir = config.package_dir_for(submission)
     except SubmissionError as error:
-        return Ungraded(name, str(error))
+        package_dir = find_package(submission, config.package)
+        if package_dir is None:
+            return Ungraded(name, str(error))
     if not config.visible_tests.is_dir():
         return Ungraded(
             name, NO_VISIBLE_TESTS.format(path=config.visible_tests, course=config.path)
@@ -233,6 +235,18 @@ def grade_submission(
     markdown.write_summary(result, out_dir / markdown.FILE_NAME)
     junit.write_junit(result, out_dir / junit.FILE_NAME)
     return result
+
+
+def find_package(submission: Path, package: str, depth: int = 3) -> Path | None:
+    """The one folder named `package` with an __init__.py within `depth` levels of a submission
+    laid out differently (e.g. t101/ at the repository root); None if there is none or several."""
+    if not submission.is_dir():
+        return None
+    found = []
+    for level in range(depth):
+        pattern = "/".join(["*"] * level + [package, "__init__.py"])
+        found += [p.parent for p in submission.glob(pattern) if ".git" not in p.parts]
+    return found[0].resolve() if len(found) == 1 else None
 
 
 def _error(sentence: str) -> int:
