@@ -13,6 +13,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from autograder.feedback import expect_close
+from tests.graders.support.mistakes import Mistakes, split_pairs
 
 SPLIT_WITHOUT_TRANSPOSE = (
     "you split the heads with a plain reshape to (B, h, L, d_k), which mixes the features of "
@@ -54,14 +55,13 @@ def mha_split_mistakes(
     key: torch.Tensor,
     value: torch.Tensor,
     mask: torch.Tensor | None = None,
-    which: int = 0,
-) -> dict[str, torch.Tensor]:
-    """The output (which=0) or weights (which=1) of the plain-reshape split and merge mistakes."""
+) -> Mistakes:
+    """({sentence: output}, {sentence: weights}) of the plain-reshape split and merge mistakes."""
     found = {
         SPLIT_WITHOUT_TRANSPOSE: _mha(state, heads, query, key, value, mask, split_ok=False),
         MERGE_WITHOUT_TRANSPOSE: _mha(state, heads, query, key, value, mask, merge_ok=False),
     }
-    return {sentence: pair[which] for sentence, pair in found.items()}
+    return split_pairs(found)
 
 
 def _mha(state, heads, query, key, value, mask, *, split_ok=True, merge_ok=True):

@@ -41,11 +41,9 @@ def check(m, ref, state, heads, q, k, v, mask=None, *, name, note="", built_in=F
     else:
         with torch.no_grad():
             expected = ref(q, k, v, mask)
-    mistakes = tuple(
-        mha_mistakes(state, heads, q, k, v, mask, which=i)
-        | mha_split_mistakes(state, heads, q, k, v, mask, which=i)
-        for i in (0, 1)
-    )
+    scale = mha_mistakes(state, heads, q, k, v, mask)
+    split = mha_split_mistakes(state, heads, q, k, v, mask)
+    mistakes = (scale[0] | split[0], scale[1] | split[1])
     shown = (("query", q), ("key", k), ("value", v), ("mask", mask))
     expect_pair(
         m(q, k, v, mask),

@@ -103,27 +103,46 @@ def sdpa(
     return torch.nan_to_num(out).numpy(), torch.nan_to_num(weights).numpy()
 
 
-def sdpa_mistakes(
-    Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask: np.ndarray | None = None, which: int = 0
-) -> dict[str, np.ndarray]:
-    """The output (which=0) or weights (which=1) each attention mistake would give.
+Mistakes = tuple[dict[str, object], dict[str, object]]
 
+
+def split_pairs(found: Mapping[str, tuple]) -> Mistakes:
+    """{sentence: (output, weights)} -> ({sentence: output}, {sentence: weights})."""
+    return (
+        {sentence: pair[0] for sentence, pair in found.items()},
+        {sentence: pair[1] for sentence, pair in found.items()},
+    )
+
+
+def sdpa_mistakes(
+    Q: np.ndarray,
+    K: np.ndarray,
+    V: np.ndarray,
+    mask: np.ndarray | None = None,
+    *,
+    d_model: int | None = None,
+) -> Mistakes:
+    """({sentence: output}, {sentence: weights}) that each attention mistake would give.
+
+    d_model: for self_attention, the input width X.shape[-1] (adds the sqrt(d_model) mistake).
     Only mistakes that give a result of the right shape and a different value are included.
     """
     d_k, d_v = Q.shape[-1], V.shape[-1]
     found = {
-        NO_SCALE: sdpa(Q, K, V, mask, scale=1.0)[which],
-        SCALE_BY_D_K: sdpa(Q, K, V, mask, scale=1.0 / d_k)[which],
-        SOFTMAX_OVER_QUERIES: _softmax_over_queries(Q, K, V, mask)[which],
+        NO_SCALE: sdpa(Q, K, V, mask, scale=1.0),
+        SCALE_BY_D_K: sdpa(Q, K, V, mask, scale=1.0 / d_k),
+        SOFTMAX_OVER_QUERIES: _softmax_over_queries(Q, K, V, mask),
     }
     if d_v != d_k:
-        found[SCALE_BY_D_V] = sdpa(Q, K, V, mask, scale=d_v**-0.5)[which]
+        found[SCALE_BY_D_V] = sdpa(Q, K, V, mask, scale=d_v**-0.5)
+    if d_model is not None and d_model != d_k:
+        found[SCALE_BY_D_MODEL] = sdpa(Q, K, V, mask, scale=d_model**-0.5)
     if mask is not None:
-        found[MASK_INVERTED] = sdpa(Q, K, V, ~np.asarray(mask, dtype=bool))[which]
+        found[MASK_INVERTED] = sdpa(Q, K, V, ~np.asarray(mask, dtype=bool))
     KT = np.swapaxes(np.asarray(K).T, -1, -2)  # the keys that Q @ K.T really uses
     if Q.ndim > 2 and KT.shape == np.shape(K):
-        found[K_ALL_AXES_TRANSPOSED] = sdpa(Q, KT, V, mask)[which]
-    return found
+        found[K_ALL_AXES_TRANSPOSED] = sdpa(Q, KT, V, mask)
+    return split_pairs(found)
 
 
 def _softmax_over_queries(Q, K, V, mask):
@@ -157,9 +176,8 @@ def mha_mistakes(
     key: torch.Tensor,
     value: torch.Tensor,
     mask: torch.Tensor | None = None,
-    which: int = 0,
-) -> dict[str, torch.Tensor]:
-    """The output (which=0) or per-head weights (which=1) that each MHA mistake would give.
+) -> Mistakes:
+    """({sentence: output}, {sentence: per-head weights}) that each MHA mistake would give.
 
     A wrong score scale is the right scale times a factor, so it is the built-in with W_q (and
     its bias) multiplied by that factor.
@@ -178,4 +196,4 @@ def mha_mistakes(
         found[SCALE_BY_D_MODEL] = mha(scaled_queries(factor), num_heads, query, key, value, mask)
     if mask is not None:
         found[MASK_INVERTED] = mha(state, num_heads, query, key, value, ~mask.bool())
-    return {sentence: torch.nan_to_num(pair[which]) for sentence, pair in found.items()}
+    return split_pairs({k: tuple(map(torch.nan_to_num, pair)) for k, pair in found.items()})
