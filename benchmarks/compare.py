@@ -1,0 +1,300 @@
+"""Benchmark: our batch grader against nbgrader autograde (and Otter when installed).
+
+    python benchmarks/compare.py --quick        N = 10 only, one cold-start sample
+    python benchmarks/compare.py                N = 10, 100, 1000 (hours on 2 cores)
+
+What it measures, each in one run on this machine:
+
+1. `python -c "import torch"` (median of 3) and a cold `autograder grade` of one submission:
+   the target is a cold grade at most 1.5x the torch import.
+2. For each N: a class of N learners (copies of examples/submissions, minus kofi, whose
+   planted infinite loop would make the run measure time-outs), graded
+   * by `autograder grade-class` (default jobs: one per core),
+   * by `nbgrader autograde` on the same submissions, the checks written as an nbgrader
+     notebook (benchmarks/nb_checks.py, one graded cell per component),
+   * by `otter run`, only if otter-grader is installed (it is not in the core install).
+   Wall time, time per submission, the ratio to ours, and the peak resident memory of the
+   whole process tree (sampled every 0.2 s).
+3. The table goes between the markers in benchmarks/README.md (--no-write to skip).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from nb_checks import CELLS, SETUP  # noqa: E402
+
+CLASS = ROOT / "examples" / "submissions"
+EXCLUDED = {"kofi"}  # the planted hang: we would be timing the time-out, not the grader
+README = ROOT / "benchmarks" / "README.md"
+START, END = "<!-- results:start -->", "<!-- results:end -->"
+
+
+@dataclass
+class Measure:
+    seconds: float
+    peak_mb: float
+    ok: bool
+    note: str = ""
+
+
+def run_measured(command: list[str], cwd: Path, env: dict | None = None) -> Measure:
+    """Run command; wall time and the peak summed RSS of its process tree."""
+    start = time.monotonic()
+    process = subprocess.Popen(
+        command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    peak = [0.0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], tree_rss_mb(process.pid))
+            done.wait(0.2)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    _, err = process.communicate()
+    done.set()
+    sampler.join()
+    seconds = time.monotonic() - start
+    note = "" if process.returncode in (0, 1) else err.strip().splitlines()[-1:]
+    return Measure(seconds, peak[0], process.returncode in (0, 1), str(note or ""))
+
+
+def tree_rss_mb(root: int) -> float:
+    """Summed resident memory (MB) of root and its descendants, from /proc."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            fields = stat[stat.rindex(")") + 2 :].split()
+            children.setdefault(int(fields[1]), []).append(int(entry))
+            rss[int(entry)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError, IndexError):
+            continue
+    total, stack = 0, [root]
+    while stack:
+        pid = stack.pop()
+        total += rss.get(pid, 0)
+        stack.extend(children.get(pid, []))
+    return total / 2**20
+
+
+def learners() -> list[Path]:
+    return sorted(p for p in CLASS.iterdir() if p.is_dir() and p.name not in EXCLUDED)
+
+
+def build_class(folder: Path, n: int) -> list[tuple[str, Path]]:
+    """N roster entries (symlinks to the example learners, cycled): (id, repository)."""
+    folder.mkdir(parents=True)
+    base = learners()
+    entries = []
+    for i in range(n):
+        source = base[i % len(base)]
+        name = f"{source.name}-{i:04d}"
+        (folder / name).symlink_to(source, target_is_directory=True)
+        entries.append((name, source))
+    return entries
+
+
+def bench_ours(roster: Path, work: Path) -> Measure:
+    command = [sys.executable, "-m", "autograder", "grade-class", str(roster)]
+    command += ["--out", str(work / "ours"), "--course", str(ROOT / "course.toml"), "-q"]
+    return run_measured(command, cwd=work)
+
+
+def notebook(assignments: Path) -> dict:
+    cells = [_code(SETUP.format(assignments=str(assignments)), None)]
+    for name, points, source in CELLS:
+        metadata = {
+            "grade": True,
+            "grade_id": name,
+            "locked": True,
+            "points": points,
+            "schema_version": 3,
+            "solution": False,
+            "task": False,
+        }
+        cells.append(_code(source, metadata))
+    return {
+        "cells": cells,
+        "metadata": {
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+def _code(source: str, nbgrader: dict | None) -> dict:
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": f"c{abs(hash(source)) % 10**8}",
+        "metadata": {"nbgrader": nbgrader} if nbgrader else {},
+        "outputs": [],
+        "source": source,
+    }
+
+
+def bench_nbgrader(entries: list[tuple[str, Path]], work: Path) -> Measure:
+    if shutil.which("nbgrader") is None:
+        return Measure(0, 0, False, "nbgrader is not installed")
+    course = work / "nbgrader"
+    (course / "source" / "t101").mkdir(parents=True)
+    config = course / "nbgrader_config.py"
+    config.write_text(
+        "c = get_config()\n"
+        f"c.CourseDirectory.root = {str(course)!r}\n"
+        "c.CourseDirectory.course_id = 't101'\n"
+        "c.ExecutePreprocessor.timeout = 120\n"
+    )
+    first = entries[0][1] / "assignments"
+    (course / "source" / "t101" / "t101.ipynb").write_text(json.dumps(notebook(first)))
+    generate = subprocess.run(
+        ["nbgrader", "generate_assignment", "t101", "--force"],
+        cwd=course,
+        capture_output=True,
+        text=True,
+    )
+    if generate.returncode != 0:
+        return Measure(0, 0, False, "generate_assignment failed: " + generate.stderr[-300:])
+    for name, repo in entries:
+        folder = course / "submitted" / name / "t101"
+        folder.mkdir(parents=True)
+        (folder / "t101.ipynb").write_text(json.dumps(notebook(repo / "assignments")))
+    return run_measured(["nbgrader", "autograde", "t101", "--force"], cwd=course)
+
+
+def bench_otter() -> Measure:
+    if shutil.which("otter") is None:
+        return Measure(0, 0, False, "otter-grader is not installed here")
+    return Measure(0, 0, False, "otter run is not wired up yet")
+
+
+def cold_start(work: Path, samples: int) -> tuple[float, float]:
+    torch_times = []
+    for _ in range(3):
+        start = time.monotonic()
+        subprocess.run([sys.executable, "-c", "import torch"], check=True)
+        torch_times.append(time.monotonic() - start)
+    grade_times = []
+    for i in range(samples):
+        start = time.monotonic()
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "autograder",
+                "grade",
+                str(CLASS / "amara"),
+                "--out",
+                str(work / f"cold{i}"),
+                "-q",
+            ],
+            cwd=ROOT,
+            check=False,
+            capture_output=True,
+        )
+        grade_times.append(time.monotonic() - start)
+    return statistics.median(torch_times), statistics.median(grade_times)
+
+
+def table(rows: list[dict], torch_s: float, cold_s: float) -> str:
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    lines = [
+        f"Measured {datetime.now(UTC).isoformat(timespec='minutes')} on {os.cpu_count()} cores "
+        f"(load average before the run: {rows[0]['load'] if rows else load}).",
+        "",
+        f'* `python -c "import torch"`: {torch_s:.1f} s; cold `autograder grade` of one '
+        f"submission: {cold_s:.1f} s ({cold_s / torch_s:.1f}x the torch import; target 1.5x).",
+        "",
+        "| N | ours: wall s | ours: s / submission | ours: peak MB | nbgrader: wall s | "
+        "nbgrader: s / submission | nbgrader: peak MB | nbgrader / ours | otter |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        ours, nb = r["ours"], r["nbgrader"]
+        per_ours = ours.seconds / r["n"]
+        nb_cells = ["n/a", "n/a", "n/a", f"not run: {nb.note}"]
+        if nb.ok:
+            per_nb = nb.seconds / r["n"]
+            nb_cells = [
+                f"{nb.seconds:.1f}",
+                f"{per_nb:.2f}",
+                f"{nb.peak_mb:.0f}",
+                f"{per_nb / per_ours:.2f}x",
+            ]
+        lines.append(
+            f"| {r['n']} | {ours.seconds:.1f} | {per_ours:.2f} | {ours.peak_mb:.0f} | "
+            + " | ".join(nb_cells)
+            + f" | not run: {r['otter'].note} |"
+        )
+    return "\n".join(lines)
+
+
+def write_readme(text: str) -> None:
+    readme = README.read_text(encoding="utf-8")
+    head, _, rest = readme.partition(START)
+    _, _, tail = rest.partition(END)
+    README.write_text(f"{head}{START}\n{text}\n{END}{tail}", encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="N = 10 only, one cold sample")
+    parser.add_argument("--sizes", type=int, nargs="*", help="class sizes (default 10 100 1000)")
+    parser.add_argument("--no-nbgrader", action="store_true", help="skip nbgrader")
+    parser.add_argument("--no-write", action="store_true", help="do not touch README.md")
+    args = parser.parse_args()
+    sizes = args.sizes or ([10] if args.quick else [10, 100, 1000])
+    work = Path(tempfile.mkdtemp(prefix="t101-bench-"))
+    try:
+        torch_s, cold_s = cold_start(work, 1 if args.quick else 3)
+        print(f"import torch {torch_s:.1f} s, cold grade {cold_s:.1f} s", flush=True)
+        rows = []
+        for n in sizes:
+            load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+            entries = build_class(work / f"class{n}", n)
+            run = work / f"run{n}"
+            run.mkdir()
+            ours = bench_ours(work / f"class{n}", run)
+            print(f"N={n} ours {ours.seconds:.1f} s peak {ours.peak_mb:.0f} MB", flush=True)
+            nb = Measure(0, 0, False, "skipped (--no-nbgrader)")
+            if not args.no_nbgrader:
+                nb = bench_nbgrader(entries, run)
+                print(
+                    f"N={n} nbgrader {nb.seconds:.1f} s peak {nb.peak_mb:.0f} MB {nb.note}",
+                    flush=True,
+                )
+            rows.append(
+                {"n": n, "ours": ours, "nbgrader": nb, "otter": bench_otter(), "load": load}
+            )
+        text = table(rows, torch_s, cold_s)
+        print(text)
+        if not args.no_write:
+            write_readme(text)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
