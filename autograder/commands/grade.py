@@ -37,6 +37,7 @@ from autograder.config import (
 )
 from autograder.github.pass_rule import PassRule, PassRuleError
 from autograder.github.publish import GITHUB_ONE, GithubRun
+from autograder.notebook.submission import NOTEBOOK, add_notebook
 from autograder.pytest_plugin import ResultCollector
 from autograder.release.manifest import ManifestError, compare_manifest, read_manifest
 from autograder.reports import junit, markdown, results_json, terminal
@@ -226,6 +227,8 @@ def grade_submission(
         duration=time.monotonic() - start,
         started_at=started_at,
     )
+    if not components or NOTEBOOK in components:  # docs/notebook.md
+        result = add_notebook(config, submission, result, out_dir)
     if manifest is not None:
         root = config.submission_root(submission)
         result.protected_changes = [

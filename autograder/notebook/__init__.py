@@ -15,6 +15,7 @@ from autograder.notebook.course import (
     NotebookAssignment,
     NotebookCourseError,
     find_notebook_assignments,
+    notebook_components,
     only_assignment,
 )
 from autograder.notebook.grade import grade_notebook, grade_notebooks, notebook_tools_installed
@@ -30,6 +31,7 @@ __all__ = [
     "generate_learner_notebook",
     "grade_notebook",
     "grade_notebooks",
+    "notebook_components",
     "notebook_tools_installed",
     "only_assignment",
     "with_notebook",

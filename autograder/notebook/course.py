@@ -115,3 +115,9 @@ def only_assignment(course_root: Path) -> NotebookAssignment:
             NO_NOTEBOOK_COURSE.format(root=course_root, course_dir=COURSE_DIR, config=CONFIG_FILE)
         )
     return found[0]
+
+
+def notebook_components(course_root: Path) -> list[tuple[str, str, float]]:
+    """(component name, title, autograded points) of each notebook assignment of the course,
+    for gradebooks that list components beside course.toml's."""
+    return [(a.component, a.title, a.points) for a in find_notebook_assignments(course_root)]

@@ -22,7 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-TIMEOUT_ERROR = "CellTimeoutError"
+#: How a cell that nbgrader interrupted after its time-out ends (no one presses Ctrl-C here).
+TIMEOUT_ERRORS = ("CellTimeoutError", "KeyboardInterrupt")
 MAX_ERROR_CHARS = 600
 
 
@@ -81,7 +82,7 @@ def _scores(api: Any, root: Path, assignment: str, student: str) -> dict[str, An
             if output.get("output_type") == "error" and grade_id not in errors:
                 errors[grade_id] = _error_text(output)
                 failed.append([grade_id, errors[grade_id]])
-                if output.get("ename") == TIMEOUT_ERROR:
+                if output.get("ename") in TIMEOUT_ERRORS:
                     timeouts.append(grade_id)
     cells = []
     with Gradebook(api.coursedir.db_url) as gradebook:

@@ -11,10 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from autograder.config import CourseConfig
-from autograder.notebook.course import find_notebook_assignments
-from autograder.notebook.grade import DEFAULT_CELL_TIMEOUT, grade_notebook
+from autograder.notebook.course import COMPONENT, find_notebook_assignments
+from autograder.notebook.grade import DEFAULT_CELL_TIMEOUT, FEEDBACK_NAME, grade_notebook
 from autograder.notebook.results import with_notebook
 from autograder.results import GradeResult
+
+NOTEBOOK = COMPONENT
 
 
 def add_notebook(
@@ -28,6 +30,7 @@ def add_notebook(
     """result, plus the notebook component when the submission has the notebook. The autograded
     notebook (with outputs) is written to out_dir for the learner."""
     root = config.submission_root(Path(submission))
+    (Path(out_dir) / FEEDBACK_NAME).unlink(missing_ok=True)  # never last run's copy
     for assignment in find_notebook_assignments(config.root):
         notebook = root / assignment.learner_path
         if not notebook.is_file():
