@@ -154,10 +154,11 @@ def sdpa_mistakes(
 
 
 def _softmax_over_queries(Q, K, V, mask):
-    scores = np.asarray(Q) @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])  # (..., L, S)
-    if mask is not None:
-        scores = np.where(mask, scores, -np.inf)
-    weights = softmax_over(scores, -2)
+    """Weights normalised over the queries: the built-in with the roles of Q and K swapped gives
+    (..., S, L) rows normalised over the queries; their transpose is the mistake's weights."""
+    swapped_mask = None if mask is None else np.swapaxes(mask, -1, -2)
+    _, weights_t = sdpa(K, Q, np.zeros((*Q.shape[:-1], 1)), swapped_mask, scale=Q.shape[-1] ** -0.5)
+    weights = np.swapaxes(weights_t, -1, -2)  # (..., L, S)
     return weights @ V, weights
 
 
