@@ -100,7 +100,7 @@ EXPECTED = {
     # Heads split with view(B, h, L, d_k), no transpose.
     "hana": Expected(
         passed={"multi_head_attention": Fraction(9, 34)},
-        phrases={"multi_head_attention": (".view(B, L, h, d_k).transpose(1, 2)",)},
+        phrases={"multi_head_attention": ("plain reshape", ".view(B, L, h, d_k).transpose(1, 2)")},
     ),
     # The second Add & Norm adds x instead of x2.
     "ivan": Expected(
@@ -123,12 +123,6 @@ EXPECTED = {
         passed={"multi_head_attention": Fraction(0)},
         phrases={"multi_head_attention": (FORBIDDEN,)},
     ),
-}
-
-# Mistakes whose sentence does not (yet) reach the one-line "first problem" of the summary.
-SUMMARY_GAPS = {
-    ("hana", "multi_head_attention"): "mha_mistakes has no split-without-transpose mistake; the "
-    "fix is only in the test's hint, which the summary's first sentence drops",
 }
 
 
@@ -236,15 +230,7 @@ def test_failing_messages_name_the_mistake(graded, learner, component):
         assert any(phrase in m for m in messages), (phrase, messages)
 
 
-@pytest.mark.parametrize(
-    "learner, component",
-    [
-        pytest.param(*key, marks=pytest.mark.xfail(reason=SUMMARY_GAPS[key], strict=True))
-        if key in SUMMARY_GAPS
-        else key
-        for key in MISTAKES
-    ],
-)
+@pytest.mark.parametrize("learner, component", MISTAKES)
 def test_the_summary_names_the_mistake_first(graded, course, learner, component):
     """The one-line "first problem" of the component in the summary names the mistake."""
     title = next(c.title for c in course.components if c.name == component)
