@@ -1,0 +1,221 @@
+"""The real pipeline on the example notebook submissions (examples/notebooks): nbgrader's own
+generate_assignment and autograde, in the sandbox, with the course's nbgrader_config.py.
+
+One sandboxed run grades every example (grade_notebooks: one nbgrader start-up), beside one
+release run, one run that is killed by its wall-clock limit, and one `autograder grade` of a
+whole repository (amara's modules and the correct notebook), in parallel. Expected scores
+(autograded points out of 20; the written answer is graded by hand and never counts here):
+
+* correct: 20. Its lookup warns on stderr about missing words (our stderr rule: no failure).
+* untouched: 0, every test saying the step is not done yet.
+* broken: 17. A syntax error in the plots cell costs test_plots (3); test_lookup deleted and
+  test_bank moved to the top are restored in place; test_rows replaced by `pass` is restored
+  from the course; outputs cleared; an extra cell of the learner's own is harmless.
+* hanging: 16. bank_comparison loops forever: its cell is interrupted after the per-cell
+  time-out, so test_bank (4) fails, and the cells after it still run.
+* hog (built here from correct): 20. A cell asks for 64 GiB and gets MemoryError from the
+  address-space limit, which costs nothing because no test depends on it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("nbgrader", reason="needs the notebook extra: pip install -e '.[notebook]'")
+
+from autograder.notebook import generate_learner_notebook, grade_notebooks  # noqa: E402
+from autograder.notebook.course import only_assignment  # noqa: E402
+from autograder.notebook.grade import CELL_TIMED_OUT, EARLIER_TIMEOUT  # noqa: E402
+from autograder.notebook.sandbox import run_nbgrader  # noqa: E402
+from tests.notebook.conftest import EXAMPLES, LEARNER_PATH, ROOT  # noqa: E402
+
+CELL_TIMEOUT = 20.0  # generous: a loaded 2-core machine imports gensim slowly
+NOT_DONE = "Replace this line with your code; this step is not done yet."
+EXPECTED = {"correct": 20, "untouched": 0, "broken": 17, "hanging": 16, "hog": 20}
+
+
+def hog_notebook(folder: Path) -> Path:
+    document = json.loads((EXAMPLES / "correct" / LEARNER_PATH).read_text(encoding="utf-8"))
+    hog = {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": "hog",
+        "metadata": {},
+        "outputs": [],
+        "source": "hoard = bytearray(64 * 1024**3)",
+    }
+    document["cells"].insert(3, hog)
+    path = folder / "hog.ipynb"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """(tests by example, feedback folder, released paths, killed-run report), run side by side."""
+    assignment = only_assignment(ROOT)
+    base = tmp_path_factory.mktemp("notebook_pipeline")
+    notebooks = {name: EXAMPLES / name / LEARNER_PATH for name in EXPECTED if name != "hog"}
+    notebooks["hog"] = hog_notebook(base)
+    feedback = base / "feedback"
+    release = base / "release" / LEARNER_PATH
+
+    def grade():
+        return grade_notebooks(
+            assignment, notebooks, cell_timeout=CELL_TIMEOUT, memory_mb=4096, keep=feedback
+        )
+
+    def killed():
+        # A wall-clock limit too short for anything: the whole process group must die.
+        return run_nbgrader(
+            assignment,
+            notebooks={"hanging": notebooks["hanging"]},
+            mode="autograde",
+            cell_timeout=CELL_TIMEOUT,
+            memory_mb=4096,
+            wall_timeout=5.0,
+        )
+
+    def cli():
+        repository = base / "repository" / "nadia"
+        shutil.copytree(ROOT / "examples" / "submissions" / "amara", repository)
+        (repository / LEARNER_PATH).parent.mkdir(parents=True)
+        shutil.copyfile(notebooks["correct"], repository / LEARNER_PATH)
+        out = base / "grades"
+        command = [sys.executable, "-m", "autograder", "grade", str(repository), "--out", str(out)]
+        command += ["--course", str(ROOT / "course.toml"), "--quiet"]
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900)
+        return done, out
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        graded = pool.submit(grade)
+        released = pool.submit(generate_learner_notebook, release)
+        cut = pool.submit(killed)
+        graded_cli = pool.submit(cli)
+        return graded.result(), feedback, released.result(), cut.result(), graded_cli.result()
+
+
+def grade_id(cell):
+    return cell["metadata"].get("nbgrader", {}).get("grade_id")
+
+
+def score(tests):
+    return sum(t.weight for t in tests if t.passed)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_each_example_gets_its_expected_score(runs, name):
+    tests = runs[0][name]
+    assert [t.name for t in tests] == [
+        "test_lookup",
+        "test_shapes",
+        "test_rows",
+        "test_course_numbers",
+        "test_bank",
+        "test_plots",
+    ]
+    assert {t.component for t in tests} == {"notebook"}
+    failing = {t.name: t.message for t in tests if not t.passed}
+    assert score(tests) == EXPECTED[name], failing
+
+
+def test_untouched_stubs_say_the_step_is_not_done(runs):
+    for test in runs[0]["untouched"]:
+        assert test.status == "failed" and NOT_DONE in test.message, test.message
+
+
+def test_broken_loses_only_the_plots_and_says_which_cell_failed_first(runs):
+    (failing,) = [t for t in runs[0]["broken"] if not t.passed]
+    assert failing.name == "test_plots"
+    assert "An earlier cell (plots) failed first with SyntaxError" in failing.message
+
+
+def test_broken_has_its_deleted_and_moved_tests_back_in_place(runs):
+    document = json.loads((runs[1] / "broken.ipynb").read_text(encoding="utf-8"))
+    order = [grade_id(c) for c in document["cells"] if grade_id(c)]
+    assert order.index("lookup") < order.index("test_lookup") < order.index("attention")
+    assert order.index("run_bank") < order.index("test_bank") < order.index("plots_intro")
+    (rows,) = [c for c in document["cells"] if grade_id(c) == "test_rows"]
+    assert "I don't need this test" not in "".join(rows["source"])
+
+
+def test_hanging_is_interrupted_and_the_test_after_it_says_so(runs):
+    (failing,) = [t for t in runs[0]["hanging"] if not t.passed]
+    assert failing.name == "test_bank"
+    assert EARLIER_TIMEOUT.format(cells="run_bank", seconds=CELL_TIMEOUT) in failing.message
+    assert CELL_TIMED_OUT.split("{")[0] not in failing.message  # the test itself did not hang
+
+
+def test_the_correct_warning_is_kept_as_marked_stdout(runs):
+    document = json.loads((runs[1] / "correct.ipynb").read_text(encoding="utf-8"))
+    (lookup_test,) = [c for c in document["cells"] if grade_id(c) == "test_lookup"]
+    texts = ["".join(o.get("text", "")) for o in lookup_test["outputs"]]
+    assert any("[stderr] " in t and "not in the vectors" in t for t in texts), texts
+    assert all(o.get("name") != "stderr" for o in lookup_test["outputs"])
+
+
+def test_the_memory_limit_reaches_the_learners_kernel(runs):
+    document = json.loads((runs[1] / "hog.ipynb").read_text(encoding="utf-8"))
+    (hog,) = [c for c in document["cells"] if "bytearray(64" in "".join(c["source"])]
+    assert [o.get("ename") for o in hog["outputs"]] == ["MemoryError"]
+
+
+def test_release_has_no_solutions_and_no_hidden_tests(runs):
+    notebook, *data = runs[2]
+    assert notebook == runs[2][0] and notebook.name == "contextual_vectors.ipynb"
+    assert [p.name for p in data] == ["toy_vectors.txt"]
+    text = notebook.read_text(encoding="utf-8")
+    for secret in (
+        "BEGIN SOLUTION",
+        "BEGIN HIDDEN TESTS",
+        "zzqxv",
+        "capitalize()",
+        "np.sqrt(W_k.shape[1])",
+        "semantic improvement: W_q",
+    ):
+        assert secret not in text, secret
+    assert text.count(NOT_DONE) == 8  # lookup, 3 attention functions, 2 bank, 2 plots
+    assert "YOUR ANSWER HERE" in text
+    assert text == (EXAMPLES / "untouched" / LEARNER_PATH).read_text(encoding="utf-8")
+
+
+def test_a_run_past_its_wall_clock_limit_is_killed_with_its_whole_group(runs):
+    report = runs[3]
+    assert report.killed and not report.ok and report.learners == {}
+    assert report.exit_status == -signal.SIGKILL
+    with pytest.raises(ProcessLookupError):
+        os.killpg(report.pid, 0)
+
+
+def test_autograder_grade_reports_the_notebook_beside_the_six_modules(runs):
+    done, out = runs[4]
+    assert done.returncode == 0, done.stderr
+    document = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert (document["score"], document["max_score"]) == (120, 120)
+    notebook = [t for t in document["tests"] if t["tags"] == ["notebook"]]
+    assert [t["max_score"] for t in notebook] == [4, 3, 3, 3, 4, 3]
+    assert all(t["status"] == "passed" for t in notebook)
+    assert notebook[0]["name"] == "Notebook: contextual vectors: test_lookup"
+    tags = {t["tags"][0] for t in document["tests"]}
+    assert tags == {
+        "softmax",
+        "attention",
+        "multi_head_attention",
+        "feed_forward",
+        "add_norm",
+        "encoder",
+        "notebook",
+    }
+    summary = (out / "summary.md").read_text(encoding="utf-8")
+    assert "Notebook: contextual vectors" in summary
+    graded = json.loads((out / "notebook.graded.ipynb").read_text(encoding="utf-8"))
+    assert any(c.get("outputs") for c in graded["cells"] if c["cell_type"] == "code")
