@@ -148,7 +148,14 @@ def grade(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Markdown for the README's 'Where the course notes help' section.",
 )
-def release(out: Path, course: Path | None, pass_rule: str, notes: Path | None) -> None:
+@click.option(
+    "--notebook",
+    is_flag=True,
+    help="Also generate the learner notebook with nbgrader (needs the notebook extra; slow).",
+)
+def release(
+    out: Path, course: Path | None, pass_rule: str, notes: Path | None, notebook: bool
+) -> None:
     """Build the learner repository in OUT: stubs, the autograder package, the visible tests,
     course.toml, pyproject.toml, a README, .github/workflows/grade.yml and a manifest of
     protected files. Never the references or the hidden tests. Same input, same bytes.
@@ -157,7 +164,9 @@ def release(out: Path, course: Path | None, pass_rule: str, notes: Path | None) 
     """
     from autograder.commands import release as command
 
-    raise SystemExit(command.main(out=out, course=course, pass_rule=pass_rule, notes=notes))
+    raise SystemExit(
+        command.main(out=out, course=course, pass_rule=pass_rule, notes=notes, notebook=notebook)
+    )
 
 
 @cli.command("grade-class")

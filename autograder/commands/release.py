@@ -21,13 +21,15 @@ WRITTEN = "Wrote the learner release ({count} files) to {out}."
 NOTES_MISSING = "The notes file {path} cannot be read: {reason}; expected a Markdown file."
 
 
-def main(*, out: Path, course: Path | None, pass_rule: str, notes: Path | None) -> int:
+def main(
+    *, out: Path, course: Path | None, pass_rule: str, notes: Path | None, notebook: bool = False
+) -> int:
     """Build and write the release; return the exit status described above."""
     try:
         config = load_course(course if course else find_course_file(Path.cwd()))
         rule = PassRule.parse(pass_rule)
         text = notes.read_text(encoding="utf-8") if notes else ""
-        release = build_release(config, pass_rule=rule, notes=text)
+        release = build_release(config, pass_rule=rule, notes=text, notebook=notebook)
         written = write_release(release, out)
     except (CourseConfigError, PassRuleError, ReleaseError) as error:
         print(str(error), file=sys.stderr)

@@ -6,6 +6,7 @@ the disk until write_release. The order matters:
 1. add_stubs            the learner package (assignments/t101), as the course repository has it;
 2. add_framework        the `autograder` package itself (code and templates, no caches);
 3. add_visible_graders  the visible tests, their support folder and the `__init__.py` above them;
+3b. add_learner_notebooks (with --notebook) nbgrader's learner notebook(s), before the leak check;
 4. add_course_file      course.toml without the keys that point at instructor-only folders;
 5. add_pyproject        pyproject.toml whose pytest runs the visible graders;
 6. add_readme           README.md, after add_stubs (it quotes each stub's first docstring line);
@@ -50,6 +51,7 @@ class Release:
     config: CourseConfig
     pass_rule: PassRule
     notes: str = ""
+    notebook: bool = False
     files: dict[str, bytes] = field(default_factory=dict)
     protected: set[str] = field(default_factory=set)
 
@@ -67,6 +69,7 @@ STEPS: tuple[Step, ...] = (
     steps.add_stubs,
     steps.add_framework,
     steps.add_visible_graders,
+    steps.add_learner_notebooks,
     steps.add_course_file,
     steps.add_pyproject,
     steps.add_readme,
@@ -77,9 +80,11 @@ STEPS: tuple[Step, ...] = (
 )
 
 
-def build_release(config: CourseConfig, *, pass_rule: PassRule, notes: str = "") -> Release:
+def build_release(
+    config: CourseConfig, *, pass_rule: PassRule, notes: str = "", notebook: bool = False
+) -> Release:
     """Run every step in order; ReleaseError (a sentence) when one refuses."""
-    release = Release(config=config, pass_rule=pass_rule, notes=notes)
+    release = Release(config=config, pass_rule=pass_rule, notes=notes, notebook=notebook)
     for step in STEPS:
         try:
             step(release)

@@ -229,3 +229,28 @@ def test_cli_release_writes_and_reports(tmp_path, monkeypatch):
     assert 'PASS_RULE: "min_score:70"' in (out / ".github/workflows/grade.yml").read_text()
     bad = CliRunner().invoke(cli, ["release", "--out", str(tmp_path / "x"), "--pass-rule", "most"])
     assert bad.exit_code == 2 and "is not one the grader knows" in bad.output
+
+
+def test_notebook_step_adds_nbgraders_learner_notebook(course, monkeypatch):
+    """--notebook: the step places what generate_learner_notebook writes (nbgrader is slow and
+    optional, so a stand-in writes it here); the notebook is the learner's, its data protected."""
+    import autograder.notebook
+
+    calls = []
+
+    def fake_generate(dest, *, assignment):
+        calls.append(assignment.assignment)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_text('{"cells": []}\n')
+        (dest.parent / "toy_vectors.txt").write_text("1 2 3\n")
+        return [dest, dest.parent / "toy_vectors.txt"]
+
+    monkeypatch.setattr(autograder.notebook, "generate_learner_notebook", fake_generate)
+    release = build_release(course, pass_rule=PassRule(), notebook=True)
+    assert calls == ["contextual_vectors"]
+    notebook = "assignments/notebooks/contextual_vectors.ipynb"
+    assert release.files[notebook] == b'{"cells": []}\n'
+    assert notebook not in release.protected
+    assert "assignments/notebooks/toy_vectors.txt" in release.protected
+    plain = build_release(course, pass_rule=PassRule())
+    assert not [p for p in plain.files if p.startswith("assignments/notebooks/")]
