@@ -187,7 +187,7 @@ def test_results_are_collected_with_component_weight_and_visibility(mini_run):
 def test_a_failure_shows_its_sentence_and_no_traceback(mini_run):
     _, collector, output = mini_run
     message = by_name(collector)["test_sentence"].message
-    assert message.startswith("f(x) does not match the expected values: 1 of 2 entries differs")
+    assert message.startswith("f(x) differs from the expected values: 1 of 2 entries differs")
     assert f"::test_sentence - {message}" in output  # the -rf short summary line
     assert "Traceback" not in output
     assert "expect_close([1.0, 2.0]" not in output  # no grader source in the report
