@@ -45,6 +45,25 @@ _UNSHARE = ("--pid", "--fork", "--kill-child", "--mount", "--mount-proc", "--net
 _UNSHARE_USER = ("--user", "--map-root-user")
 MAX_HIDDEN = 500  # mount points per worker; a huge home folder is covered in one piece instead
 NOBODY = 65534
+#: Never covered, even when the harness runs from one of them: the system needs them.
+SYSTEM_DIRS = frozenset(
+    [
+        "/",
+        "/bin",
+        "/dev",
+        "/etc",
+        "/lib",
+        "/lib64",
+        "/opt",
+        "/proc",
+        "/run",
+        "/sbin",
+        "/sys",
+        "/tmp",
+        "/usr",
+        "/var",
+    ]
+)
 
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
 _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 32, 4096, 16384, 1 << 18
@@ -97,10 +116,12 @@ def hide_targets(roots: Iterable[Path], keep: Sequence[Path]) -> list[str]:
     """The paths to cover so that nothing under ``roots`` stays visible except ``keep``.
 
     A root holding no kept path is covered whole; one holding some is covered child by child,
-    descending only into the children that lead to a kept path.
+    descending only into the children that lead to a kept path. System folders (SYSTEM_DIRS)
+    are never roots: a harness started from ``/`` or ``/tmp`` does not hide the system.
     """
     targets: list[str] = []
     pending = sorted({Path(os.path.realpath(r)) for r in roots if os.path.lexists(r)})
+    pending = [path for path in pending if str(path) not in SYSTEM_DIRS]
     while pending and len(targets) < MAX_HIDDEN:
         path = pending.pop(0)
         if any(path == k or path.is_relative_to(k) for k in keep) or str(path) in targets:

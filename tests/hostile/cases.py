@@ -1,0 +1,460 @@
+"""The hostile cases of issue 3, grouped into grading runs (see corpus.py for the patch kinds)."""
+
+from __future__ import annotations
+
+from tests.hostile.corpus import COURSE, EXAMPLE, MARKER, OUT, PACKAGE_DIR, Case, Run
+
+
+def _example(component: str) -> bytes:
+    return (EXAMPLE / PACKAGE_DIR / f"{component}.py").read_bytes()
+
+
+# A process that leaves its process group and session (double fork + setsid) and sleeps; its
+# command line carries the session's marker, so a survivor is found by name after the run.
+DETACH = f"""
+import os as _os
+def _detached(argv):
+    if _os.fork() == 0:
+        _os.setsid()
+        if _os.fork() == 0:
+            try:
+                _os.execvp(argv[0], argv)
+            finally:
+                _os._exit(0)
+        _os._exit(0)
+    _os.wait()
+_detached(["sleep", "{MARKER}"])
+import subprocess as _sp
+_sp.Popen(["sleep", "{MARKER}"], start_new_session=True)
+"""
+
+# Overwrite the reports now and, from a detached shell, again and again after the run.
+CLOBBER = f"""
+import os as _os
+for _name in ("results.json", "summary.md", "junit.xml", "grader.log", "planted.txt"):
+    try:
+        with open(_os.path.join("{OUT}", _name), "w") as _f:
+            _f.write('{{"score": 100.0, "max_score": 100.0, "tests": []}}')
+    except OSError:
+        pass
+if _os.fork() == 0:
+    _os.setsid()
+    if _os.fork() == 0:
+        _loop = 'while :; do echo "{{\\\\"score\\\\": 100}}" > "$1/results.json"; sleep 0.2; done'
+        try:
+            _os.execvp("sh", ["sh", "-c", _loop, "{MARKER}", "{OUT}"])
+        finally:
+            _os._exit(0)
+    _os._exit(0)
+_os.wait()
+"""
+
+HOSTILE_TEXT = r"""
+print("::error file=t101/softmax.py,line=1::forged annotation")
+print("\x1b[2J\x1b]0;pwned title\x07\x1b[31m<script>alert(1)</script> **bold** [x](http://e.vil)")
+raise ValueError(
+    "::error::forged\n::set-output name=score::100\n\x1b[31mred\x1b[0m "
+    "<img src=x onerror=alert(1)> | cell | **b** `tick`"
+)
+"""
+
+# Read the grader's secrets: its environment, every process's environment, the references and
+# the hidden tests. Whatever is found goes into the exception message and the output.
+HARVEST = """
+import glob, os
+found = {"environ": dict(os.environ)}
+for path in glob.glob("/proc/[0-9]*/environ"):
+    try:
+        found[path] = open(path, "rb").read().decode(errors="replace")
+    except OSError:
+        pass
+print(found)
+raise RuntimeError("harvested " + repr(found))
+"""
+
+STEAL_REFERENCE = f"""
+import glob as _glob
+_errors = []
+for _path in ["{COURSE}/solutions/t101/add_norm.py",
+              "{COURSE}/tests/graders/hidden/test_add_norm_hidden.py",
+              *_glob.glob("{COURSE}/**/add_norm*.py", recursive=True)]:
+    try:
+        _source = open(_path).read()
+    except OSError as _exc:
+        _errors.append(type(_exc).__name__)
+        continue
+    if "class AddNorm" in _source:
+        _space = {{}}
+        exec(compile(_source, _path, "exec"), _space)
+        AddNorm = _space["AddNorm"]
+        break
+else:
+    class AddNorm:
+        def __init__(self, *args, **kwargs):
+            raise RuntimeError("no reference found: " + ", ".join(_errors or ["nothing"]))
+"""
+
+FORBIDDEN_ALIAS = """
+from torch.nn import functional as _Fx
+_own = scaled_dot_product_attention
+def scaled_dot_product_attention(Q, K, V, mask=None):
+    import torch
+    q = torch.zeros(1, 2, 4)
+    getattr(_Fx, "scaled_dot_" + "product_attention")(q, q, q)
+    return _own(Q, K, V, mask)
+"""
+
+FORBIDDEN_GETATTR = """
+_own_forward = MultiHeadAttention.forward
+def _forward(self, *args, **kwargs):
+    getattr(nn, "Multihead" + "Attention")(4, 1)
+    return _own_forward(self, *args, **kwargs)
+MultiHeadAttention.forward = _forward
+"""
+
+FORBIDDEN_C = """
+_own_forward = PositionwiseFeedForward.forward
+def _forward(self, x):
+    import torch
+    q = torch.zeros(1, 2, 4)
+    torch._C._nn.scaled_dot_product_attention(q, q, q)
+    return _own_forward(self, x)
+PositionwiseFeedForward.forward = _forward
+"""
+
+PATCH_NUMPY = """
+import numpy as _np
+import numpy.testing as _npt
+_np.allclose = lambda *a, **k: True
+_np.array_equal = lambda *a, **k: True
+_np.isclose = lambda a, b, *r, **k: _np.ones(_np.broadcast(a, b).shape, bool)
+_npt.assert_allclose = lambda *a, **k: None
+_npt.assert_array_equal = lambda *a, **k: None
+def softmax(x, axis=-1):
+    return _np.zeros(_np.shape(x))
+"""
+
+PATCH_TORCH = """
+import torch as _torch
+_torch.allclose = lambda *a, **k: True
+_torch.equal = lambda *a, **k: True
+_torch.testing.assert_close = lambda *a, **k: None
+def _forward(self, x):
+    return x * 0
+PositionwiseFeedForward.forward = _forward
+"""
+
+PATCH_PYTEST = """
+import pytest as _pytest
+import _pytest.outcomes as _outcomes
+_pytest.approx = lambda expected, *a, **k: expected
+_pytest.fail = _outcomes.fail = lambda *a, **k: None
+_pytest.skip = _outcomes.skip = lambda *a, **k: None
+def _forward(self, x, sublayer_output):
+    return x * 0
+AddNorm.forward = _forward
+"""
+
+PATCH_BUILTINS = """
+import builtins as _builtins
+_builtins.all = lambda *a, **k: True
+_builtins.abs = lambda x: 0
+_builtins.round = lambda *a, **k: 0
+def _forward(self, query, key, value, mask=None):
+    return query * 0, None
+MultiHeadAttention.forward = _forward
+"""
+
+_SYNTAX = _example("feed_forward").replace(
+    b"        super().__init__()", b"        super(.__init__()"
+)
+
+RUNS = (
+    Run(
+        "import_exits",
+        (
+            Case(
+                "loop_at_import",
+                "softmax",
+                "append",
+                "while True:\n    pass",
+                phrase="Importing t101/softmax.py did not finish within 20 s",
+                expect="zero",
+            ),
+            Case(
+                "os_exit_at_import",
+                "multi_head_attention",
+                "append",
+                "import os\nos._exit(7)",
+                phrase="ended with exit status 7",
+                expect="zero",
+            ),
+            Case(
+                "sys_exit_at_import",
+                "feed_forward",
+                "append",
+                "import sys\nsys.exit(0)",
+                phrase="never end the program",
+                expect="zero",
+            ),
+            Case(
+                "keyboard_interrupt_at_import",
+                "add_norm",
+                "append",
+                "raise KeyboardInterrupt",
+                phrase="raised KeyboardInterrupt",
+                expect="zero",
+            ),
+        ),
+    ),
+    Run(
+        "import_sleeps_and_sources",
+        (
+            Case(
+                "sleep_at_import",
+                "softmax",
+                "append",
+                "import time\ntime.sleep(3600)",
+                phrase="Importing t101/softmax.py did not finish within 20 s",
+                expect="zero",
+            ),
+            Case(
+                "system_exit_at_import",
+                "multi_head_attention",
+                "append",
+                "raise SystemExit",
+                phrase="raised SystemExit",
+                expect="zero",
+            ),
+            Case(
+                "syntax_error",
+                "feed_forward",
+                "source",
+                _SYNTAX,
+                phrase="t101/feed_forward.py has a syntax error at line 8",
+                expect="zero",
+            ),
+            Case(
+                "non_utf8_source",
+                "add_norm",
+                "source",
+                _example("add_norm") + b'\n_DESSERT = "cr\xe8me br\xfbl\xe9e"\n',
+                phrase="t101/add_norm.py has a syntax error at line",
+                expect="zero",
+            ),
+        ),
+    ),
+    Run(
+        "call_exits",
+        (
+            Case(
+                "os_exit_in_call",
+                "feed_forward",
+                "call",
+                "import os\nos._exit(3)",
+                phrase="ended with exit status 3",
+            ),
+            Case(
+                "sys_exit_in_call",
+                "add_norm",
+                "call",
+                "import sys\nsys.exit(1)",
+                phrase="never end the program",
+            ),
+            Case(
+                "keyboard_interrupt_in_call",
+                "multi_head_attention",
+                "call",
+                "raise KeyboardInterrupt",
+                phrase="raised KeyboardInterrupt",
+            ),
+        ),
+        neighbours=("softmax",),
+    ),
+    Run(
+        "call_hangs",
+        (
+            Case(
+                "loop_in_call",
+                "feed_forward",
+                "call",
+                "while True:\n    pass",
+                phrase="did not finish within 2 s",
+            ),
+            Case(
+                "sleep_in_call",
+                "add_norm",
+                "call",
+                "import time\ntime.sleep(3600)",
+                phrase="did not finish within 2 s",
+            ),
+        ),
+        neighbours=("softmax",),
+    ),
+    Run(
+        "crashes",
+        (
+            Case(
+                "segfault_in_call",
+                "feed_forward",
+                "call",
+                "import ctypes\nctypes.string_at(0)",
+                phrase="SIGSEGV",
+            ),
+            Case(
+                "huge_allocation",
+                "add_norm",
+                "call",
+                "import numpy\nnumpy.ones(1 << 42, dtype=numpy.uint8)",
+                phrase="(the limit is 4096 MB)",
+            ),
+            Case(
+                "missing_module",
+                "multi_head_attention",
+                "delete",
+                phrase="Could not find t101/multi_head_attention.py in your submission",
+                expect="zero",
+            ),
+        ),
+        neighbours=("softmax",),
+    ),
+    Run(
+        "floods_children_clobbering",
+        (
+            Case(
+                "output_flood",
+                "softmax",
+                "append",
+                "_own = softmax\n"
+                "def softmax(x, axis=-1):\n"
+                "    print('flood ' * 200000)\n"
+                "    return _own(x, axis)",
+                expect="full",
+            ),
+            Case("detached_children", "feed_forward", "append", DETACH, expect="full"),
+            Case("clobber_reports", "add_norm", "append", CLOBBER, expect="full"),
+        ),
+        neighbours=("multi_head_attention",),
+    ),
+    Run(
+        "monkeypatching",
+        (
+            Case("patch_numpy", "softmax", "append", PATCH_NUMPY),
+            Case("patch_torch", "feed_forward", "append", PATCH_TORCH),
+            Case("patch_pytest", "add_norm", "append", PATCH_PYTEST),
+            Case("patch_builtins", "multi_head_attention", "append", PATCH_BUILTINS),
+        ),
+    ),
+    Run(
+        "pytest_outcomes",
+        (
+            Case(
+                "pytest_skip",
+                "softmax",
+                "call",
+                "import pytest\npytest.skip('not today')",
+                phrase="raised Skipped",
+            ),
+            Case(
+                "pytest_xfail",
+                "feed_forward",
+                "call",
+                "import pytest\npytest.xfail('known')",
+                phrase="raised XFailed",
+            ),
+            Case(
+                "pytest_fail",
+                "add_norm",
+                "call",
+                "import pytest\npytest.fail('graded elsewhere', pytrace=False)",
+                phrase="raised Failed",
+            ),
+        ),
+        neighbours=("multi_head_attention",),
+    ),
+    Run(
+        "secrets_and_text",
+        (
+            Case("hostile_text", "softmax", "call", HOSTILE_TEXT, phrase="raised ValueError"),
+            Case(
+                "environment_canary", "feed_forward", "call", HARVEST, phrase="raised RuntimeError"
+            ),
+            Case(
+                "steal_references",
+                "add_norm",
+                "append",
+                STEAL_REFERENCE,
+                phrase="no reference found: PermissionError",
+            ),
+        ),
+        neighbours=("multi_head_attention",),
+    ),
+    Run(
+        "forbidden_at_run_time",
+        (
+            Case(
+                "forbidden_via_alias",
+                "attention",
+                "append",
+                FORBIDDEN_ALIAS,
+                phrase="torch.nn.functional.scaled_dot_product_attention",
+                expect="zero",
+            ),
+            Case(
+                "forbidden_via_getattr",
+                "multi_head_attention",
+                "append",
+                FORBIDDEN_GETATTR,
+                phrase="torch.nn.MultiheadAttention",
+                expect="zero",
+            ),
+            Case(
+                "forbidden_via_torch_c",
+                "feed_forward",
+                "append",
+                FORBIDDEN_C,
+                phrase="torch._C._nn.scaled_dot_product_attention",
+                expect="zero",
+            ),
+        ),
+        neighbours=("add_norm",),
+    ),
+    Run(
+        "encodings",
+        (
+            Case(
+                "latin1_with_cookie",
+                "softmax",
+                "source",
+                b"# -*- coding: latin-1 -*-\n# caf\xe9\n" + _example("softmax"),
+                expect="full",
+            ),
+            Case(
+                "utf8_bom",
+                "multi_head_attention",
+                "source",
+                b"\xef\xbb\xbf" + _example("multi_head_attention"),
+                expect="full",
+            ),
+            Case(
+                "crlf_lines",
+                "add_norm",
+                "source",
+                _example("add_norm").replace(b"\n", b"\r\n"),
+                expect="full",
+            ),
+            Case(
+                "utf16_source",
+                "feed_forward",
+                "source",
+                _example("feed_forward").decode().encode("utf-16"),
+                phrase="t101/feed_forward.py has a syntax error at line 1",
+                expect="zero",
+            ),
+        ),
+    ),
+)
+
+RUNS += (Run("layout", (Case("package_at_repository_root", "softmax", "layout", expect="full"),)),)
+
+CASES = {case.name: (run, case) for run in RUNS for case in run.cases}

@@ -1,0 +1,129 @@
+"""What the worker's confinement allows, probed from learner code in one live session."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from autograder.runtime import LearnerSession, Limits, isolation
+
+PROBE = """
+import os, socket
+
+
+def read(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read(200).decode(errors="replace")
+    except OSError as exc:
+        return type(exc).__name__
+
+
+def write(path):
+    try:
+        with open(path, "w") as f:
+            f.write("x")
+        return "written"
+    except OSError as exc:
+        return type(exc).__name__
+
+
+def umount(path):
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    return libc.umount2(path.encode(), 2) == 0
+
+
+def capabilities():
+    for line in open("/proc/self/status"):
+        if line.startswith("CapEff:"):
+            return int(line.split()[1], 16)
+
+
+def processes():
+    return sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+
+
+def connect():
+    try:
+        socket.create_connection(("1.1.1.1", 53), timeout=2).close()
+        return "connected"
+    except OSError as exc:
+        return type(exc).__name__
+"""
+
+
+@pytest.fixture(scope="module")
+def secret_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("course")
+    (folder / "solutions").mkdir()
+    (folder / "solutions" / "reference.py").write_text("ANSWER = 42\n")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def probe(tmp_path_factory: pytest.TempPathFactory, secret_dir: Path):
+    package = tmp_path_factory.mktemp("submission") / "probe"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "tools.py").write_text(textwrap.dedent(PROBE))
+    session = LearnerSession(package, package="probe", limits=Limits(), hide_paths=[secret_dir])
+    tools = session.module("tools")
+    tools.read("/dev/null")  # start the worker
+    yield session, tools, package
+    session.close()
+
+
+def needs(level: str) -> None:
+    if isolation.probe()[0] != level:
+        pytest.skip(f"this machine gives the worker {isolation.probe()[0]}, not {level}")
+
+
+def test_hide_targets_covers_whole_folders_and_descends_only_towards_kept_paths(tmp_path):
+    for name in ("a/keep/inner", "a/other", "b"):
+        (tmp_path / name).mkdir(parents=True)
+    (tmp_path / "a" / "file.txt").write_text("x")
+    targets = isolation.hide_targets([tmp_path / "a", tmp_path / "b"], [tmp_path / "a" / "keep"])
+    assert sorted(targets) == sorted(str(tmp_path / p) for p in ("a/file.txt", "a/other", "b"))
+
+
+def test_system_folders_are_never_hidden_whole(tmp_path):
+    assert isolation.hide_targets([Path("/"), Path("/tmp"), Path("/usr")], [tmp_path]) == []
+
+
+def test_the_session_reports_its_isolation_level(probe):
+    session, _, _ = probe
+    assert session.isolation["level"] == isolation.probe()[0]
+
+
+def test_hidden_folders_cannot_be_read(probe, secret_dir):
+    needs(isolation.NAMESPACES)
+    session, tools, package = probe
+    assert tools.read(str(secret_dir / "solutions" / "reference.py")) == "PermissionError"
+    assert tools.read(str(package / "tools.py")) == "PermissionError"  # the original submission
+    assert session.isolation["hidden"] >= 2
+
+
+def test_the_disk_is_read_only_except_the_private_copy(probe):
+    needs(isolation.NAMESPACES)
+    session, tools, _ = probe
+    assert tools.write("/usr/autograder-hostile-probe") == "OSError"  # EROFS
+    assert tools.write("autograder-probe.txt") == "written"  # its private folder
+    assert session.isolation["writable_mounts"] == []
+
+
+def test_the_worker_has_no_capabilities_and_cannot_unmount_the_covers(probe, secret_dir):
+    needs(isolation.NAMESPACES)
+    _, tools, _ = probe
+    assert tools.capabilities() == 0
+    assert tools.umount(str(secret_dir)) is False
+    assert tools.read(str(secret_dir / "solutions" / "reference.py")) == "PermissionError"
+
+
+def test_the_worker_sees_only_its_own_processes_and_no_network(probe):
+    needs(isolation.NAMESPACES)
+    _, tools, _ = probe
+    assert tools.processes()[0] == 1 and len(tools.processes()) < 5
+    assert tools.connect() == "OSError"
