@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -127,3 +132,72 @@ def test_the_worker_sees_only_its_own_processes_and_no_network(probe):
     _, tools, _ = probe
     assert tools.processes()[0] == 1 and len(tools.processes()) < 5
     assert tools.connect() == "OSError"
+
+
+USERNS_PROBE = """
+import ctypes, json, os, sys
+sys.path.insert(0, sys.argv[1])
+import isolation
+folder = sys.argv[1]
+os.chdir(folder + "/base")
+plan = {"level": isolation.USER_NAMESPACES, "hide": [folder + "/secret"],
+        "writable": folder + "/base", "uid_ok": False}
+out = {"report": isolation.confine(plan)}
+try:
+    out["read"] = open(folder + "/secret/reference.py").read()
+except OSError as exc:
+    out["read"] = type(exc).__name__
+out["umount"] = ctypes.CDLL(None, use_errno=True).umount2((folder + "/secret").encode(), 2)
+try:
+    open(folder + "/outside.txt", "w").close()
+    out["write_outside"] = "written"
+except OSError as exc:
+    out["write_outside"] = type(exc).__name__
+open("inside.txt", "w").close()
+print(json.dumps(out))
+"""
+
+
+def test_the_user_namespace_level_confines_an_unprivileged_worker(tmp_path):
+    """The fallback for a harness that is not root, run as `nobody` with the system Python (the
+    suite's own Python may live where `nobody` cannot read it)."""
+    setpriv, python = shutil.which("setpriv"), "/usr/bin/python3"
+    if os.geteuid() != 0 or setpriv is None or not os.access(python, os.X_OK):
+        pytest.skip("needs root, setpriv and a system Python to become nobody")
+    folder = Path(tempfile.mkdtemp())  # not tmp_path: pytest's base folder is closed to nobody
+    try:
+        (folder / "secret").mkdir()
+        (folder / "secret" / "reference.py").write_text("ANSWER = 42\n")
+        (folder / "base").mkdir()
+        shutil.copy(isolation.__file__, folder / "isolation.py")
+        for path in [folder, *folder.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        os.chown(folder / "base", isolation.NOBODY, isolation.NOBODY)
+        unshare = [
+            "unshare",
+            "--user",
+            "--map-root-user",
+            "--pid",
+            "--fork",
+            "--kill-child",
+            "--mount",
+            "--mount-proc",
+            "--net",
+        ]
+        drop = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+        done = subprocess.run(
+            [*drop, *unshare, python, "-c", USERNS_PROBE, str(folder)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=folder,
+        )
+        if done.returncode != 0 and "unshare" in done.stderr:
+            pytest.skip(f"no unprivileged user namespaces here: {done.stderr.strip()}")
+        out = json.loads(done.stdout)
+        assert out["report"]["hidden"] == 1 and out["report"]["writable_mounts"] == []
+        assert out["read"] == "PermissionError" and out["umount"] == -1
+        assert out["write_outside"] == "OSError"  # read-only
+        assert (folder / "base" / "inside.txt").exists()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
