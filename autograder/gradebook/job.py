@@ -16,6 +16,7 @@ import hashlib
 import os
 import shutil
 import signal
+import sys
 import tempfile
 import threading
 import time
@@ -36,6 +37,7 @@ PROCESS_DIED = (
 )
 ERROR_SUMMARY = "# {learner}\n\nThis repository was not graded: {error}\n"
 PARENT_POLL = 1.0  # seconds between checks that the batch command is still alive
+PYCACHE_DIR = ".pycache"  # in DIR: compiled (assertion-rewritten) grader modules
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,7 @@ def run_job(settings: JobSettings, learner: Learner) -> None:
     """The child process's entry point: grade one learner and commit their folder."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _exit_with_parent(settings.parent_pid)
+    _cache_bytecode(settings.out)
     from autograder.config import load_course
 
     start = time.monotonic()
@@ -180,6 +183,16 @@ def failed_record(settings: JobSettings, learner: Learner, code: int | None) -> 
         staged / "summary.md", ERROR_SUMMARY.format(learner=learner.id, error=record.error)
     )
     store.commit_learner(settings.out, staged, record)
+
+
+def _cache_bytecode(out: Path) -> None:
+    """Keep pytest's rewritten grader modules between learners. When bytecode writing is off
+    (PYTHONDONTWRITEBYTECODE, often set to keep a repository clean), every learner would rewrite
+    and compile every grader module again: about half of the harness's CPU time per learner.
+    The cache then goes to DIR/.pycache, never into the course tree or a learner's folder."""
+    if sys.dont_write_bytecode:
+        sys.pycache_prefix = str(Path(out) / PYCACHE_DIR)
+        sys.dont_write_bytecode = False
 
 
 def _exit_with_parent(parent_pid: int) -> None:

@@ -5,6 +5,7 @@ Layout of a class output folder DIR:
     DIR/<learner>/record.json   the gradebook row (written last, inside the folder)
     DIR/<learner>/results.json  summary.md, junit.xml, grader.log: the learner's reports
     DIR/.partial/               folders being written; never read, cleared at every start
+    DIR/.pycache/               compiled grader modules shared by the learners' runs (job.py)
     DIR/gradebook.csv           rebuilt from every DIR/*/record.json, sorted by learner id
 
 A learner's folder is built complete in DIR/.partial and renamed into place, so a learner is

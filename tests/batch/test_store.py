@@ -76,3 +76,18 @@ def test_the_gradebook_is_rebuilt_from_the_records_of_the_roster_only(tmp_path: 
     lines = (tmp_path / "gradebook.csv").read_text().splitlines()
     assert [line.split(",")[0] for line in lines] == ["learner", "amy", "bo"]
     assert store.read_records(tmp_path)[2] == _record("gone", total=5.0)
+
+
+def test_grader_bytecode_is_cached_in_the_output_folder_when_writing_is_off(
+    tmp_path: Path, monkeypatch
+) -> None:
+    import sys
+
+    from autograder.gradebook import job
+
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    monkeypatch.setattr(sys, "pycache_prefix", None)
+    job._cache_bytecode(tmp_path)
+    assert sys.dont_write_bytecode is False
+    assert sys.pycache_prefix == str(tmp_path / ".pycache")
+    assert store.read_records(tmp_path) == []  # a dot folder is never a learner
