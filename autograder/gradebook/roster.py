@@ -19,6 +19,13 @@ from urllib.parse import unquote, urlparse
 
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}")
 
+# Files of the class output folder that a learner's folder must not replace.
+RESERVED_IDS = frozenset({"gradebook.csv", "report.md", "report.html", "score_distribution.png"})
+RESERVED_ID = (
+    "The roster {path} names a learner {learner!r}, which is the name of a class report file; "
+    "rename that learner."
+)
+
 ROSTER_MISSING = "The roster {path} does not exist; give a folder of learner repositories or a CSV."
 CSV_COLUMNS = (
     "The roster CSV {path} must have a header row with the columns learner and repo; got {columns}."
@@ -67,6 +74,9 @@ def read_roster(path: Path) -> list[Learner]:
         raise RosterError(ROSTER_MISSING.format(path=path))
     if not learners:
         raise RosterError(EMPTY_ROSTER.format(path=path))
+    for learner in learners:
+        if learner.id.lower() in RESERVED_IDS:
+            raise RosterError(RESERVED_ID.format(path=path, learner=learner.id))
     return sorted(learners, key=lambda learner: learner.id)
 
 

@@ -55,6 +55,7 @@ def test_a_csv_roster_resolves_paths_unwraps_file_urls_and_refuses_the_network(
         ("learner,repo\namy,a\namy,b\n", "names the learner amy twice (lines 2 and 3)"),
         ("learner,repo\n../up,a\n", "has the learner id '../up' on line 2"),
         ("learner,repo\n", "names no learners"),
+        ("learner,repo\nreport.md,a\n", "which is the name of a class report file"),
     ],
 )
 def test_a_bad_csv_roster_is_refused_with_a_sentence(
