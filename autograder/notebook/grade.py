@@ -37,6 +37,7 @@ TOO_LARGE = (
     "(Kernel > Restart & Clear Output) and submit it again."
 )
 NOT_A_NOTEBOOK = "Your notebook {path} could not be read by nbgrader: {detail}"
+NOT_JSON_SIGNS = ("NotJSONError", "not appear to be JSON", "JSONDecodeError", "Expecting value")
 RAN_TOO_LONG = (
     "Your notebook did not finish within {seconds:g} seconds in total, so no cell could be "
     "graded; look for a cell that loops forever or ignores interrupts."
@@ -44,6 +45,10 @@ RAN_TOO_LONG = (
 RUN_FAILED = (
     "Your notebook could not be graded (nbgrader stopped with exit status {status}); check "
     "that it opens in Jupyter and runs with Kernel > Restart & Run All."
+)
+NOT_GRADED = (
+    "nbgrader could not grade your notebook; check that it opens in Jupyter and runs with "
+    "Kernel > Restart & Run All."
 )
 CELL_TIMED_OUT = (
     "This test did not finish within {seconds:g} seconds; the cell was interrupted "
@@ -128,7 +133,7 @@ def grade_notebooks(
         learner = report.learners.get(name)
         if learner is None or not learner.ok:
             kind = "timeout" if report.killed else "exception"
-            results[name] = every(_run_failure(report, assignment), kind)
+            results[name] = every(_run_failure(report, learner, assignment), kind)
         else:
             results[name] = _cell_results(assignment, cells, learner, cell_timeout, errors)
     return {name: results[name] for name in notebooks}
@@ -209,12 +214,16 @@ def _cell_message(
     return message
 
 
-def _run_failure(report: RunReport, assignment: NotebookAssignment) -> str:
+def _run_failure(
+    report: RunReport, learner: LearnerReport | None, assignment: NotebookAssignment
+) -> str:
     if report.killed:
         return RAN_TOO_LONG.format(seconds=report.wall_timeout)
-    for line in report.log.splitlines():
-        if "NotJSONError" in line or "Notebook does not appear to be JSON" in line:
-            return NOT_A_NOTEBOOK.format(
-                path=assignment.learner_path, detail="it is not a valid .ipynb (JSON) file."
-            )
+    error = learner.error if learner is not None else ""
+    if any(sign in error for sign in NOT_JSON_SIGNS):
+        return NOT_A_NOTEBOOK.format(
+            path=assignment.learner_path, detail="it is not a valid .ipynb (JSON) file."
+        )
+    if report.ok:  # the run went on; nbgrader gave up on this notebook alone
+        return NOT_GRADED
     return RUN_FAILED.format(status=report.exit_status)

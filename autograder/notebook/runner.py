@@ -9,7 +9,7 @@ MODE is ``release`` (nbgrader generate_assignment only) or ``autograde`` (genera
 then nbgrader autograde of ``submitted/STUDENT/ASSIGNMENT`` for each comma-separated STUDENT, one
 after the other, nbgrader imported once). The process applies the same rlimits as the module
 worker to itself before importing nbgrader, so the learners' kernels (its children) inherit
-them. It writes OUT_JSON: {"ok", "log", "students": {STUDENT: {"ok", "cells": [{grade_id,
+them. It writes OUT_JSON: {"ok", "log", "students": {STUDENT: {"ok", "error", "cells": [{grade_id,
 score, max_score, needs_manual, error}], "timeouts": [cell ids], "failed": [[cell id, error]]}}}.
 Everything it reports is checked again by the trusted side (autograder/notebook/grade.py)
 against the instructor's source notebook.
@@ -55,11 +55,15 @@ def _run(
     log = generated.get("log", "") + generated.get("error", "")
     if not generated["success"] or mode == "release":
         return {"ok": bool(generated["success"]), "log": log}
+    # The gradebook now holds what autograde needs; the solutions leave the disk before any
+    # learner code runs (the data files beside the notebook stay: autograde copies them).
+    (root / "source" / assignment / f"{assignment}.ipynb").unlink()
     results: dict[str, Any] = {}
     for student in students:
         graded = api.autograde(assignment, student, force=True, create=True)
         log += graded.get("log", "") + graded.get("error", "")
-        results[student] = {"ok": bool(graded["success"])}
+        error = (str(graded.get("log", "")) + str(graded.get("error", "")))[-MAX_ERROR_CHARS * 8 :]
+        results[student] = {"ok": bool(graded["success"]), "error": error}
         if graded["success"]:
             results[student].update(_scores(api, root, assignment, student))
         # Written after each learner, so a later learner's kill keeps the earlier grades.

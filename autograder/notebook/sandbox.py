@@ -8,6 +8,9 @@ Layout of one run's private temporary directory (mode 0700)::
         submitted/learnerN/<id>/<id>.ipynb     each learner's notebook (size-capped copy)
       home/                     HOME, TMPDIR, Jupyter/IPython/matplotlib folders
       report.json               what the runner reports (autograder/notebook/runner.py)
+
+The autograded notebook kept for the learner has its hidden tests cut out (nbgrader puts them
+back into the test cells to run them).
       output.log                the runner's and the kernel's stdout/stderr
 
 The runner process gets the module worker's treatment (autograder/runtime/sandbox.py): an
@@ -34,6 +37,8 @@ from autograder.notebook.course import CONFIG_FILE, NotebookAssignment
 from autograder.runtime.sandbox import ENV_PASSTHROUGH
 
 MAX_NOTEBOOK_BYTES = 5 * 1024 * 1024
+HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
+HIDDEN_NOTE = "# (hidden tests ran here; they are not shown)"
 MAX_REPORT_BYTES = 2 * 1024 * 1024
 STUDENT = "learner{index}"  # nbgrader's student ids; learners' own names never reach nbgrader
 #: Seconds for Python, nbgrader and the kernel to start and for nbgrader to generate the
@@ -51,6 +56,7 @@ class LearnerReport:
     cells: list[dict[str, Any]] = field(default_factory=list)
     timeouts: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)  # (cell id, error), in order
+    error: str = ""  # nbgrader's traceback when it could not grade this notebook
 
 
 @dataclass
@@ -201,6 +207,7 @@ def _read_report(path: Path, ids: dict[str, str], *, killed: bool, status: int |
                 cells=[c for c in cells if isinstance(c, dict)] if isinstance(cells, list) else [],
                 timeouts=[str(t) for t in timeouts] if isinstance(timeouts, list) else [],
                 failed=_pairs(got.get("failed")),
+                error=str(got.get("error", "")),
             )
     return RunReport(
         ok=bool(data.get("ok")) and not killed,
@@ -240,4 +247,33 @@ def _keep(
         graded = course / "autograded" / student / assignment.assignment
         notebook = graded / f"{assignment.assignment}.ipynb"
         if notebook.is_file() and notebook.stat().st_size <= MAX_NOTEBOOK_BYTES * 4:
-            shutil.copyfile(notebook, keep / f"{name}.ipynb")
+            try:
+                document = json.loads(notebook.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            text = json.dumps(without_hidden_tests(document), indent=1, ensure_ascii=False)
+            (keep / f"{name}.ipynb").write_text(text + "\n", encoding="utf-8")
+
+
+def without_hidden_tests(document: dict[str, Any]) -> dict[str, Any]:
+    """An autograded notebook for the learner's eyes: nbgrader restored the hidden tests into
+    the test cells to run them; their lines (markers included) are replaced by one comment."""
+    for cell in document.get("cells", []):
+        source = cell.get("source", "")
+        text = "".join(source) if isinstance(source, list) else str(source)
+        if HIDDEN_BEGIN in text:
+            cell["source"] = _strip_hidden(text)
+    return document
+
+
+def _strip_hidden(text: str) -> str:
+    kept, hidden = [], False
+    for line in text.splitlines():
+        if line.strip() == HIDDEN_BEGIN:
+            hidden = True
+            kept.append(HIDDEN_NOTE)
+        elif line.strip() == HIDDEN_END:
+            hidden = False
+        elif not hidden:
+            kept.append(line)
+    return "\n".join(kept)

@@ -13,8 +13,11 @@ whole repository (amara's modules and the correct notebook), in parallel. Expect
   from the course; outputs cleared; an extra cell of the learner's own is harmless.
 * hanging: 16. bank_comparison loops forever: its cell is interrupted after the per-cell
   time-out, so test_bank (4) fails, and the cells after it still run.
-* hog (built here from correct): 20. A cell asks for 64 GiB and gets MemoryError from the
-  address-space limit, which costs nothing because no test depends on it.
+* hog (built here from correct): 20. A cell asks for 8 GiB (a third of this machine's memory,
+  so only the address-space limit refuses it) and gets MemoryError, which costs nothing because
+  no test depends on it.
+* garbage (built here): 0, a file that is not a notebook, each test saying so; the other
+  notebooks of the same run are graded all the same.
 """
 
 from __future__ import annotations
@@ -34,13 +37,17 @@ pytest.importorskip("nbgrader", reason="needs the notebook extra: pip install -e
 
 from autograder.notebook import generate_learner_notebook, grade_notebooks  # noqa: E402
 from autograder.notebook.course import only_assignment  # noqa: E402
-from autograder.notebook.grade import CELL_TIMED_OUT, EARLIER_TIMEOUT  # noqa: E402
+from autograder.notebook.grade import (  # noqa: E402
+    CELL_TIMED_OUT,
+    EARLIER_TIMEOUT,
+    NOT_A_NOTEBOOK,
+)
 from autograder.notebook.sandbox import run_nbgrader  # noqa: E402
 from tests.notebook.conftest import EXAMPLES, LEARNER_PATH, ROOT  # noqa: E402
 
 CELL_TIMEOUT = 20.0  # generous: a loaded 2-core machine imports gensim slowly
 NOT_DONE = "Replace this line with your code; this step is not done yet."
-EXPECTED = {"correct": 20, "untouched": 0, "broken": 17, "hanging": 16, "hog": 20}
+EXPECTED = {"correct": 20, "untouched": 0, "broken": 17, "hanging": 16, "hog": 20, "garbage": 0}
 
 
 def hog_notebook(folder: Path) -> Path:
@@ -51,7 +58,7 @@ def hog_notebook(folder: Path) -> Path:
         "id": "hog",
         "metadata": {},
         "outputs": [],
-        "source": "hoard = bytearray(64 * 1024**3)",
+        "source": "hoard = bytearray(8 * 1024**3)",
     }
     document["cells"].insert(3, hog)
     path = folder / "hog.ipynb"
@@ -64,8 +71,11 @@ def runs(tmp_path_factory):
     """(tests by example, feedback folder, released paths, killed-run report), run side by side."""
     assignment = only_assignment(ROOT)
     base = tmp_path_factory.mktemp("notebook_pipeline")
-    notebooks = {name: EXAMPLES / name / LEARNER_PATH for name in EXPECTED if name != "hog"}
+    built = ("hog", "garbage")
+    notebooks = {name: EXAMPLES / name / LEARNER_PATH for name in EXPECTED if name not in built}
     notebooks["hog"] = hog_notebook(base)
+    notebooks["garbage"] = base / "garbage.ipynb"
+    notebooks["garbage"].write_text("print('this is not a notebook')\n", encoding="utf-8")
     feedback = base / "feedback"
     release = base / "release" / LEARNER_PATH
 
@@ -128,6 +138,13 @@ def test_each_example_gets_its_expected_score(runs, name):
     assert score(tests) == EXPECTED[name], failing
 
 
+def test_a_file_that_is_not_a_notebook_fails_every_test_with_one_sentence(runs):
+    expected = NOT_A_NOTEBOOK.format(
+        path=LEARNER_PATH.as_posix(), detail="it is not a valid .ipynb (JSON) file."
+    )
+    assert {t.message for t in runs[0]["garbage"]} == {expected}
+
+
 def test_untouched_stubs_say_the_step_is_not_done(runs):
     for test in runs[0]["untouched"]:
         assert test.status == "failed" and NOT_DONE in test.message, test.message
@@ -165,7 +182,7 @@ def test_the_correct_warning_is_kept_as_marked_stdout(runs):
 
 def test_the_memory_limit_reaches_the_learners_kernel(runs):
     document = json.loads((runs[1] / "hog.ipynb").read_text(encoding="utf-8"))
-    (hog,) = [c for c in document["cells"] if "bytearray(64" in "".join(c["source"])]
+    (hog,) = [c for c in document["cells"] if "bytearray(8 " in "".join(c["source"])]
     assert [o.get("ename") for o in hog["outputs"]] == ["MemoryError"]
 
 
@@ -219,3 +236,14 @@ def test_autograder_grade_reports_the_notebook_beside_the_six_modules(runs):
     assert "Notebook: contextual vectors" in summary
     graded = json.loads((out / "notebook.graded.ipynb").read_text(encoding="utf-8"))
     assert any(c.get("outputs") for c in graded["cells"] if c["cell_type"] == "code")
+
+
+def test_the_learners_graded_copies_show_no_hidden_tests(runs):
+    """The hidden tests' code is cut out; their outputs (a failure, a warning) stay, as the
+    learner needs them."""
+    for name in set(EXPECTED) - {"garbage"}:
+        document = json.loads((runs[1] / f"{name}.ipynb").read_text(encoding="utf-8"))
+        sources = "\n".join("".join(c["source"]) for c in document["cells"])
+        for secret in ("BEGIN HIDDEN TESTS", "zzqxv", "table5", "rng_h"):
+            assert secret not in sources, (name, secret)
+        assert "hidden tests ran here" in sources
