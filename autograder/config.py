@@ -94,6 +94,7 @@ class LimitsSection(_Section):
     startup_timeout: float = Field(default=60.0, gt=0)
     memory_mb: int = Field(default=4096, gt=0)
     output_kb: int = Field(default=16, gt=0)
+    hang_strikes: int = Field(default=2, gt=0)
 
 
 class Component(_Section):

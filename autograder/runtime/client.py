@@ -94,6 +94,7 @@ class LearnerSession:
         self._imported: set[str] = set()
         self._import_failures: dict[str, LearnerError] = {}
         self._forbidden: dict[Record, None] = {}
+        self._hangs: dict[str, int] = {}  # call label -> tests in which it ran out of time
         self._test: TestState | None = None
         self._pending_release: list[int] = []
         # One RemoteObject per live worker object, so `m.eval() is m` and releases are exact.
@@ -212,6 +213,11 @@ class LearnerSession:
             self._check_alive(owner)
         if target[0] == "module" and target[1] in self._import_failures:
             raise self._import_failures[target[1]]  # without starting a worker for nothing
+        strikes = self._hangs.get(label, 0)
+        if strikes >= self.limits.hang_strikes:  # also without starting a worker for nothing
+            if self._test is not None:
+                self._test.timed_out = True
+            raise failures.not_run_after_hangs(label, strikes, self.limits.test_timeout)
         self._ensure_worker()
         if target[0] == "module":
             self._ensure_module(target[1])
@@ -227,6 +233,7 @@ class LearnerSession:
     def _request_with_output(
         self, request: dict[str, Any], *, label: str, phase: str
     ) -> tuple[dict[str, Any], str]:
+        strikes = self._hangs.get(label, 0)
         worker = self._ensure_worker()
         timeout = self._timeout(phase)
         if phase == "test" and self._test is not None and timeout <= 0:
@@ -244,6 +251,8 @@ class LearnerSession:
             self._test.remaining -= time.monotonic() - started
         if not answered:
             self._stop_worker()
+            if phase == "test":
+                self._hangs[label] = strikes + 1
             if phase == "test" and self._test is not None:
                 self._test.timed_out = True
             raise self._timeout_error(label)

@@ -36,6 +36,14 @@ def timeout(label: str, seconds: float) -> LearnerError:
     return LearnerError("timeout", messages.TIMEOUT.format(call=label, seconds=shown))
 
 
+def not_run_after_hangs(label: str, count: int, seconds: float) -> LearnerError:
+    """``label`` already timed out in ``count`` tests; it is not given the full limit again."""
+    feedback = messages.NOT_RUN_AFTER_HANGS.format(
+        call=label, count=count, seconds=messages.seconds(seconds)
+    )
+    return LearnerError("timeout", feedback)
+
+
 def crash(label: str, status: int | None, memory_mb: int) -> LearnerError:
     """The worker died while running ``label``; status < 0 is the signal that killed it."""
     if status is not None and status < 0:

@@ -17,6 +17,8 @@ class Limits:
         startup_timeout: seconds for a worker to start (it imports numpy and torch).
         memory_mb: address-space limit of the worker process, in MiB.
         output_kb: learner stdout/stderr kept per test (and per call), in KiB.
+        hang_strikes: after a call ran past the time limit in this many tests, later calls to
+            the same function fail at once instead of waiting out the limit again.
         file_mb: largest file the worker may write (its captured output included), in MiB.
         max_wire_bytes: largest value that may cross the boundary at once.
         max_wire_depth: deepest nesting of a value that may cross the boundary.
@@ -27,6 +29,7 @@ class Limits:
     startup_timeout: float = 60.0
     memory_mb: int = 4096
     output_kb: int = 16
+    hang_strikes: int = 2
     file_mb: int = 64
     max_wire_bytes: int = DEFAULT_MAX_BYTES
     max_wire_depth: int = DEFAULT_MAX_DEPTH
@@ -38,7 +41,7 @@ class Limits:
                     f"Limits.{name} must be a positive number of seconds, "
                     f"got {getattr(self, name)!r}."
                 )
-        for name in ("memory_mb", "output_kb", "file_mb", "max_wire_bytes", "max_wire_depth"):
+        for name in ("memory_mb", "output_kb", "hang_strikes", "file_mb", "max_wire_bytes", "max_wire_depth"):
             if not getattr(self, name) > 0:
                 raise ValueError(
                     f"Limits.{name} must be a positive number, got {getattr(self, name)!r}."

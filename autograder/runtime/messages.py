@@ -55,6 +55,10 @@ TIMEOUT = (
     "{call} did not finish within {seconds} s (the time limit per test) — look for an infinite "
     "loop or a very slow step."
 )
+NOT_RUN_AFTER_HANGS = (
+    "{call} was not run again: it already ran past the time limit ({seconds} s) in {count} "
+    "earlier tests — look for an infinite loop or a very slow step."
+)
 IMPORT_TIMEOUT = (
     "Importing {file} did not finish within {seconds} s (the time limit for importing a "
     "module) — look for an infinite loop or slow work at the top level of the file."

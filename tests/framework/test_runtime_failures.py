@@ -74,6 +74,11 @@ TOY = {
         class Model:
             def value(self):
                 return 7
+
+
+        def stall(x):
+            while True:
+                x += 1
         """,
 }
 
@@ -169,6 +174,26 @@ def test_an_infinite_loop_times_out_and_the_next_call_gets_a_fresh_worker(sessio
         model.value()
     assert info.value.kind == "crash"
     assert info.value.feedback == messages.STALE_OBJECT.format(type_name="Model")
+
+
+def test_a_function_that_timed_out_in_two_tests_fails_at_once_in_the_third(session, bad):
+    for name in ("first", "second"):
+        session.begin_test(name)
+        with pytest.raises(LearnerError) as info:
+            bad.stall(0)
+        assert info.value.feedback.startswith("stall(...) did not finish within 2 s")
+        assert session.end_test().timed_out
+    session.begin_test("third")
+    started = time.monotonic()
+    with pytest.raises(LearnerError) as info:
+        bad.stall(0)
+    assert time.monotonic() - started < 1.5  # no third wait of the full limit
+    assert info.value.kind == "timeout"
+    assert info.value.feedback == messages.NOT_RUN_AFTER_HANGS.format(
+        call="stall(...)", count=2, seconds="2"
+    )
+    assert session.end_test().timed_out
+    assert bad.ok(1) == 2  # other functions are still called normally
 
 
 def test_an_infinite_loop_at_import_fails_that_module_only_and_is_remembered(session, bad):
