@@ -10,7 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from autograder.reports.files import atomic_write_text
-from autograder.reports.sanitize import markdown_block, markdown_inline
+from autograder.reports.sanitize import (
+    markdown_block,
+    markdown_inline,
+    neutralise_workflow_commands,
+)
 from autograder.results import GradeResult, points
 
 FILE_NAME = "summary.md"
@@ -66,7 +70,8 @@ def render_summary(result: GradeResult) -> str:
                 f"{markdown_inline(test.message, MESSAGE_LIMIT)}"
             )
             if test.output and test.visibility == "visible":
-                lines += ["", _indent(markdown_block(test.output, OUTPUT_LIMIT)), ""]
+                shown = neutralise_workflow_commands(test.output)  # summaries get printed to logs
+                lines += ["", _indent(markdown_block(shown, OUTPUT_LIMIT)), ""]
         lines.append("")
     if result.forbidden:
         lines += [FORBIDDEN_HEADING, ""]

@@ -41,7 +41,8 @@ class Limits:
                     f"Limits.{name} must be a positive number of seconds, "
                     f"got {getattr(self, name)!r}."
                 )
-        for name in ("memory_mb", "output_kb", "hang_strikes", "file_mb", "max_wire_bytes", "max_wire_depth"):
+        counts = ("memory_mb", "output_kb", "hang_strikes", "file_mb")
+        for name in (*counts, "max_wire_bytes", "max_wire_depth"):
             if not getattr(self, name) > 0:
                 raise ValueError(
                     f"Limits.{name} must be a positive number, got {getattr(self, name)!r}."

@@ -184,12 +184,6 @@ def test_hostile_text_comes_out_neutralised(corpus):
     assert "forged" in summary  # neutralised, not dropped: the learner still sees their message
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="summary.md shows learner output in code blocks verbatim, `::` lines included "
-    "(harmless as a job summary; reports/markdown.py could reuse "
-    "sanitize.neutralise_workflow_commands for a summary that gets printed to a log)",
-)
 def test_summary_code_blocks_hold_no_workflow_command_lines(corpus):
     graded = corpus["graded"]["secrets_and_text"]
     assert _command_lines((graded.out / "summary.md").read_text()) == []
