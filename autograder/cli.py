@@ -104,7 +104,7 @@ def grade(
     \b
     Examples:
       autograder grade .                       grade your own repository
-      autograder grade examples/submissions/*  grade a class, reports under ./grades
+      autograder grade examples/submissions/*/  grade a class, reports under ./grades
     """
     from autograder.commands import grade as command
 
