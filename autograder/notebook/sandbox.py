@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.notebook.course import CONFIG_FILE, NotebookAssignment
-from autograder.runtime.sandbox import ENV_PASSTHROUGH
+from autograder.runtime.sandbox import worker_environment
 
 MAX_NOTEBOOK_BYTES = 5 * 1024 * 1024
 HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
@@ -146,20 +146,10 @@ def run_nbgrader(
 
 
 def notebook_environment(home: Path) -> dict[str, str]:
-    """The runner's whole environment: an allow-list, private Jupyter folders, headless plots."""
-    env = {name: os.environ[name] for name in ENV_PASSTHROUGH if name in os.environ}
-    env.setdefault("PATH", os.defpath)
+    """The runner's whole environment: the module worker's allow-list (no tokens or secrets),
+    plus private Jupyter folders and headless plots."""
+    env = worker_environment(home, PACKAGE_ROOT)
     env.update(
-        LANG="C.UTF-8",
-        LC_ALL="C.UTF-8",
-        HOME=str(home),
-        TMPDIR=str(home),
-        PYTHONPATH=str(PACKAGE_ROOT),
-        PYTHONDONTWRITEBYTECODE="1",
-        PYTHONHASHSEED="0",
-        PYTHONNOUSERSITE="1",
-        OMP_NUM_THREADS="1",
-        MKL_NUM_THREADS="1",
         MPLBACKEND="Agg",
         MPLCONFIGDIR=str(home / "matplotlib"),
         IPYTHONDIR=str(home / "ipython"),
