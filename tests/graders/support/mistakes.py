@@ -13,7 +13,6 @@ d_model model width, h heads.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
@@ -23,7 +22,6 @@ import torch.nn.functional as F
 
 from autograder.feedback import GradingFailure
 from autograder.runtime.errors import LearnerError
-from tests.graders.support.torch_equivalents import torch_mha_forward, torch_mha_from
 
 # Learner-facing sentences, reused by the tests (each names the mistake and the fix).
 NO_SCALE = "your scores are not scaled: divide Q K^T by sqrt(d_k) before the softmax"
@@ -48,14 +46,6 @@ MASK_INVERTED = (
     "your mask is inverted: True means the query MAY attend to that key, False means it may not"
 )
 BATCHED_MATMUL_FAILED = "with batched inputs, if you wrote K.T: " + K_ALL_AXES_TRANSPOSED
-SPLIT_WITHOUT_TRANSPOSE = (
-    "you split the heads with a plain reshape to (B, h, L, d_k), which mixes the features of "
-    "different tokens; use .view(B, L, h, d_k).transpose(1, 2)"
-)
-MERGE_WITHOUT_TRANSPOSE = (
-    "you merged the heads with a plain reshape of (B, h, L, d_k) to (B, L, d_model), which "
-    "mixes tokens; use .transpose(1, 2).reshape(B, L, d_model)"
-)
 
 
 @contextmanager
@@ -160,92 +150,3 @@ def _softmax_over_queries(Q, K, V, mask):
     _, weights_t = sdpa(K, Q, np.zeros((*Q.shape[:-1], 1)), swapped_mask, scale=Q.shape[-1] ** -0.5)
     weights = np.swapaxes(weights_t, -1, -2)  # (..., L, S)
     return weights @ V, weights
-
-
-def mha(
-    state: Mapping[str, torch.Tensor],
-    num_heads: int,
-    query: torch.Tensor,
-    key: torch.Tensor,
-    value: torch.Tensor,
-    mask: torch.Tensor | None = None,
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """nn.MultiheadAttention loaded with a contract state dict, called the contract's way:
-    (output (B, L, d_model), weights (B, h, L, S)); mask True = may attend."""
-    d_model = state["W_q.weight"].shape[0]
-    with torch.no_grad():
-        built_in = torch_mha_from(state, d_model, num_heads)
-        return torch_mha_forward(built_in, query, key, value, mask)
-
-
-def mha_mistakes(
-    state: Mapping[str, torch.Tensor],
-    num_heads: int,
-    query: torch.Tensor,
-    key: torch.Tensor,
-    value: torch.Tensor,
-    mask: torch.Tensor | None = None,
-) -> Mistakes:
-    """({sentence: output}, {sentence: per-head weights}) that each MHA mistake would give.
-
-    A wrong score scale is the right scale times a factor, so it is the built-in with W_q (and
-    its bias) multiplied by that factor. The head layout mistakes are in _layout_mistakes.
-    """
-    d_model = state["W_q.weight"].shape[0]
-    d_k = d_model // num_heads
-
-    def scaled_queries(factor: float) -> dict[str, torch.Tensor]:
-        return {k: v * factor if k.startswith("W_q.") else v for k, v in state.items()}
-
-    found = {
-        NO_SCALE: mha(scaled_queries(math.sqrt(d_k)), num_heads, query, key, value, mask),
-    }
-    if num_heads > 1:
-        factor = math.sqrt(d_k / d_model)
-        found[SCALE_BY_D_MODEL] = mha(scaled_queries(factor), num_heads, query, key, value, mask)
-    if mask is not None:
-        found[MASK_INVERTED] = mha(state, num_heads, query, key, value, ~mask.bool())
-    if num_heads > 1:
-        found.update(_layout_mistakes(state, num_heads, query, key, value, mask))
-    return split_pairs({k: tuple(map(torch.nan_to_num, pair)) for k, pair in found.items()})
-
-
-def _layout_mistakes(state, heads, query, key, value, mask) -> dict[str, tuple]:
-    """Heads split, or merged, with a plain reshape instead of a transpose.
-
-    Both are the built-in's attention, with identity projections, on rearranged projections: the
-    built-in's own split of `_as_plain_split(t)` is the plain reshape of t, and the plain
-    reshape merge of its heads is `_as_plain_merge` of its (correctly merged) output.
-    """
-
-    def project(x, name):
-        return F.linear(x, state[f"{name}.weight"], state.get(f"{name}.bias"))
-
-    d_model = query.shape[-1]
-    eye = torch.eye(d_model, dtype=state["W_q.weight"].dtype)
-    identity = {f"W_{p}.weight": eye for p in "qkvo"}
-    with torch.no_grad():
-        Q, K, V = project(query, "W_q"), project(key, "W_k"), project(value, "W_v")
-        split = mha(identity, heads, *(_as_plain_split(t, heads) for t in (Q, K, V)), mask)
-        merged = mha(identity, heads, Q, K, V, mask)
-        return {
-            SPLIT_WITHOUT_TRANSPOSE: (project(torch.nan_to_num(split[0]), "W_o"), split[1]),
-            MERGE_WITHOUT_TRANSPOSE: (
-                project(_as_plain_merge(torch.nan_to_num(merged[0]), heads), "W_o"),
-                merged[1],
-            ),
-        }
-
-
-def _as_plain_split(t: torch.Tensor, heads: int) -> torch.Tensor:
-    """(B, T, d_model) -> (B, T, d_model) whose .view(B, T, h, d_k).transpose(1, 2) equals
-    t.reshape(B, h, T, d_k)."""
-    B, T, d_model = t.shape
-    return t.reshape(B, heads, T, d_model // heads).transpose(1, 2).reshape(B, T, d_model)
-
-
-def _as_plain_merge(z: torch.Tensor, heads: int) -> torch.Tensor:
-    """Undo a correct merge (B, L, d_model) back to heads (B, h, L, d_k), then merge them with a
-    plain reshape."""
-    B, L, d_model = z.shape
-    return z.view(B, L, heads, d_model // heads).transpose(1, 2).reshape(B, L, d_model)

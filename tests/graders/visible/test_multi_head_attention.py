@@ -12,7 +12,7 @@ import torch
 from autograder.feedback import expect_close, expect_dtype, expect_raises
 from tests.graders.support.compare import describe_call, expect_pair
 from tests.graders.support.inputs import key_mask, mha_state, permutation, tensor
-from tests.graders.support.mistakes import mha, mha_mistakes
+from tests.graders.support.mha_mistakes import mha, mha_mistakes
 from tests.graders.support.params import expect_gradients, expect_parameters, linear_parameters
 
 pytestmark = pytest.mark.multi_head_attention
