@@ -71,6 +71,8 @@ class CourseSection(_Section):
     visible_tests: Path
     hidden_tests: Path | None = None
     hidden_visibility: Visibility = "after_due_date"
+    mistakes: Path | None = None
+    mutants: Path | None = None
 
     @field_validator("package_dir")
     @classmethod
@@ -79,7 +81,7 @@ class CourseSection(_Section):
             raise ValueError("a relative path inside the repository, without '..'")
         return value
 
-    @field_validator("reference_dir", "visible_tests", "hidden_tests")
+    @field_validator("reference_dir", "visible_tests", "hidden_tests", "mistakes", "mutants")
     @classmethod
     def _resolve(cls, value: Path | None, info: Any) -> Path | None:
         root = (info.context or {}).get("root")
@@ -102,6 +104,7 @@ class Component(_Section):
     module: DottedName
     title: str = Field(min_length=1)
     points: float = Field(gt=0)
+    depends_on: tuple[Identifier, ...] = ()
 
     @field_validator("name")
     @classmethod
@@ -154,6 +157,14 @@ class CourseConfig(_Section):
                         f"components[{seen[value]}]; each component needs its own {attr}"
                     )
                 seen[value] = index
+        names = [component.name for component in self.components]
+        for index, component in enumerate(self.components):
+            for other in component.depends_on:
+                if other not in names or other == component.name:
+                    raise ValueError(
+                        f"components[{index}].depends_on names {other!r}; expected the name of "
+                        f"another component: {', '.join(n for n in names if n != component.name)}"
+                    )
         return self
 
     @property

@@ -42,7 +42,7 @@ FIRST_DIFFERENCE = (
     "The first differing entry is at index {index}: got {got:.6g}, expected {expected:.6g}."
 )
 SCALAR_DIFFERENCE = "It returned {got:.6g}; expected {expected:.6g}."
-KNOWN_MISTAKE = "{what} matches what a known mistake produces: {mistake}"
+KNOWN_MISTAKE = "Known mistake in {what}: {mistake}"
 HINT = "Hint: {hint}"
 SHOULD_RAISE = "{what} should raise {exc_name} but returned normally."
 RAISED_OTHER = "{what} should raise {exc_name}, but it raised {got} instead{where}."

@@ -1,0 +1,12 @@
+"""Known mistakes: the catalogue learners read, and (instructor side) the mutants that prove the
+graders catch each one."""
+
+from autograder.mistakes.catalogue import (
+    Catalogue,
+    CatalogueError,
+    Mistake,
+    course_catalogue,
+    load_catalogue,
+)
+
+__all__ = ["Catalogue", "CatalogueError", "Mistake", "course_catalogue", "load_catalogue"]
