@@ -73,6 +73,7 @@ class CourseSection(_Section):
     hidden_visibility: Visibility = "after_due_date"
     mistakes: Path | None = None
     mutants: Path | None = None
+    variants: Path | None = None
 
     @field_validator("package_dir")
     @classmethod
@@ -81,7 +82,9 @@ class CourseSection(_Section):
             raise ValueError("a relative path inside the repository, without '..'")
         return value
 
-    @field_validator("reference_dir", "visible_tests", "hidden_tests", "mistakes", "mutants")
+    @field_validator(
+        "reference_dir", "visible_tests", "hidden_tests", "mistakes", "mutants", "variants"
+    )
     @classmethod
     def _resolve(cls, value: Path | None, info: Any) -> Path | None:
         root = (info.context or {}).get("root")
