@@ -114,7 +114,7 @@ def main(
     ]
     err = Console(stderr=True, highlight=False, quiet=quiet)
     try:
-        _run(settings, pending, len(learners), jobs, err)
+        grade_pending(settings, pending, len(learners), jobs, err)
     except KeyboardInterrupt:
         done = sum(store.read_record(out, lr.id) is not None for lr in learners)
         print(INTERRUPTED.format(done=done, total=len(learners), out=out), file=sys.stderr)
@@ -162,14 +162,24 @@ def _reusable(record: store.LearnerRecord | None, settings: JobSettings, learner
     return record is not None and record.key == settings_key(settings, learner)
 
 
-def _run(settings: JobSettings, pending: list, total: int, jobs: int, err: Console) -> None:
-    """Grade pending learners, `jobs` children at a time, with a progress bar."""
+def grade_pending(
+    settings: JobSettings,
+    pending: list[roster.Learner],
+    total: int,
+    jobs: int,
+    err: Console,
+    *,
+    label: str = "grading",
+) -> None:
+    """Grade pending learners into settings.out, `jobs` children of the warm fork server at a
+    time, with a progress bar on err (`label` names the work). Also `autograder check`'s engine:
+    every learner's folder holds record.json and, when graded, results.json."""
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(WARM_MODULES)
     queue = deque(pending)
     running: dict[int, tuple[multiprocessing.process.BaseProcess, roster.Learner]] = {}
     columns = (
-        TextColumn("[bold]grading"),
+        TextColumn(f"[bold]{label}"),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("failed {task.fields[failed]}"),
