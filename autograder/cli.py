@@ -69,10 +69,9 @@ def cli() -> None:
 )
 @click.option(
     "--pass-rule",
-    default="all",
-    show_default=True,
     metavar="RULE",
-    help="With --github: 'all' (every test passes) or 'min_score:N' (at least N points).",
+    help="With --github: 'all' (every test passes) or 'min_score:N' (at least N points) "
+    "(default: [ci] pass_rule in course.toml, else 'all').",
 )
 @click.option(
     "--manifest",
@@ -90,7 +89,7 @@ def grade(
     quiet: bool,
     components: tuple[str, ...],
     github: bool,
-    pass_rule: str,
+    pass_rule: str | None,
     manifest: Path | None,
 ) -> None:
     """Grade one or more SUBMISSIONS (learner repositories, or their package folders).
@@ -138,10 +137,9 @@ def grade(
 )
 @click.option(
     "--pass-rule",
-    default="all",
-    show_default=True,
     metavar="RULE",
-    help="When the learner's grade job passes: 'all' or 'min_score:N'.",
+    help="When the learner's grade job passes: 'all' or 'min_score:N' "
+    "(default: [ci] pass_rule in course.toml, else 'all').",
 )
 @click.option(
     "--notes",
@@ -154,7 +152,7 @@ def grade(
     help="Also generate the learner notebook with nbgrader (needs the notebook extra; slow).",
 )
 def release(
-    out: Path, course: Path | None, pass_rule: str, notes: Path | None, notebook: bool
+    out: Path, course: Path | None, pass_rule: str | None, notes: Path | None, notebook: bool
 ) -> None:
     """Build the learner repository in OUT: stubs, the autograder package, the visible tests,
     course.toml, pyproject.toml, a README, .github/workflows/grade.yml and a manifest of

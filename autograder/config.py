@@ -139,6 +139,25 @@ class ForbiddenSection(_Section):
         return self.message.format(api=api)
 
 
+class CiSection(_Section):
+    """How a learner's CI job is judged. ``pass_rule``: "all" (every test passes) or
+    "min_score:N" (a total of at least N points); autograder/github/pass_rule.py reads it.
+    The default of `autograder release --pass-rule` and `autograder grade --github`."""
+
+    pass_rule: str = "all"
+
+    @field_validator("pass_rule")
+    @classmethod
+    def _known_rule(cls, value: str) -> str:
+        from autograder.github.pass_rule import PASS_RULE_FORMS, PassRule, PassRuleError
+
+        try:
+            PassRule.parse(value)
+        except PassRuleError:
+            raise ValueError(PASS_RULE_FORMS) from None
+        return value.strip()
+
+
 class CourseConfig(_Section):
     """The whole course file. Build it with load_course(path)."""
 
@@ -146,6 +165,7 @@ class CourseConfig(_Section):
     limits: LimitsSection = LimitsSection()
     components: tuple[Component, ...] = Field(min_length=1)
     forbidden: ForbiddenSection = ForbiddenSection()
+    ci: CiSection = CiSection()
     path: Path = Field(default=Path(COURSE_FILE), exclude=True)
 
     @model_validator(mode="after")

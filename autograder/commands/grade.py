@@ -78,12 +78,13 @@ def main(
     quiet: bool,
     components: Sequence[str] = (),
     github: bool = False,
-    pass_rule: str = "all",
+    pass_rule: str | None = None,
     manifest: Path | None = None,
 ) -> int:
     """Grade each submission; return the exit status described in the module docstring.
     With github (one submission): workflow commands stay off while grading, then annotations,
-    job summary, outputs and comment.md are published and the exit status follows pass_rule.
+    job summary, outputs and comment.md are published and the exit status follows pass_rule
+    (None: course.toml's [ci] pass_rule).
     With manifest: protected files that differ from it go into results.json."""
     try:
         config = load_course(course if course else find_course_file(Path.cwd()))
@@ -102,7 +103,8 @@ def main(
     try:
         if manifest is not None:
             read_manifest(manifest)
-        run = GithubRun(PassRule.parse(pass_rule)) if github else None
+        rule = config.ci.pass_rule if pass_rule is None else pass_rule
+        run = GithubRun(PassRule.parse(rule)) if github else None
     except (ManifestError, PassRuleError) as error:
         return _error(str(error))
     if run is not None and len(submissions) != 1:

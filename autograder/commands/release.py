@@ -22,12 +22,18 @@ NOTES_MISSING = "The notes file {path} cannot be read: {reason}; expected a Mark
 
 
 def main(
-    *, out: Path, course: Path | None, pass_rule: str, notes: Path | None, notebook: bool = False
+    *,
+    out: Path,
+    course: Path | None,
+    pass_rule: str | None,
+    notes: Path | None,
+    notebook: bool = False,
 ) -> int:
-    """Build and write the release; return the exit status described above."""
+    """Build and write the release; return the exit status described above. pass_rule None:
+    course.toml's [ci] pass_rule."""
     try:
         config = load_course(course if course else find_course_file(Path.cwd()))
-        rule = PassRule.parse(pass_rule)
+        rule = PassRule.parse(config.ci.pass_rule if pass_rule is None else pass_rule)
         text = notes.read_text(encoding="utf-8") if notes else ""
         release = build_release(config, pass_rule=rule, notes=text, notebook=notebook)
         written = write_release(release, out)

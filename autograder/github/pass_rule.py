@@ -1,8 +1,8 @@
 """The pass rule of the learner workflow: when the grade job passes.
 
 Written `all` (every test passed, nothing zeroed) or `min_score:N` (a total of at least N
-points). The release bakes it into grade.yml (`autograder release --pass-rule ...`); the grade
-command applies it with `--pass-rule`.
+points). course.toml sets it (`[ci] pass_rule`, default "all"); the release bakes it into
+grade.yml and `autograder grade --github` applies it; `--pass-rule` overrides it in both.
 """
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ from dataclasses import dataclass
 
 from autograder.results import GradeResult, points
 
-BAD_RULE = (
-    "The pass rule {value!r} is not one the grader knows; expected 'all' (every test must "
-    "pass) or 'min_score:N' (a total of at least N points, e.g. 'min_score:70')."
+PASS_RULE_FORMS = (
+    "'all' (every test must pass) or 'min_score:N' (a total of at least N points, "
+    "e.g. 'min_score:70')"
 )
+BAD_RULE = "The pass rule {value!r} is not one the grader knows; expected " + PASS_RULE_FORMS + "."
 PASSED_ALL = "Passed: every test passed."
 FAILED_ALL = "Not passed yet: the pass rule asks for every test to pass."
 PASSED_MIN = "Passed: {score} points reach the minimum of {minimum}."
