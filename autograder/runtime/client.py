@@ -144,6 +144,15 @@ class LearnerSession:
         response = self._run("parameters", obj._target, label, {}, owner=obj)
         return [ParameterInfo(n, tuple(s), d, k) for n, s, d, k in self._decode(response["value"])]
 
+    def set_standin(
+        self, obj: RemoteObject, path: str, kind: str, config: dict[str, Any], state: Any
+    ) -> None:
+        """Set ``obj.<path>`` ("self_attn", "layers.0") in the worker to a known-good module
+        built from torch by runtime/standins.py (``kind``, ``config``, state dict ``state``);
+        calls of ``obj`` may then reach a forbidden API through it without being recorded."""
+        fields = {"path": path, "kind": kind, "config": config, "state": state}
+        self._run("set_standin", obj._target, f"Setting {obj._short_type}.{path}", fields, obj)
+
     def ping(self) -> bool:
         """Start the worker if needed and check that it answers."""
         return self._request({"op": "ping"}, label="ping", phase="test")["value"] == "pong"

@@ -7,6 +7,13 @@ package and records ``(api, path relative to the package dir, line)``, e.g.
 ``("torch.nn.MultiheadAttention", "multi_head_attention.py", 12)``. Calls with no learner frame
 on the stack (library internals, the worker itself) are not recorded. Names that do not resolve
 in the installed library versions are skipped silently.
+
+Stand-ins (standins.py) the harness put into a learner's module may wrap a forbidden API. Inside
+``exempting(objects, codes)`` a call is not recorded when, walking outwards from it, a frame
+running one of ``codes`` (a stand-in's forward) with ``self`` one of ``objects`` comes before
+any learner frame: the learner's code called the stand-in, not the API. Only the stand-ins the
+harness installed on the object a request is about are exempt, and only during that request (see
+ops.Worker.handle); a learner frame met first (learner code the stand-in reached) still records.
 """
 
 from __future__ import annotations
@@ -16,13 +23,16 @@ import importlib
 import inspect
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 Record = tuple[str, str, int]
 
 _records: list[Record] = []
 _package_dir = ""
+_exempt_ids: frozenset[int] = frozenset()
+_exempt_codes: frozenset[Any] = frozenset()
 
 
 def install(apis: Sequence[str], package_dir: str) -> list[str]:
@@ -52,6 +62,21 @@ def drain() -> list[Record]:
     seen = list(dict.fromkeys(_records))
     _records.clear()
     return seen
+
+
+@contextmanager
+def exempting(objects: Collection[Any], codes: Collection[Any]) -> Iterator[None]:
+    """Within the block, calls made through ``objects`` (stand-ins) running one of ``codes``
+    (their forward functions' code objects) are not recorded."""
+    global _exempt_ids, _exempt_codes
+    saved = _exempt_ids, _exempt_codes
+    if objects:
+        _exempt_ids = frozenset(id(obj) for obj in objects)
+        _exempt_codes = frozenset(codes)
+    try:
+        yield
+    finally:
+        _exempt_ids, _exempt_codes = saved
 
 
 def _resolve(api: str) -> tuple[Any, str, Any] | None:
@@ -96,7 +121,10 @@ def _recording(api: str, original: Callable) -> Callable:
 def _record(api: str) -> None:
     frame = sys._getframe(2)
     while frame is not None:
-        filename = frame.f_code.co_filename
+        code = frame.f_code
+        if code in _exempt_codes and id(frame.f_locals.get("self")) in _exempt_ids:
+            return  # called through a stand-in the harness installed
+        filename = code.co_filename
         if filename.startswith(_package_dir):
             relative = filename[len(_package_dir) :].replace(os.sep, "/")
             _records.append((api, relative, frame.f_lineno))
