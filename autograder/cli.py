@@ -266,3 +266,66 @@ def merge(shards: tuple[Path, ...], out: Path, course: Path | None, quiet: bool)
     from autograder.commands import merge as command
 
     raise SystemExit(command.main(shards=list(shards), out=out, course=course, quiet=quiet))
+
+
+@cli.command()
+@click.option(
+    "--course",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The course.toml to check (default: the nearest one above the current folder).",
+)
+@click.option(
+    "--jobs", "-j", type=int, metavar="N", help="Cases graded at once (default: one per core)."
+)
+@click.option(
+    "--component",
+    "components",
+    multiple=True,
+    metavar="NAME",
+    help="Check only this component's mutants and variants (repeatable); the references and "
+    "the stubs are always checked.",
+)
+@click.option(
+    "--keep",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A new (or empty) folder that keeps each case's repository (DIR/submissions) and its "
+    "reports (DIR/results).",
+)
+@click.option(
+    "--timeout",
+    "test_timeout",
+    type=float,
+    metavar="S",
+    help="Seconds of code allowed per test (default: test_timeout in course.toml).",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def check(
+    course: Path | None,
+    jobs: int | None,
+    components: tuple[str, ...],
+    keep: Path | None,
+    test_timeout: float | None,
+    quiet: bool,
+) -> None:
+    """Check the graders before a release: the references must score full marks, the stubs
+    zero, every mutant (a reference with one catalogued mistake planted) must lose points in
+    its own component with feedback that names the mistake, and every variant (a valid other
+    way to write a reference) must keep full marks.
+
+    Prints a table of cases, the mutation score and the variants line.
+
+    Exit status: 0 everything holds, 1 some check failed, 2 the check cannot run (the reason
+    is printed as one sentence).
+    """
+    from autograder.commands import check as command
+
+    raise SystemExit(
+        command.main(
+            course=course,
+            jobs=jobs,
+            components=list(components),
+            keep=keep,
+            test_timeout=test_timeout,
+            quiet=quiet,
+        )
+    )
