@@ -162,6 +162,7 @@ class Worker:
             host = scope
             for part in parents:
                 host = getattr(host, part)
+            getattr(host, name)  # a stand-in replaces a part the learner made; it adds none
             setattr(host, name, standin)
         self.standins.setdefault(request["target"][1], []).append(standin)
         return {"value": None}

@@ -1,13 +1,15 @@
-"""The encoder's wiring, rebuilt from the learner's OWN sublayers.
+"""The encoder's wiring, checked against known-good stand-ins for the parts it builds on.
 
-An EncoderLayer is graded on how it connects its sublayers, not on the sublayers themselves: the
-expected output calls the learner's own `self_attn`, `add_norm_1`, `feed_forward` and
-`add_norm_2` remotely, in the contract's order. A mistake inside MultiHeadAttention,
-PositionwiseFeedForward or AddNorm therefore costs points only in that component. The same holds
-for Encoder, rebuilt from the learner's own layers.
+An EncoderLayer is graded on how it connects its sublayers, not on the sublayers themselves:
+support.standins replaces the learner's `self_attn`, `add_norm_1`, `feed_forward` and
+`add_norm_2` by modules made of torch's own modules, and the expected output is the contract's
+composition of the harness's twins of those stand-ins. A mistake inside MultiHeadAttention,
+PositionwiseFeedForward or AddNorm, even one that raises or hangs, therefore costs points only
+in that component. An Encoder is graded likewise, with nn.TransformerEncoderLayer stand-ins in
+its `layers`.
 
-Each `*_mistakes` function rebuilds what a common wiring mistake would return, also from the
-learner's own sublayers, keyed by the sentence that names it.
+Each `*_mistakes` function computes, from the same twins, what a common wiring mistake would
+return, keyed by the catalogue sentence that names it (mistakes/encoder.toml).
 Symbols: B batch, L tokens, d_model width.
 """
 
@@ -15,7 +17,9 @@ from __future__ import annotations
 
 import torch
 
-from autograder.feedback import expect_close, expect_shape
+from autograder.feedback import expect, expect_close, expect_shape
+from tests.graders.support.catalogue import mistake
+from tests.graders.support.standins import LayerParts
 
 #: The parameter names of a contract EncoderLayer, sublayer by sublayer.
 LAYER_PARAMETERS = [
@@ -27,101 +31,80 @@ LAYER_PARAMETERS = [
     "add_norm_2.norm.bias",
 ]
 
-MASK_DROPPED = (
-    "the mask does not reach the self-attention: call self.self_attn(x, x, x, mask) with the "
-    "layer's mask"
-)
-SECOND_RESIDUAL_FROM_INPUT = (
-    "the second Add & Norm adds the layer's input x; its residual is x2, the output of the first "
-    "Add & Norm: add_norm_2(x2, feed_forward(x2))"
-)
-FEED_FORWARD_ON_INPUT = (
-    "the feed-forward reads the layer's input x; it must read x2, the output of the first "
-    "Add & Norm: feed_forward(x2)"
-)
-NORMS_SWAPPED = (
-    "add_norm_1 and add_norm_2 are swapped: add_norm_1 follows the self-attention, add_norm_2 "
-    "follows the feed-forward"
-)
-FEED_FORWARD_SKIPPED = (
-    "the layer returns x2, the output of the first Add & Norm; it must go on with "
-    "add_norm_2(x2, feed_forward(x2))"
-)
-FIRST_ADD_NORM_SKIPPED = (
-    "the first Add & Norm is missing: x2 = add_norm_1(x, self_attn(x, x, x, mask)[0]) comes "
-    "before the feed-forward"
-)
+MASK_DROPPED = mistake("encoder/mask-not-passed")
+SECOND_RESIDUAL_FROM_INPUT = mistake("encoder/second-residual-from-input")
+FEED_FORWARD_ON_INPUT = mistake("encoder/feed-forward-on-input")
+NORMS_SWAPPED = mistake("encoder/norms-swapped")
+FEED_FORWARD_SKIPPED = mistake("encoder/feed-forward-skipped")
+FIRST_ADD_NORM_SKIPPED = mistake("encoder/first-add-norm-skipped")
 LAYER_HINT = (
     "an EncoderLayer computes x2 = add_norm_1(x, self_attn(x, x, x, mask)[0]), then returns "
-    "add_norm_2(x2, feed_forward(x2))"
+    "add_norm_2(x2, feed_forward(x2)); its sublayers were replaced by known-good stand-ins, so "
+    "only this wiring is checked here"
 )
 
-ONLY_LAST_LAYER = (
-    "only the last layer's output is returned: each layer must read the previous layer's "
-    "output (x = layer(x, mask)), not the encoder's input"
+SHARED_LAYER = mistake("encoder/shared-layer")
+ONLY_LAST_LAYER = mistake("encoder/layers-read-input")
+ONLY_FIRST_LAYER = mistake("encoder/only-first-layer")
+LAYERS_REVERSED = mistake("encoder/layers-reversed")
+STACK_MASK_DROPPED = mistake("encoder/stack-mask-not-passed")
+STACK_HINT = (
+    "an Encoder applies its layers in order: for layer in self.layers: x = layer(x, mask); its "
+    "layers were replaced by known-good stand-ins, so only this wiring is checked here"
 )
-ONLY_FIRST_LAYER = "only the first layer is applied; apply every layer in self.layers, in order"
-LAYERS_REVERSED = "the layers run in reverse order; apply self.layers from first to last"
-STACK_MASK_DROPPED = "the mask does not reach the layers: call each layer as layer(x, mask)"
-STACK_HINT = "an Encoder applies its layers in order: for layer in self.layers: x = layer(x, mask)"
 
 
-def layer_forward(layer, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
-    """The contract's EncoderLayer forward, calling the learner's own sublayers remotely."""
-    return _layer_stages(layer, x, mask)[2]
+def _stages(parts: LayerParts, x: torch.Tensor, mask: torch.Tensor | None):
+    """(attention output, x2, layer output) of the contract's composition of the twins."""
+    attn, _ = parts.self_attn(x, x, x, mask)
+    x2 = parts.add_norm_1(x, attn)
+    return attn, x2, parts.add_norm_2(x2, parts.feed_forward(x2))
 
 
-def _layer_stages(layer, x, mask):
-    """(attention output, x2, layer output), each from the learner's own sublayers."""
-    attn, _ = layer.self_attn(x, x, x, mask)
-    x2 = layer.add_norm_1(x, attn)
-    return attn, x2, layer.add_norm_2(x2, layer.feed_forward(x2))
-
-
-def layer_mistakes(layer, x: torch.Tensor, mask: torch.Tensor | None = None, stages=None) -> dict:
-    """What each common EncoderLayer wiring mistake returns, from the learner's own sublayers
-    (`stages`: the _layer_stages already computed for these inputs, if any)."""
-    attn, x2, _ = stages or _layer_stages(layer, x, mask)
+def layer_mistakes(parts: LayerParts, x: torch.Tensor, mask: torch.Tensor | None = None) -> dict:
+    """What each common EncoderLayer wiring mistake returns with these stand-ins."""
+    attn, x2, _ = _stages(parts, x, mask)
     found = {
-        SECOND_RESIDUAL_FROM_INPUT: layer.add_norm_2(x, layer.feed_forward(x2)),
-        FEED_FORWARD_ON_INPUT: layer.add_norm_2(x2, layer.feed_forward(x)),
+        SECOND_RESIDUAL_FROM_INPUT: parts.add_norm_2(x, parts.feed_forward(x2)),
+        FEED_FORWARD_ON_INPUT: parts.add_norm_2(x2, parts.feed_forward(x)),
         FEED_FORWARD_SKIPPED: x2,
-        FIRST_ADD_NORM_SKIPPED: layer.add_norm_2(attn, layer.feed_forward(attn)),
+        FIRST_ADD_NORM_SKIPPED: parts.add_norm_2(attn, parts.feed_forward(attn)),
     }
-    swapped = layer.add_norm_2(x, attn)
-    found[NORMS_SWAPPED] = layer.add_norm_1(swapped, layer.feed_forward(swapped))
+    swapped = parts.add_norm_2(x, attn)
+    found[NORMS_SWAPPED] = parts.add_norm_1(swapped, parts.feed_forward(swapped))
     if mask is not None:
-        found[MASK_DROPPED] = layer_forward(layer, x, None)
+        found[MASK_DROPPED] = _stages(parts, x, None)[2]
     return found
 
 
-def expect_layer_wiring(layer, x: torch.Tensor, mask: torch.Tensor | None = None, *, what: str):
-    """The learner's EncoderLayer output equals the contract's composition of its own sublayers.
-
-    The expectation is computed first, so that a sublayer that fails or hangs is named by its own
-    call (e.g. PositionwiseFeedForward.forward) rather than by EncoderLayer.forward.
-    """
-    stages = _layer_stages(layer, x, mask)
-    mistakes = layer_mistakes(layer, x, mask, stages)
+@torch.no_grad()
+def expect_layer_wiring(
+    layer, parts: LayerParts, x: torch.Tensor, mask: torch.Tensor | None = None, *, what: str
+):
+    """The learner's EncoderLayer (with stand-ins `parts` set in) returns the contract's
+    composition of its sublayers."""
+    expected = _stages(parts, x, mask)[2]
     got = layer(x) if mask is None else layer(x, mask)
     expect_shape(got, tuple(x.shape), what=what)
-    expect_close(got, stages[2], what=what, atol=1e-5, hint=LAYER_HINT, mistakes=mistakes)
-
-
-def encoder_layers(encoder, num_layers: int) -> list:
-    """The learner's layers as remote objects: encoder.layers[0], ..., encoder.layers[n - 1]."""
-    return [encoder.layers[i] for i in range(num_layers)]
+    expect_close(
+        got,
+        expected,
+        what=what,
+        atol=1e-5,
+        hint=LAYER_HINT,
+        mistakes=layer_mistakes(parts, x, mask),
+    )
 
 
 def stack_forward(layers: list, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
-    """The contract's Encoder forward: the learner's own layers applied in order."""
+    """The contract's Encoder forward: `layers` (the twins) applied in order."""
     for layer in layers:
         x = layer(x, mask)
     return x
 
 
 def stack_mistakes(layers: list, x: torch.Tensor, mask: torch.Tensor | None = None) -> dict:
-    """What each common Encoder wiring mistake returns, from the learner's own layers."""
+    """What each common Encoder wiring mistake returns with these stand-in layers."""
     found = {
         ONLY_LAST_LAYER: layers[-1](x, mask),
         ONLY_FIRST_LAYER: layers[0](x, mask),
@@ -132,10 +115,46 @@ def stack_mistakes(layers: list, x: torch.Tensor, mask: torch.Tensor | None = No
     return found
 
 
-def expect_stack_wiring(encoder, num_layers: int, x: torch.Tensor, mask=None, *, what: str):
-    """The learner's Encoder output equals its own layers applied in order (computed first)."""
-    layers = encoder_layers(encoder, num_layers)
-    expected, mistakes = stack_forward(layers, x, mask), stack_mistakes(layers, x, mask)
+@torch.no_grad()
+def expect_stack_wiring(encoder, layers: list, x: torch.Tensor, mask=None, *, what: str):
+    """The learner's Encoder (with stand-in `layers` set in) applies them in order."""
+    expected = stack_forward(layers, x, mask)
     got = encoder(x) if mask is None else encoder(x, mask)
     expect_shape(got, tuple(x.shape), what=what)
-    expect_close(got, expected, what=what, atol=1e-5, hint=STACK_HINT, mistakes=mistakes)
+    expect_close(
+        got,
+        expected,
+        what=what,
+        atol=1e-5,
+        hint=STACK_HINT,
+        mistakes=stack_mistakes(layers, x, mask),
+    )
+
+
+def expect_separate_layers(learner, encoder, num_layers: int, *, what: str) -> None:
+    """Fail unless `encoder.layers` holds num_layers layers that share no parameter, each with
+    the contract's parameter names (the learner's own layers: no stand-ins here)."""
+    count = len(encoder.layers)
+    expect(
+        count == num_layers,
+        f"{what}.layers holds {count} layers; expected num_layers = {num_layers}. Hint: build "
+        "self.layers = nn.ModuleList([EncoderLayer(...) for _ in range(num_layers)]).",
+    )
+    owner: dict[object, str] = {}
+    for i in range(num_layers):
+        for p in learner.parameters(encoder.layers[i]):
+            name = f"layers.{i}.{p.name}"
+            first = owner.setdefault(p.storage, name)
+            expect(
+                first == name,
+                f"In {what}, {first} and {name} are one and the same parameter. {SHARED_LAYER}",
+            )
+    got = sorted(p.name for p in learner.parameters(encoder))
+    expected = sorted(f"layers.{i}.{name}" for i in range(num_layers) for name in LAYER_PARAMETERS)
+    expect(
+        got == expected,
+        f"{what} has the parameters {', '.join(got) or 'none'}; expected layers.0 to "
+        f"layers.{num_layers - 1}, each with {', '.join(LAYER_PARAMETERS)}. Hint: self.layers "
+        "must be an nn.ModuleList of num_layers EncoderLayers and nothing else may hold "
+        "parameters.",
+    )
