@@ -7,7 +7,8 @@
    pytest and the framework already imported; no course data, no learner code), --jobs at a
    time, with a progress bar; each child commits its learner's folder atomically;
 4. rebuild DIR/gradebook.csv from the records (learner order), write the class report, print
-   a per-component table.
+   a per-component table. The components are course.toml's, then the course's notebook
+   assignments (`notebook`): a learner whose repository has no notebook has an empty cell there.
 
 Exit status: 0 every learner was graded; 1 some rows carry an error; 2 the run could not start
 (bad roster, course or option), with one sentence on stderr; 130 interrupted (rerun to resume).
@@ -37,6 +38,7 @@ from rich.table import Table
 from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
 from autograder.gradebook import report, roster, snapshot, store
 from autograder.gradebook.job import JobSettings, failed_record, run_job, settings_key
+from autograder.notebook import notebook_components
 from autograder.release.manifest import ManifestError, read_manifest
 from autograder.results import points
 
@@ -125,9 +127,8 @@ def main(
 def finish(config: CourseConfig, out: Path, learners: list[str] | None, *, quiet: bool) -> int:
     """Rebuild the gradebook and the report from out; print the table; the exit status."""
     store.clear_partial(out)
-    names = [c.name for c in config.components]
-    records = store.write_gradebook(out, names, learners)
-    parts = [report.Component(c.name, c.title, float(c.points)) for c in config.components]
+    parts = class_components(config)
+    records = store.write_gradebook(out, [c.name for c in parts], learners)
     report.write_report(out, records, parts, config.course.name)
     if not quiet:
         Console(highlight=False).print(component_table(config, records))
@@ -137,9 +138,20 @@ def finish(config: CourseConfig, out: Path, learners: list[str] | None, *, quiet
     return _EXIT_ERRORS if any(r.failed for r in records) else _EXIT_OK
 
 
+def class_components(config: CourseConfig) -> list[report.Component]:
+    """The gradebook's components: course.toml's, then the notebook assignments (optional:
+    graded only for learners whose repository holds the notebook)."""
+    parts = [report.Component(c.name, c.title, float(c.points)) for c in config.components]
+    for name, title, value in notebook_components(config.root):
+        parts.append(report.Component(name, title, float(value), optional=True))
+    return parts
+
+
 def component_table(config: CourseConfig, records: list[store.LearnerRecord]) -> Table:
-    """Per component: mean score and learners with full marks; the total as the footer."""
+    """Per component: mean score and learners with full marks (of those graded for it); the
+    total as the footer."""
     graded = [r for r in records if not r.failed]
+    parts = class_components(config)
     table = Table(
         title=f"{config.course.name}: {len(graded)} of {len(records)} graded",
         title_justify="left",
@@ -147,14 +159,14 @@ def component_table(config: CourseConfig, records: list[store.LearnerRecord]) ->
     )
     table.add_column("Component", footer="Total")
     mean_total = sum(r.total or 0.0 for r in graded) / len(graded) if graded else 0.0
-    max_total = sum(c.points for c in config.components)
+    max_total = sum(c.points for c in parts)
     table.add_column("Mean", justify="right", footer=f"{points(mean_total)} / {points(max_total)}")
     table.add_column("Full marks", justify="right")
-    for c in config.components:
-        scores = [r.components.get(c.name, 0.0) for r in graded]
+    for c in parts:
+        scores = report.component_scores(graded, c)
         mean = sum(scores) / len(scores) if scores else 0.0
         full = sum(1 for s in scores if s >= c.points - 1e-9)
-        table.add_row(c.title, f"{points(mean)} / {points(c.points)}", f"{full} / {len(graded)}")
+        table.add_row(c.title, f"{points(mean)} / {points(c.points)}", f"{full} / {len(scores)}")
     return table
 
 

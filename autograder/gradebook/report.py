@@ -5,6 +5,10 @@ shards reports exactly like one run. Sections: the score distribution (a matplot
 `score_distribution.png`, also embedded in the HTML), pass rate per component (learners with
 the component's full points) and per test, the most common failure messages, errored learners
 and tamper flags. Learner text is escaped for Markdown tables and for HTML.
+
+The components are course.toml's and the course's notebook assignments (`notebook`, see
+docs/notebook.md). A notebook is graded only for learners whose repository holds it: its mean
+and pass rate count those learners, and a note says how many of the graded learners they are.
 """
 
 from __future__ import annotations
@@ -25,6 +29,10 @@ MARKDOWN_FILE = "report.md"
 HTML_FILE = "report.html"
 FIGURE_FILE = "score_distribution.png"
 TOP_FAILURES = 10
+NOT_SUBMITTED = (
+    "{title}: graded for the {have} of {graded} graded learners whose repository holds it; "
+    "the others have an empty cell in gradebook.csv."
+)
 NO_MATPLOTLIB = (
     "The score figure needs matplotlib; install it with `pip install 't101-autograder[report]'`."
 )
@@ -32,9 +40,13 @@ NO_MATPLOTLIB = (
 
 @dataclass
 class Component:
+    """A column of the gradebook. optional: graded only when the learner's repository holds
+    it (a notebook); absent from the records of the others."""
+
     name: str
     title: str
     points: float
+    optional: bool = False
 
 
 @dataclass
@@ -46,7 +58,7 @@ class ClassReport:
     graded: int
     totals: list[float]
     max_score: float
-    components: list[tuple[str, float, float, int]]  # title, mean, points, full-marks count
+    components: list[tuple[str, float, float, int, int]]  # title, mean, points, full, graded
     tests: list[tuple[str, int, int]]  # test name, passed, ran
     failures: list[tuple[str, int]]  # message, learners
     errored: list[tuple[str, str]]  # learner, error
@@ -60,11 +72,14 @@ def build_report(
 ) -> ClassReport:
     graded = [r for r in records if not r.failed]
     max_score = sum(c.points for c in components)
-    rows = []
+    rows, notes = [], []
     for c in components:
-        scores = [r.components.get(c.name, 0.0) for r in graded]
+        scores = component_scores(graded, c)
         full = sum(1 for s in scores if s >= c.points - 1e-9)
-        rows.append((c.title, statistics.fmean(scores) if scores else 0.0, c.points, full))
+        mean = statistics.fmean(scores) if scores else 0.0
+        rows.append((c.title, mean, c.points, full, len(scores)))
+        if c.optional and len(scores) < len(graded):
+            notes.append(NOT_SUBMITTED.format(title=c.title, have=len(scores), graded=len(graded)))
     passed: Counter[str] = Counter()
     ran: Counter[str] = Counter()
     failures: Counter[str] = Counter()
@@ -90,7 +105,16 @@ def build_report(
         failures=sorted(failures.items(), key=lambda item: (-item[1], item[0]))[:TOP_FAILURES],
         errored=[(r.learner, r.error) for r in records if r.failed],
         tampered=[(r.learner, "; ".join(r.tamper)) for r in records if r.tamper],
+        notes=notes,
     )
+
+
+def component_scores(graded: list[LearnerRecord], component: Component) -> list[float]:
+    """The component's score of each graded learner; an optional component (a notebook) only
+    of the learners that have it, a course component 0 when a record lacks it."""
+    if component.optional:
+        return [r.components[component.name] for r in graded if component.name in r.components]
+    return [r.components.get(component.name, 0.0) for r in graded]
 
 
 def _tests(out: Path, learner: str) -> list[dict]:
@@ -164,8 +188,8 @@ def render_markdown(report: ClassReport) -> str:
         "| Component | Mean | Full marks |",
         "|---|---:|---:|",
     ]
-    for title, mean, points, full in report.components:
-        rate = f"{full} / {report.graded}"
+    for title, mean, points, full, count in report.components:
+        rate = f"{full} / {count}"
         out.append(f"| {_cell(title)} | {mean:.2f} / {points:.2f} | {rate} |")
     out += ["", "## Pass rate per test", "", "| Test | Passed |", "|---|---:|"]
     out += [f"| {_cell(name)} | {p} / {n} |" for name, p, n in report.tests]
@@ -206,10 +230,7 @@ def render_html(report: ClassReport) -> str:
     parts.append(
         _table(
             ["Component", "Mean", "Full marks"],
-            [
-                [clean(t), f"{m:.2f} / {p:.2f}", f"{f} / {report.graded}"]
-                for t, m, p, f in report.components
-            ],
+            [[clean(t), f"{m:.2f} / {p:.2f}", f"{f} / {n}"] for t, m, p, f, n in report.components],
         )
     )
     parts += ["<h2>Pass rate per test</h2>"]

@@ -1,0 +1,115 @@
+"""A class whose repositories hold the notebook (issue #6): grade-class in two shards, merged.
+
+Three learners with amara's correct modules (100 points): ada with the correct notebook
+(20 of 20), bo with the untouched one (0 of 20), cy with no notebook (no notebook grade). The
+shards run side by side (ada and cy; bo), each notebook in its own sandboxed nbgrader run.
+The merged gradebook, class report and table must show the notebook beside the six modules.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.gradebook.report import NOT_SUBMITTED
+from tests.batch.conftest import ROOT, read_gradebook, run_cli
+
+pytest.importorskip("nbgrader", reason="needs the notebook extra: pip install -e '.[notebook]'")
+
+NOTEBOOK = Path("assignments/notebooks/contextual_vectors.ipynb")
+EXAMPLES = ROOT / "examples" / "notebooks"
+TITLE = "Notebook: contextual vectors"
+NOT_DONE = "Replace this line with your code; this step is not done yet."
+
+
+@pytest.fixture(scope="module")
+def merged(tmp_path_factory) -> dict[str, Path | subprocess.CompletedProcess]:
+    base = tmp_path_factory.mktemp("notebook_roster")
+    roster = base / "class"
+    for learner, notebook in (("ada", "correct"), ("bo", "untouched"), ("cy", None)):
+        shutil.copytree(ROOT / "examples" / "submissions" / "amara", roster / learner)
+        if notebook:
+            (roster / learner / NOTEBOOK).parent.mkdir(parents=True)
+            shutil.copyfile(EXAMPLES / notebook / NOTEBOOK, roster / learner / NOTEBOOK)
+    shards = [base / "shard1", base / "shard2"]
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "autograder", "grade-class", str(roster), "--out", str(out)]
+            + ["--course", str(ROOT / "course.toml"), "--shard", f"{i}/2", "--jobs", "1", "-q"],
+            cwd=base,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i, out in enumerate(shards, start=1)
+    ]
+    for run in runs:
+        _, err = run.communicate(timeout=900)
+        assert run.returncode == 0, err
+    out = base / "merged"
+    done = run_cli(
+        "merge",
+        *map(str, shards),
+        "--out",
+        str(out),
+        "--course",
+        str(ROOT / "course.toml"),
+        cwd=base,
+    )
+    return {"out": out, "shard1": shards[0], "merge": done}
+
+
+def test_the_gradebook_has_a_notebook_column_empty_without_a_notebook(merged) -> None:
+    assert merged["merge"].returncode == 0, merged["merge"].stderr
+    rows = {row["learner"]: row for row in read_gradebook(merged["out"] / "gradebook.csv")}
+    assert list(rows) == ["ada", "bo", "cy"]
+    header = (merged["out"] / "gradebook.csv").read_text(encoding="utf-8").splitlines()[0]
+    assert ",encoder,notebook,total," in header
+    got = {name: (r["notebook"], r["total"], r["max_score"]) for name, r in rows.items()}
+    assert got == {
+        "ada": ("20.00", "120.00", "120.00"),
+        "bo": ("0.00", "100.00", "120.00"),
+        "cy": ("", "100.00", "100.00"),
+    }
+    shard = read_gradebook(merged["shard1"] / "gradebook.csv")
+    assert [(r["learner"], r["notebook"]) for r in shard] == [("ada", "20.00"), ("cy", "")]
+
+
+def test_the_class_report_counts_the_notebook_of_those_who_have_it(merged) -> None:
+    text = (merged["out"] / "report.md").read_text(encoding="utf-8")
+    assert f"| {TITLE} | 10.00 / 20.00 | 1 / 2 |" in text
+    assert "| Softmax | 10.00 / 10.00 | 3 / 3 |" in text
+    assert NOT_SUBMITTED.format(title=TITLE, have=2, graded=3) in text
+    assert f"| {TITLE}: test_lookup | 1 / 2 |" in text
+    failures = text.split("## Most common failure messages")[1].split("##")[0]
+    assert NOT_DONE in failures and "| 1 |" in failures
+    html = (merged["out"] / "report.html").read_text(encoding="utf-8")
+    assert f"<td>{TITLE}</td><td>10.00 / 20.00</td><td>1 / 2</td>" in html
+
+
+def test_each_learner_folder_keeps_the_notebook_tests_and_feedback(merged) -> None:
+    ada = json.loads((merged["out"] / "ada" / "results.json").read_text(encoding="utf-8"))
+    notebook = [t for t in ada["tests"] if t["tags"] == ["notebook"]]
+    assert len(notebook) == 6 and all(t["status"] == "passed" for t in notebook)
+    assert (merged["out"] / "ada" / "notebook.graded.ipynb").is_file()
+    assert not (merged["out"] / "cy" / "notebook.graded.ipynb").exists()
+
+
+def test_the_table_shows_the_notebook_row(merged) -> None:
+    done = run_cli(
+        "merge",
+        str(merged["shard1"]),
+        "--out",
+        str(merged["out"].parent / "again"),
+        "--course",
+        str(ROOT / "course.toml"),
+        cwd=merged["out"].parent,
+    )
+    assert done.returncode == 0, done.stderr
+    (row,) = [line for line in done.stdout.splitlines() if TITLE in line]
+    assert "20.00 / 20.00" in row and "1 / 1" in row
