@@ -84,6 +84,8 @@ class LearnerSession:
         self.hide_paths = tuple(Path(p) for p in hide_paths)
         #: What the last worker did to confine itself (isolation.confine's report).
         self.isolation: dict[str, Any] | None = None
+        #: How the last worker started: "zygote" (forked warm) or "fresh" (a new interpreter).
+        self.worker_start: str | None = None
         #: The LearnerError of the package's ``__init__.py``, if executing it failed.
         self.package_init_error: LearnerError | None = None
         self.generation = 0
@@ -315,6 +317,7 @@ class LearnerSession:
                 memory_mb=self.limits.memory_mb,
                 file_mb=self.limits.file_mb,
                 hide=self.hide_paths,
+                startup_timeout=self.limits.startup_timeout,
             )
         except PackageTooLarge:
             feedback = messages.TOO_LARGE.format(
@@ -349,6 +352,7 @@ class LearnerSession:
             raise self._start_failure from None
         worker.take_output(0)  # anything printed while starting is not the learner's
         self.isolation = ready["ready"].get("isolation")
+        self.worker_start = worker.started_by
         self._worker = worker
         self.generation += 1
         self._imported = set()

@@ -29,6 +29,7 @@ import ctypes
 import functools
 import os
 import re
+import select
 import shutil
 import site
 import subprocess
@@ -75,7 +76,13 @@ _FLAG_OF = {
     "nodiratime": 2048,
     "relatime": 1 << 21,
 }
-_PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS = 24, 38
+_PR_SET_PDEATHSIG, _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS = 1, 24, 38
+_CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID, _CLONE_NEWNET = (
+    0x20000,
+    0x10000000,
+    0x20000000,
+    1 << 30,
+)
 _CAP_VERSION_3 = 0x20080522
 
 
@@ -135,6 +142,71 @@ def hide_targets(roots: Iterable[Path], keep: Sequence[Path]) -> list[str]:
             continue
         pending.extend(c for c in children if not c.is_symlink())
     return targets
+
+
+# -- in a worker forked by the zygote: what the `unshare` prefix does for a fresh one -------------
+
+
+def enter_namespaces(level: str) -> None:
+    """Do in this (single-threaded, freshly forked) process what ``probe()``'s ``unshare`` prefix
+    does for a fresh worker: new mount, PID and network namespaces (and a user namespace mapping
+    this uid to root, for ``user-namespaces``), then fork. Returns only in the child, which is
+    PID 1 of the new PID namespace with its own ``/proc``, and is killed when this process dies.
+    This process waits for it and exits as it did (``--fork --kill-child``). Raises OSError when
+    the kernel refuses a namespace (before any fork)."""
+    if level == PROCESS_GROUP:
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    flags = _CLONE_NEWNS | _CLONE_NEWPID | _CLONE_NEWNET
+    uid, gid = os.getuid(), os.getgid()
+    if level == USER_NAMESPACES:
+        flags |= _CLONE_NEWUSER
+    if libc.unshare(flags) != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"unshare: {os.strerror(errno)}")
+    if level == USER_NAMESPACES:  # what `unshare --map-root-user` writes
+        for name, text in (
+            ("setgroups", "deny"),
+            ("uid_map", f"0 {uid} 1"),
+            ("gid_map", f"0 {gid} 1"),
+        ):
+            with open(f"/proc/self/{name}", "w", encoding="ascii") as file:
+                file.write(text)
+    lifeline, held = os.pipe()  # EOF on lifeline: the parent is gone
+    child = os.fork()
+    if child == 0:
+        libc.prctl(_PR_SET_PDEATHSIG, 9, 0, 0, 0)  # SIGKILL when the parent dies
+        os.close(held)
+        if select.select([lifeline], [], [], 0)[0]:
+            os._exit(1)  # the parent died before the prctl: nobody would kill us
+        os.close(lifeline)
+        _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE)
+        _mount(libc, "proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
+        return
+    _wait_and_exit_like(child, keep=held)
+
+
+def _wait_and_exit_like(child: int, keep: int) -> None:
+    """Wait for child and end this process the same way (its exit code, or its signal)."""
+    os.closerange(3, keep)  # the channel and the rest belong to the child
+    os.closerange(keep + 1, 65536)
+    while True:
+        try:
+            _, status = os.waitpid(child, 0)
+            break
+        except ChildProcessError:
+            os._exit(1)
+        except InterruptedError:
+            continue
+    if os.WIFSIGNALED(status):
+        import resource
+        import signal
+
+        signum = os.WTERMSIG(status)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+    os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
 
 
 # -- inside the worker, before any learner code ---------------------------------------------------

@@ -13,6 +13,11 @@ Layout of one worker's temporary directory (mode 0700)::
 
 Where the platform allows it the worker starts in its own namespaces and hides the course, the
 harness's folders and the original submission from learner code (see isolation.py).
+
+When a worker fork server serves this process (zygote_client.py), the worker is a fork of it
+instead of a fresh interpreter: no ``framework/`` folder then (the zygote imported its own copy
+of the runtime), and the zygote's control folder is one more hidden path. Everything else
+above, and the confinement plan, are the same.
 """
 
 from __future__ import annotations
@@ -148,8 +153,26 @@ def _lower_limit(which: int, value: int) -> None:
     resource.setrlimit(which, (value, value))
 
 
+def write_framework(base: Path) -> Path:
+    """``base/framework``: a stub ``autograder`` package holding a copy of the runtime."""
+    framework_dir = base / "framework"
+    (framework_dir / "autograder").mkdir(parents=True)
+    (framework_dir / "autograder" / "__init__.py").write_text(_STUB_INIT)
+    shutil.copytree(
+        RUNTIME_DIR,
+        framework_dir / "autograder" / "runtime",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    return framework_dir
+
+
 class WorkerProcess:
-    """One running worker: its process group, its channel, its capture file, its temp dir."""
+    """One running worker: its process group, its channel, its capture file, its temp dir.
+
+    Forked by the zygote serving this process (zygote_client.py) when there is one, else a
+    fresh interpreter; ``started_by`` says which ("zygote" or "fresh"). Both confine themselves
+    with the same plan before learner code runs.
+    """
 
     def __init__(
         self,
@@ -159,42 +182,78 @@ class WorkerProcess:
         memory_mb: int,
         file_mb: int,
         hide: Sequence[Path] = (),
+        startup_timeout: float = 60.0,
     ) -> None:
         self.copy = copy_package(package_dir, package)
         base = self.copy.base
         try:
-            framework_dir = base / "framework"
-            (framework_dir / "autograder").mkdir(parents=True)
-            (framework_dir / "autograder" / "__init__.py").write_text(_STUB_INIT)
-            shutil.copytree(
-                RUNTIME_DIR,
-                framework_dir / "autograder" / "runtime",
-                ignore=shutil.ignore_patterns("__pycache__"),
-            )
             self.capture_path = base / "output.log"
             self.capture_path.touch()
             level, prefix = isolation.probe()
-            plan = confinement_plan(level, base, [*hide, package_dir])
-            parent_end, child_end = socket.socketpair()
-            with child_end, open(self.capture_path, "ab") as capture:
-                command = [*prefix, sys.executable, *PYTHON_FLAGS, "-m", WORKER_MODULE]
-                command += [str(child_end.fileno()), str(memory_mb), str(file_mb)]
-                command.append(json.dumps(plan))
-                self.process = subprocess.Popen(
-                    command,
-                    stdin=subprocess.DEVNULL,
-                    stdout=capture,
-                    stderr=capture,
-                    pass_fds=(child_end.fileno(),),
-                    cwd=self.copy.root,
-                    env=worker_environment(self.copy.root, framework_dir),
-                    start_new_session=True,
-                )
-            self.conn = Connection(parent_end.detach())
+            hide = [*hide, package_dir]
+            forked = self._fork(level, hide, memory_mb, file_mb, startup_timeout)
+            if forked is not None:
+                self.process, self.conn = forked
+                self.started_by = "zygote"
+            else:
+                framework_dir = write_framework(base)
+                plan = confinement_plan(level, base, hide)
+                parent_end, child_end = socket.socketpair()
+                with child_end, open(self.capture_path, "ab") as capture:
+                    command = [*prefix, sys.executable, *PYTHON_FLAGS, "-m", WORKER_MODULE]
+                    command += [str(child_end.fileno()), str(memory_mb), str(file_mb)]
+                    command.append(json.dumps(plan))
+                    self.process = subprocess.Popen(
+                        command,
+                        stdin=subprocess.DEVNULL,
+                        stdout=capture,
+                        stderr=capture,
+                        pass_fds=(child_end.fileno(),),
+                        cwd=self.copy.root,
+                        env=worker_environment(self.copy.root, framework_dir),
+                        start_new_session=True,
+                    )
+                self.conn = Connection(parent_end.detach())
+                self.started_by = "fresh"
         except BaseException:
             shutil.rmtree(base, ignore_errors=True)
             raise
         self._finalizer = weakref.finalize(self, _shutdown, self.process, self.conn, base)
+
+    def _fork(
+        self, level: str, hide: list[Path], memory_mb: int, file_mb: int, timeout: float
+    ) -> tuple[Any, Connection] | None:
+        """(process, channel) of a worker forked by the zygote; None without a zygote."""
+        from autograder.runtime import zygote_client
+
+        address = zygote_client.address()
+        if address is None:
+            return None
+        base = self.copy.base
+        plan = confinement_plan(
+            level,
+            base,
+            [*hide, zygote_client.control_dir(address)],
+            keep=[zygote_client.framework_dir(address)],
+        )
+        parent_end, child_end = socket.socketpair()
+        with child_end, open(self.capture_path, "ab") as capture:
+            try:
+                process = zygote_client.spawn(
+                    address,
+                    root=self.copy.root,
+                    env=worker_environment(self.copy.root, zygote_client.framework_dir(address)),
+                    memory_mb=memory_mb,
+                    file_mb=file_mb,
+                    plan=plan,
+                    channel=child_end.fileno(),
+                    capture=capture.fileno(),
+                    timeout=timeout,
+                )
+            except zygote_client.ZygoteUnavailable:
+                parent_end.close()
+                return None
+        return process, Connection(parent_end.detach())
 
     @property
     def root(self) -> Path:
@@ -229,11 +288,14 @@ class WorkerProcess:
         self._finalizer()
 
 
-def confinement_plan(level: str, base: Path, hide: Sequence[Path]) -> dict[str, Any]:
-    """What the worker does to itself before learner code runs (isolation.confine)."""
+def confinement_plan(
+    level: str, base: Path, hide: Sequence[Path], keep: Sequence[Path] = ()
+) -> dict[str, Any]:
+    """What the worker does to itself before learner code runs (isolation.confine); ``keep``:
+    folders it must still read besides the Python installation and ``base``."""
     if level == isolation.PROCESS_GROUP:
         return {"level": level}
-    keep = isolation.needed_paths(base)
+    keep = sorted({*isolation.needed_paths(base), *(Path(os.path.realpath(k)) for k in keep)})
     roots = [*hide, Path.home(), Path.cwd()]
     return {
         "level": level,
@@ -243,7 +305,8 @@ def confinement_plan(level: str, base: Path, hide: Sequence[Path]) -> dict[str, 
     }
 
 
-def _kill_group(process: subprocess.Popen) -> None:
+def _kill_group(process: Any) -> None:
+    """SIGKILL the process group of a Popen or a zygote_client.ForkedProcess, and reap it."""
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -254,8 +317,10 @@ def _kill_group(process: subprocess.Popen) -> None:
         pass
 
 
-def _shutdown(process: subprocess.Popen, conn: Connection, base: Path) -> None:
+def _shutdown(process: Any, conn: Connection, base: Path) -> None:
     _kill_group(process)
+    if hasattr(process, "close"):  # a forked worker's line to the zygote
+        process.close()
     try:
         conn.close()
     except OSError:

@@ -39,12 +39,18 @@ def main(argv: list[str] | None = None) -> int:
     """Serve requests on the channel fd given as the first argument until it closes."""
     import json
 
-    from autograder.runtime.isolation import confine
-    from autograder.runtime.sandbox import apply_worker_limits
-
     args = sys.argv[1:] if argv is None else argv
     fd, memory_mb, file_mb = int(args[0]), int(args[1]), int(args[2])
     plan = json.loads(args[3]) if len(args) > 3 else {}
+    return serve(fd, memory_mb, file_mb, plan)
+
+
+def serve(fd: int, memory_mb: int, file_mb: int, plan: dict[str, Any]) -> int:
+    """Confine this process by ``plan``, apply the limits, then answer requests on ``fd`` until
+    it closes. A fresh worker (main) and one forked by the zygote (zygote.py) both end here."""
+    from autograder.runtime.isolation import confine
+    from autograder.runtime.sandbox import apply_worker_limits
+
     sys.dont_write_bytecode = True
     confined = confine(plan)
     apply_worker_limits(memory_mb, file_mb)
