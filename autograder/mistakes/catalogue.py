@@ -147,11 +147,26 @@ def _read(path: Path) -> _File:
     try:
         return _File.model_validate(data)
     except ValidationError as error:
-        details = "; ".join(
-            f"{'.'.join(str(p) for p in d['loc']) or 'the file'}: {d['msg'].lower()}"
-            for d in error.errors()
-        )
-        raise CatalogueError(BAD_FILE.format(path=path, detail=details)) from None
+        raise CatalogueError(BAD_FILE.format(path=path, detail=details(error))) from None
+
+
+def details(error: ValidationError) -> str:
+    """A validation error as `where: what` clauses joined by '; '. A slug that does not match
+    says what a slug is; a list's "too short" that only echoes its bad entries is left out."""
+    problems = error.errors()
+    locations = [tuple(p["loc"]) for p in problems]
+    clauses = []
+    for problem, loc in zip(problems, locations, strict=True):
+        if problem["type"] == "too_short" and any(
+            other[: len(loc)] == loc and other != loc for other in locations
+        ):
+            continue
+        if problem["type"] == "string_pattern_mismatch":
+            what = f"expected a slug (lowercase letters, digits, hyphens); got {problem['input']!r}"
+        else:
+            what = problem["msg"].lower()
+        clauses.append(f"{'.'.join(str(p) for p in loc) or 'the file'}: {what}")
+    return "; ".join(clauses)
 
 
 def course_catalogue(config: CourseConfig) -> Catalogue:

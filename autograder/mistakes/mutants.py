@@ -23,13 +23,16 @@ import shutil
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from autograder.config import CourseConfig
-from autograder.mistakes.catalogue import SLUG_PATTERN, Catalogue
+from autograder.mistakes.catalogue import SLUG_PATTERN, Catalogue, details
 
-# Instructor-facing sentences (tests reuse them).
+M = TypeVar("M", bound=BaseModel)
+
+# Instructor-facing sentences (tests reuse them). {what} is e.g. "mutant attention/no-scale".
 NO_FOLDER = "The mutants folder {path} does not exist; expected a folder of TOML files."
 BAD_FILE = "The mutants file {path} is not valid: {detail}."
 UNKNOWN_FILE = (
@@ -40,14 +43,15 @@ UNCATALOGUED = (
     "add the mistake there first."
 )
 FIND_COUNT = (
-    "The mutant {id} cannot be planted: its text to find occurs {count} times in {file}; "
-    "expected exactly once. Update the mutant after changing the reference."
+    "The {what} cannot be applied: its text to find occurs {count} times in {file}; "
+    "expected exactly once. Update it after changing the reference."
 )
-NO_FILE = "The mutant {id} edits {file}, which the reference package {package} does not have."
+NO_FILE = "The {what} edits {file}, which the reference package {package} does not have."
+DEST_EXISTS = "The {what} cannot be written to {dest}: that folder already exists."
 
 
 class MutantError(ValueError):
-    """A mutant cannot be read or planted; the message says which and why."""
+    """A mutant (or variant) cannot be read or applied; the message says which and why."""
 
 
 class Edit(BaseModel):
@@ -68,17 +72,19 @@ class Mutant(BaseModel):
     edits: tuple[Edit, ...] = Field(min_length=1)
 
 
-class _Entry(BaseModel):
+class EditsEntry(BaseModel):
+    """The edit part of a mutants or variants file entry: find and replace (and file), or a
+    list of edits."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    mistake: str = Field(pattern=SLUG_PATTERN)
     find: str | None = None
     replace: str | None = None
     file: str | None = None
     edits: tuple[Edit, ...] = ()
 
     @model_validator(mode="after")
-    def _one_form(self) -> _Entry:
+    def _one_form(self) -> EditsEntry:
         single = self.find is not None or self.replace is not None
         if single == bool(self.edits):
             raise ValueError("give either find and replace, or a list of edits, not both")
@@ -86,10 +92,16 @@ class _Entry(BaseModel):
             raise ValueError("find and replace go together")
         return self
 
-    def all_edits(self) -> tuple[Edit, ...]:
-        if self.edits:
-            return self.edits
-        return (Edit(find=self.find or "", replace=self.replace or "", file=self.file),)
+    def edits_for(self, module_file: str) -> tuple[Edit, ...]:
+        """The edits, each with its file (module_file, the component's, when none is named)."""
+        edits = self.edits or (
+            Edit(find=self.find or "", replace=self.replace or "", file=self.file),
+        )
+        return tuple(e if e.file else e.model_copy(update={"file": module_file}) for e in edits)
+
+
+class _Entry(EditsEntry):
+    mistake: str = Field(pattern=SLUG_PATTERN)
 
 
 class _File(BaseModel):
@@ -100,20 +112,13 @@ class _File(BaseModel):
 
 def load_mutants(folder: Path, config: CourseConfig, catalogue: Catalogue) -> list[Mutant]:
     """Every mutant in folder, in course component order; MutantError when one is wrong."""
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise MutantError(NO_FOLDER.format(path=folder))
-    names = [c.name for c in config.components]
-    files = {path.stem: path for path in sorted(folder.glob("*.toml"))}
-    for stem, path in files.items():
-        if stem not in names:
-            raise MutantError(UNKNOWN_FILE.format(path=path, names=", ".join(names)))
+    files = component_files(folder, config, no_folder=NO_FOLDER, unknown_file=UNKNOWN_FILE)
     mutants = []
     for component in config.components:
         path = files.get(component.name)
         if path is None:
             continue
-        for index, entry in enumerate(_read(path).mutants):
+        for index, entry in enumerate(read_model(path, _File, bad_file=BAD_FILE).mutants):
             full_id = f"{component.name}/{entry.mistake}"
             if full_id not in catalogue:
                 raise MutantError(
@@ -121,10 +126,7 @@ def load_mutants(folder: Path, config: CourseConfig, catalogue: Catalogue) -> li
                         index=index + 1, path=path, id=full_id, catalogue=catalogue.path
                     )
                 )
-            edits = tuple(
-                edit if edit.file else edit.model_copy(update={"file": component.module_file})
-                for edit in entry.all_edits()
-            )
+            edits = entry.edits_for(component.module_file)
             mutants.append(Mutant(mistake=full_id, component=component.name, edits=edits))
     return mutants
 
@@ -132,15 +134,25 @@ def load_mutants(folder: Path, config: CourseConfig, catalogue: Catalogue) -> li
 def write_mutant(mutant: Mutant, package: Path, dest: Path) -> Path:
     """Copy the reference package folder to dest (which must not exist) and plant the mutant's
     edits in the copy; returns dest. MutantError when an edit does not apply exactly once."""
+    return apply_edits(mutant.edits, package, dest, what=f"mutant {mutant.mistake}")
+
+
+def apply_edits(edits: Sequence[Edit], package: Path, dest: Path, *, what: str) -> Path:
+    """Copy the package folder to dest (which must not exist), then apply each edit, in order,
+    to the copy; returns dest. MutantError (naming `what`) when an edit's file is missing or
+    its text to find does not occur exactly once."""
+    dest = Path(dest)
+    if dest.exists():
+        raise MutantError(DEST_EXISTS.format(what=what, dest=dest))
     shutil.copytree(package, dest, ignore=shutil.ignore_patterns("__pycache__"))
-    for edit in mutant.edits:
+    for edit in edits:
         target = dest / (edit.file or "")
         if not target.is_file():
-            raise MutantError(NO_FILE.format(id=mutant.mistake, file=edit.file, package=package))
+            raise MutantError(NO_FILE.format(what=what, file=edit.file, package=package))
         text = target.read_text(encoding="utf-8")
         count = text.count(edit.find)
         if count != 1:
-            raise MutantError(FIND_COUNT.format(id=mutant.mistake, count=count, file=edit.file))
+            raise MutantError(FIND_COUNT.format(what=what, count=count, file=edit.file))
         target.write_text(text.replace(edit.find, edit.replace), encoding="utf-8")
     return dest
 
@@ -152,16 +164,30 @@ def mutants_by_component(mutants: Sequence[Mutant]) -> dict[str, list[Mutant]]:
     return found
 
 
-def _read(path: Path) -> _File:
+def component_files(
+    folder: Path, config: CourseConfig, *, no_folder: str, unknown_file: str
+) -> dict[str, Path]:
+    """`<component>.toml` files of folder by component name; MutantError (no_folder or
+    unknown_file, formatted with path and names) when the folder is missing or a file is named
+    after no component."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise MutantError(no_folder.format(path=folder))
+    names = [c.name for c in config.components]
+    files = {path.stem: path for path in sorted(folder.glob("*.toml"))}
+    for stem, path in files.items():
+        if stem not in names:
+            raise MutantError(unknown_file.format(path=path, names=", ".join(names)))
+    return files
+
+
+def read_model(path: Path, model: type[M], *, bad_file: str) -> M:
+    """path's TOML validated as model; MutantError (bad_file with path and detail) if not."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise MutantError(BAD_FILE.format(path=path, detail=error)) from None
+        raise MutantError(bad_file.format(path=path, detail=error)) from None
     try:
-        return _File.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as error:
-        details = "; ".join(
-            f"{'.'.join(str(p) for p in d['loc']) or 'the file'}: {d['msg'].lower()}"
-            for d in error.errors()
-        )
-        raise MutantError(BAD_FILE.format(path=path, detail=details)) from None
+        raise MutantError(bad_file.format(path=path, detail=details(error))) from None
