@@ -105,22 +105,31 @@ def grade(
       autograder grade .                       grade your own repository
       autograder grade examples/submissions/*/  grade a class, reports under ./grades
     """
-    from autograder.commands import grade as command
+    with _warm_workers():
+        from autograder.commands import grade as command
 
-    code = command.main(
-        submissions=list(submissions),
-        out=out,
-        course=course,
-        visible_only=visible_only,
-        test_timeout=test_timeout,
-        seed=seed,
-        quiet=quiet,
-        components=list(components),
-        github=github,
-        pass_rule=pass_rule,
-        manifest=manifest,
-    )
+        code = command.main(
+            submissions=list(submissions),
+            out=out,
+            course=course,
+            visible_only=visible_only,
+            test_timeout=test_timeout,
+            seed=seed,
+            quiet=quiet,
+            components=list(components),
+            github=github,
+            pass_rule=pass_rule,
+            manifest=manifest,
+        )
     raise SystemExit(code)
+
+
+def _warm_workers():
+    """A fork server for this command's untrusted workers (runtime/zygote_client.py), started
+    before the command imports torch, so that the two imports overlap."""
+    from autograder.runtime import zygote_client
+
+    return zygote_client.serving()
 
 
 @cli.command()
@@ -228,10 +237,10 @@ def grade_class(
     Exit status: 0 every learner was graded, 1 some rows carry an error, 2 the run could not
     start, 130 interrupted.
     """
-    from autograder.commands import grade_class as command
+    with _warm_workers():
+        from autograder.commands import grade_class as command
 
-    raise SystemExit(
-        command.main(
+        code = command.main(
             roster_path=roster,
             out=out,
             course=course,
@@ -244,7 +253,7 @@ def grade_class(
             quiet=quiet,
             manifest=manifest,
         )
-    )
+    raise SystemExit(code)
 
 
 @cli.command()
@@ -317,10 +326,10 @@ def check(
     Exit status: 0 everything holds, 1 some check failed, 2 the check cannot run (the reason
     is printed as one sentence).
     """
-    from autograder.commands import check as command
+    with _warm_workers():
+        from autograder.commands import check as command
 
-    raise SystemExit(
-        command.main(
+        code = command.main(
             course=course,
             jobs=jobs,
             components=list(components),
@@ -328,4 +337,4 @@ def check(
             test_timeout=test_timeout,
             quiet=quiet,
         )
-    )
+    raise SystemExit(code)
