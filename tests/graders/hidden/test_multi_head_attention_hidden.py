@@ -8,9 +8,10 @@ import torch
 
 from autograder.feedback import expect_close, expect_dtype, expect_raises
 from tests.graders.hidden.oracles import expect_grads_match, reference_grads
-from tests.graders.support.compare import describe_call, expect_pair
+from tests.graders.support.compare import describe_call
 from tests.graders.support.inputs import key_mask, mha_state, permutation, tensor
-from tests.graders.support.mha_mistakes import mha, mha_mistakes
+from tests.graders.support.mha_compare import expect_mha_pair
+from tests.graders.support.mha_mistakes import mha
 from tests.graders.support.params import expect_gradients, expect_parameters, linear_parameters
 
 pytestmark = pytest.mark.multi_head_attention
@@ -41,15 +42,15 @@ def check(m, ref, state, heads, q, k, v, mask=None, *, name, note="", built_in=F
     else:
         with torch.no_grad():
             expected = ref(q, k, v, mask)
-    mistakes = mha_mistakes(state, heads, q, k, v, mask)
     shown = (("query", q), ("key", k), ("value", v), ("mask", mask))
-    expect_pair(
+    expect_mha_pair(
         m(q, k, v, mask),
         expected,
+        state=state,
+        heads=heads,
+        inputs=(q, k, v, mask),
         what=describe_call(name, *shown, note=note),
         atol=atol,
-        array_type=torch.Tensor,
-        mistakes=mistakes,
     )
 
 

@@ -2,9 +2,10 @@
 
 Expected values come from nn.MultiheadAttention loaded with a contract state dict (through
 support.torch_equivalents), never from a reference solution. A test hands the mistake arrays to
-`expect_close(..., mistakes={sentence: array})`, which names the mistake when the learner's
-result matches one of them. Symbols: B batch, L query length, S key/value length, d_model model
-width, h heads, d_k = d_model // h.
+`expect_close(..., mistakes={sentence: array})` (or support.mha_compare.expect_mha_pair), which
+names the mistake when the learner's result matches one of them. Each sentence comes from the
+course's catalogue (mistakes/multi_head_attention.toml). Symbols: B batch, L query length, S
+key/value length, d_model model width, h heads, d_k = d_model // h.
 """
 
 from __future__ import annotations
@@ -15,23 +16,19 @@ from collections.abc import Mapping
 import torch
 import torch.nn.functional as F
 
-from tests.graders.support.mistakes import (
-    MASK_INVERTED,
-    NO_SCALE,
-    SCALE_BY_D_MODEL,
-    Mistakes,
-    split_pairs,
-)
+from tests.graders.support.catalogue import mistake
+from tests.graders.support.mistakes import Mistakes, split_pairs
 from tests.graders.support.torch_equivalents import torch_mha_forward, torch_mha_from
 
-SPLIT_WITHOUT_TRANSPOSE = (
-    "you split the heads with a plain reshape to (B, h, L, d_k), which mixes the features of "
-    "different tokens; use .view(B, L, h, d_k).transpose(1, 2)"
-)
-MERGE_WITHOUT_TRANSPOSE = (
-    "you merged the heads with a plain reshape of (B, h, L, d_k) to (B, L, d_model), which "
-    "mixes tokens; use .transpose(1, 2).reshape(B, L, d_model)"
-)
+# Catalogue ids (mistakes/multi_head_attention.toml).
+NO_SCALE = "multi_head_attention/no-scale"
+SCALE_BY_D_MODEL = "multi_head_attention/scale-by-d-model"
+MASK_INVERTED = "multi_head_attention/mask-inverted"
+SPLIT_WITHOUT_TRANSPOSE = "multi_head_attention/split-without-transpose"
+MERGE_WITHOUT_TRANSPOSE = "multi_head_attention/merge-without-transpose"
+KV_FROM_QUERY = "multi_head_attention/kv-from-query"
+NO_OUTPUT_PROJECTION = "multi_head_attention/no-output-projection"
+AVERAGED_WEIGHTS = "multi_head_attention/averaged-weights"
 
 
 def mha(
@@ -61,7 +58,9 @@ def mha_mistakes(
     """({sentence: output}, {sentence: per-head weights}) that each MHA mistake would give.
 
     A wrong score scale is the right scale times a factor, so it is the built-in with W_q (and
-    its bias) multiplied by that factor. The head layout mistakes are in _layout_mistakes.
+    its bias) multiplied by that factor. No output projection is the built-in with W_o the
+    identity. The head layout mistakes are in _layout_mistakes. Mistakes that give the right
+    result on these inputs (one head, self-attention) are left out.
     """
     d_model = state["W_q.weight"].shape[0]
     d_k = d_model // num_heads
@@ -69,9 +68,7 @@ def mha_mistakes(
     def scaled_queries(factor: float) -> dict[str, torch.Tensor]:
         return {k: v * factor if k.startswith("W_q.") else v for k, v in state.items()}
 
-    found = {
-        NO_SCALE: mha(scaled_queries(math.sqrt(d_k)), num_heads, query, key, value, mask),
-    }
+    found = {NO_SCALE: mha(scaled_queries(math.sqrt(d_k)), num_heads, query, key, value, mask)}
     if num_heads > 1:
         factor = math.sqrt(d_k / d_model)
         found[SCALE_BY_D_MODEL] = mha(scaled_queries(factor), num_heads, query, key, value, mask)
@@ -79,7 +76,27 @@ def mha_mistakes(
         found[MASK_INVERTED] = mha(state, num_heads, query, key, value, ~mask.bool())
     if num_heads > 1:
         found.update(_layout_mistakes(state, num_heads, query, key, value, mask))
-    return split_pairs({k: tuple(map(torch.nan_to_num, pair)) for k, pair in found.items()})
+    if _differs(key, query) or _differs(value, query):
+        if mask is None or mask.shape[-1] == query.shape[1]:  # keys are now the L queries
+            found[KV_FROM_QUERY] = mha(state, num_heads, query, query, query, mask)
+    found[NO_OUTPUT_PROJECTION] = mha(_identity_output(state), num_heads, query, key, value, mask)
+    output, weights = mha(state, num_heads, query, key, value, mask)
+    found[AVERAGED_WEIGHTS] = (output, torch.nan_to_num(weights).mean(dim=1))
+    found = {mistake(k): tuple(map(torch.nan_to_num, pair)) for k, pair in found.items()}
+    return split_pairs(found)
+
+
+def _differs(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return a.shape != b.shape or not torch.equal(a, b)
+
+
+def _identity_output(state: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """The state with W_o the identity (and its bias zero): its output is the concatenation."""
+    out = dict(state)
+    out["W_o.weight"] = torch.eye(state["W_o.weight"].shape[0], dtype=state["W_o.weight"].dtype)
+    if "W_o.bias" in state:
+        out["W_o.bias"] = torch.zeros_like(state["W_o.bias"])
+    return out
 
 
 def _layout_mistakes(state, heads, query, key, value, mask) -> dict[str, tuple]:

@@ -10,9 +10,10 @@ import pytest
 import torch
 
 from autograder.feedback import expect_close, expect_dtype, expect_raises
-from tests.graders.support.compare import describe_call, expect_pair
+from tests.graders.support.compare import describe_call
 from tests.graders.support.inputs import key_mask, mha_state, permutation, tensor
-from tests.graders.support.mha_mistakes import mha, mha_mistakes
+from tests.graders.support.mha_compare import expect_mha_pair
+from tests.graders.support.mha_mistakes import mha
 from tests.graders.support.params import expect_gradients, expect_parameters, linear_parameters
 
 pytestmark = pytest.mark.multi_head_attention
@@ -44,17 +45,18 @@ def loaded(MHA, rng, d_model=D_MODEL, heads=HEADS, bias=True):
 
 
 def check_against_pytorch(m, state, heads, q, k, v, mask=None, *, name="MultiHeadAttention"):
-    """The learner's (output, weights (B, h, L, S)) equal nn.MultiheadAttention's."""
+    """The learner's (output, weights (B, h, L, S)) equal nn.MultiheadAttention's; a known
+    mistake is named, and any other difference located (support.mha_compare)."""
     shown = (("query", q), ("key", k), ("value", v), ("mask", mask))
-    mistakes = mha_mistakes(state, heads, q, k, v, mask)
-    expect_pair(
+    expect_mha_pair(
         m(q, k, v, mask),
         mha(state, heads, q, k, v, mask),
+        state=state,
+        heads=heads,
+        inputs=(q, k, v, mask),
         what=describe_call(name, *shown),
         atol=1e-5,
-        array_type=torch.Tensor,
         hints=(MERGE_HINT, SPLIT_HINT),
-        mistakes=mistakes,
     )
 
 

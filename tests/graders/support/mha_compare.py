@@ -1,0 +1,63 @@
+"""Comparing a MultiHeadAttention call's (output, weights) with the expected pair, naming a
+known mistake when the result matches one, and otherwise saying where it first differs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import torch
+
+from autograder.feedback import KNOWN_MISTAKE, GradingFailure, expect, expect_close, expect_type
+from tests.graders.support.divergence import FOUND, locate
+from tests.graders.support.mha_mistakes import mha_mistakes
+
+_KNOWN = KNOWN_MISTAKE.split("{")[0]  # "Known mistake in "
+FOUND_PREFIX = FOUND.split("{")[0]  # "First difference found at "
+
+
+def expect_mha_pair(
+    got: object,
+    expected: tuple,
+    *,
+    state: Mapping[str, torch.Tensor],
+    heads: int,
+    inputs: tuple,
+    what: str,
+    atol: float,
+    hints: tuple[str | None, str | None] = (None, None),
+) -> None:
+    """Check that `got` is an (output (B, L, d_model), weights (B, h, L, S)) pair of tensors
+    equal to `expected`: the weights first (the usual place of a mistake), then the output.
+
+    state: the contract state dict loaded into the learner's module; inputs: (query, key,
+    value, mask) of the call. A wrong shape or value that matches a catalogued mistake
+    (support.mha_mistakes) names it; a wrong value that matches none gets one more sentence
+    saying where the computation first differs (support.divergence). hints: (output, weights).
+    """
+    expect_type(got, tuple, what=what)
+    expect(len(got) == 2, f"{what} returned {len(got)} values; expected 2: (output, weights).")
+    mistakes = mha_mistakes(state, heads, *inputs)
+    for index, name in ((1, "weights"), (0, "output")):
+        label = f"the {name} of {what}"
+        expect_type(got[index], torch.Tensor, what=label)
+        try:
+            expect_close(
+                got[index], expected[index], what=label, atol=atol, mistakes=mistakes[index]
+            )
+        except GradingFailure as failure:
+            message = _explained(failure.message, got, state, heads, inputs, atol, hints[index])
+            raise GradingFailure(message) from None
+
+
+def _explained(message, got, state, heads, inputs, atol, hint) -> str:
+    """The failure as expect_close wrote it; unless it names a known mistake, followed by where
+    the computation first differs and the hint."""
+    if _KNOWN in message:
+        return message
+    sentences = [message]
+    where = locate(state, heads, *inputs, got[0], got[1], atol=atol)
+    if where:
+        sentences.append(where)
+    if hint and not (where or "").startswith(FOUND_PREFIX):  # a found step says more
+        sentences.append(f"Hint: {hint.rstrip('.')}.")
+    return " ".join(sentences)
