@@ -8,7 +8,7 @@ forked harnesses too) and a worker never sees (its environment is an allow-list)
 
 Layout of the zygote's folder (mode 0755)::
 
-    autograder-zygote-XXXX/
+    zygote-autograder-XXXX/
       framework/    the runtime copy the zygote (and so every forked worker) imports
       home/         the zygote's HOME and TMPDIR, empty
       control/      mode 0700, covered in every worker: the socket and the zygote's log
@@ -70,7 +70,7 @@ class Zygote:
 
 def start() -> Zygote:
     """Start a zygote; it imports torch in the background while the caller goes on."""
-    folder = Path(tempfile.mkdtemp(prefix="autograder-zygote-")).resolve()
+    folder = Path(tempfile.mkdtemp(prefix="zygote-autograder-")).resolve()
     try:
         framework = sandbox.write_framework(folder)
         for path in [folder, *folder.rglob("*")]:

@@ -1,0 +1,269 @@
+"""Workers forked by the zygote: the same answers and the same confinement as fresh ones."""
+
+from __future__ import annotations
+
+import os
+import random
+import socket
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder.runtime import LearnerError, LearnerSession, Limits, isolation, zygote_client
+
+pytestmark = pytest.mark.skipif(not zygote_client.supported(), reason="fork servers need Linux")
+
+PROBE = """
+import os, random, socket, subprocess
+
+
+def double(x):
+    return 2 * x
+
+
+def environment():
+    return dict(os.environ)
+
+
+def descriptors():
+    kinds = []
+    for fd in sorted(os.listdir("/proc/self/fd"), key=int):
+        try:
+            kinds.append(os.readlink(f"/proc/self/fd/{fd}").split(":")[0])
+        except OSError:
+            pass
+    return kinds
+
+
+def connect(path):
+    try:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        s.connect(path)
+        return "connected"
+    except OSError as exc:
+        return type(exc).__name__
+
+
+def read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError as exc:
+        return type(exc).__name__
+
+
+def processes():
+    return sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+
+
+def threads():
+    return len(os.listdir("/proc/self/task"))
+
+
+def draw():
+    return random.random()
+
+
+def leave_behind(marker):
+    subprocess.Popen(["sh", "-c", f"setsid sleep {marker} &"], start_new_session=True)
+    return True
+
+
+def exit_with(code):
+    os._exit(code)
+
+
+def segfault():
+    import ctypes
+    ctypes.string_at(0)
+
+
+def hang():
+    while True:
+        pass
+"""
+
+
+@pytest.fixture(scope="module")
+def zygote():
+    with zygote_client.serving() as started:
+        if started is None:
+            pytest.skip("a zygote already serves this process")
+        yield started
+
+
+@pytest.fixture(scope="module")
+def package(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pkg = tmp_path_factory.mktemp("submission") / "probe"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "tools.py").write_text(textwrap.dedent(PROBE))
+    return pkg
+
+
+@pytest.fixture(scope="module")
+def secret_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("course")
+    (folder / "reference.py").write_text("ANSWER = 42\n")
+    return folder
+
+
+def open_session(package: Path, secret_dir: Path, **limits: float) -> LearnerSession:
+    return LearnerSession(
+        package, package="probe", limits=Limits(**limits), hide_paths=[secret_dir]
+    )
+
+
+@pytest.fixture
+def session(zygote, package: Path, secret_dir: Path):
+    with open_session(package, secret_dir) as opened:
+        yield opened
+
+
+def test_the_worker_is_a_fork_of_the_zygote_and_answers_calls(session):
+    assert session.module("tools").double(21) == 42
+    assert session.worker_start == "zygote"
+
+
+def test_the_zygote_runs_one_thread_and_is_not_in_the_workers_namespaces(zygote, session):
+    assert len(os.listdir(f"/proc/{zygote.process.pid}/task")) == 1
+    assert session.module("tools").threads() == 1
+
+
+def test_the_environment_is_the_allow_list_for_this_learner(session, monkeypatch):
+    monkeypatch.setenv("T101_CANARY", "canary-value")  # set in the harness after the zygote
+    env = session.module("tools").environment()
+    root = session._worker.root
+    assert env["HOME"] == env["TMPDIR"] == str(root)
+    assert "T101_CANARY" not in env and zygote_client.ENV not in env
+    assert set(env) <= {
+        *("PATH", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "LANG", "LC_ALL", "HOME"),
+        *("TMPDIR", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED"),
+        *("PYTHONNOUSERSITE", "OMP_NUM_THREADS", "MKL_NUM_THREADS"),
+    }
+
+
+def test_the_worker_holds_no_descriptor_of_the_zygote(session):
+    kinds = session.module("tools").descriptors()
+    # stdin, the capture file twice, the channel; the listener and the other workers' lines
+    # to the zygote are closed (the listing's own descriptor may appear as a folder path)
+    assert kinds.count("socket") == 1
+    assert len(kinds) <= 5
+
+
+def test_the_zygote_control_folder_is_out_of_reach(zygote, session):
+    assert session.module("tools").connect(zygote.address) != "connected"
+
+
+def test_confinement_is_the_same_as_a_fresh_workers(zygote, package, secret_dir, monkeypatch):
+    with open_session(package, secret_dir) as forked:
+        forked.module("tools").double(1)
+        via_zygote = dict(forked.isolation)
+    monkeypatch.delenv(zygote_client.ENV)
+    with open_session(package, secret_dir) as fresh:
+        fresh.module("tools").double(1)
+        assert fresh.worker_start == "fresh"
+        assert via_zygote["level"] == fresh.isolation["level"]
+        assert via_zygote["uid"] == fresh.isolation["uid"]
+        assert via_zygote["writable_mounts"] == fresh.isolation["writable_mounts"] == []
+        if via_zygote["level"] != isolation.PROCESS_GROUP:  # the zygote's control folder
+            assert via_zygote["hidden"] == fresh.isolation["hidden"] + 1
+
+
+def test_the_worker_has_its_own_processes_no_network_and_no_hidden_files(session, secret_dir):
+    if isolation.probe()[0] == isolation.PROCESS_GROUP:
+        pytest.skip("this machine gives the worker no namespaces")
+    tools = session.module("tools")
+    assert tools.processes()[0] == 1 and len(tools.processes()) < 5
+    assert tools.read(str(secret_dir / "reference.py")) in ("PermissionError", "FileNotFoundError")
+
+
+def test_every_learner_gets_its_own_random_state(zygote, package, secret_dir):
+    draws = []
+    for _ in range(2):
+        with open_session(package, secret_dir) as opened:
+            draws.append(opened.module("tools").draw())
+    assert draws[0] != draws[1]
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [("exit_with", "ended with exit status 3 before"), ("segfault", "killed by SIGSEGV")],
+)
+def test_a_crash_reports_the_exit_status_like_a_fresh_worker(zygote, session, call, expected):
+    tools = session.module("tools")
+    args = (3,) if call == "exit_with" else ()
+    with pytest.raises(LearnerError) as info:
+        getattr(tools, call)(*args)
+    assert info.value.kind == "crash" and expected in info.value.feedback
+    assert tools.double(2) == 4 and session.worker_start == "zygote"  # a new fork
+
+
+def test_a_time_out_kills_the_worker_and_the_next_call_forks_another(zygote, package, secret_dir):
+    with open_session(package, secret_dir, test_timeout=1.0) as opened:
+        tools = opened.module("tools")
+        opened.begin_test("hang")
+        with pytest.raises(LearnerError) as info:
+            tools.hang()
+        opened.end_test()
+        assert info.value.kind == "timeout"
+        opened.begin_test("after")
+        assert tools.double(5) == 10 and opened.generation == 2
+        opened.end_test()
+
+
+def test_closing_the_session_leaves_no_process_behind(zygote, package, secret_dir):
+    if isolation.probe()[0] == isolation.PROCESS_GROUP:
+        pytest.skip("without a PID namespace a detached process can survive (SECURITY.md)")
+    marker = f"{900 + random.randrange(99)}.{random.randrange(10**6):06d}"
+    with open_session(package, secret_dir) as opened:
+        assert opened.module("tools").leave_behind(marker)
+    deadline = time.monotonic() + 5
+    while _processes_mentioning(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _processes_mentioning(marker) == []
+
+
+def test_hanging_up_on_the_zygote_kills_the_worker(zygote, tmp_path):
+    parent_end, child_end = socket.socketpair()
+    capture = tmp_path / "capture.log"
+    with child_end, capture.open("ab") as file:
+        forked = zygote_client.spawn(
+            zygote.address,
+            root=tmp_path,
+            env={"PATH": os.defpath},
+            memory_mb=4096,
+            file_mb=64,
+            plan={"level": isolation.PROCESS_GROUP},
+            channel=child_end.fileno(),
+            capture=file.fileno(),
+            timeout=60,
+        )
+    forked.close()
+    parent_end.settimeout(10)
+    assert parent_end.recv(1) == b""  # the worker's end closed: it is dead
+    parent_end.close()
+
+
+def test_without_an_answering_zygote_the_worker_starts_fresh(package, secret_dir, monkeypatch):
+    monkeypatch.setenv(zygote_client.ENV, str(secret_dir / "no-such.sock"))
+    with open_session(package, secret_dir) as opened:
+        assert opened.module("tools").double(4) == 8
+        assert opened.worker_start == "fresh"
+
+
+def _processes_mentioning(marker: str) -> list[str]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            cmdline = (entry / "cmdline").read_bytes()
+        except (OSError, IndexError):
+            continue
+        if state not in ("Z", "X") and marker.encode() in cmdline:
+            found.append(cmdline.replace(b"\0", b" ").decode(errors="replace"))
+    return found
