@@ -1,0 +1,268 @@
+"""Stand-ins (runtime/standins.py): known-good torch modules the harness sets into a learner's
+module. Their numbers, the worker op that sets them, and the guard's exemption for calls that go
+through them (and only them: the same stand-in used from another object is still recorded)."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+import types
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from autograder.runtime import LearnerError, LearnerSession, Limits, guard, standins
+
+MHA_FORWARD = "torch.nn.functional.multi_head_attention_forward"
+FORBIDDEN = ["torch.nn.MultiheadAttention", MHA_FORWARD, "torch.nn.TransformerEncoderLayer"]
+MHA = {"d_model": 4, "num_heads": 2, "bias": True}
+LAYER = {"d_model": 4, "num_heads": 2, "d_ff": 8, "eps": 1e-5}
+FFN = {"d_model": 4, "d_ff": 8}
+NORM = {"d_model": 4, "eps": 1e-5}
+
+WIRING = """\
+import torch
+from torch import nn
+
+BORROWED = []
+
+
+class Pass(nn.Module):
+    def forward(self, x, mask=None):
+        return x
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attn = Pass()
+
+    def forward(self, x, mask=None):
+        BORROWED.append(self.attn)
+        return self.attn(x, x, x, mask)[0]
+
+
+class Borrower(nn.Module):
+    def forward(self, x):
+        return BORROWED[-1](x, x, x)[0]
+
+
+class Stack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([Pass(), Pass()])
+
+    def forward(self, x, mask=None):
+        for layer in self.layers:
+            x = layer(x, mask)
+        return x
+
+
+def own_attention():
+    return nn.MultiheadAttention(4, 2)
+"""
+BORROWER_LINE = WIRING.splitlines().index("        return BORROWED[-1](x, x, x)[0]") + 1
+OWN_LINE = WIRING.splitlines().index("    return nn.MultiheadAttention(4, 2)") + 1
+
+
+def seeded(kind: str, config: dict, seed: int) -> torch.nn.Module:
+    torch.manual_seed(seed)
+    module = standins.build(kind, config)
+    with torch.no_grad():
+        for name, p in module.named_parameters():
+            p.copy_(torch.randn_like(p) * (0.2 if "norm" in name else 0.5) + ("norm" in name))
+    return module
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory):
+    package_dir = tmp_path_factory.mktemp("submission") / "toypkg"
+    package_dir.mkdir()
+    (package_dir / "__init__.py").write_text("")
+    (package_dir / "wiring.py").write_text(textwrap.dedent(WIRING))
+    made = LearnerSession(
+        package_dir,
+        package="toypkg",
+        limits=Limits(test_timeout=30, import_timeout=30, memory_mb=2048),
+        forbidden_apis=FORBIDDEN,
+    )
+    try:
+        yield made
+    finally:
+        made.close()
+
+
+def mask_and_input():
+    torch.manual_seed(3)
+    mask = torch.rand(2, 5, 5) < 0.6
+    mask[..., 0] = True  # every query keeps a key
+    return torch.randn(2, 5, 4), mask
+
+
+# -- numbers (in this process; no guard here) ------------------------------------------------
+
+
+def test_the_attention_standin_follows_the_true_means_may_attend_convention():
+    mha = seeded("multi_head_attention", MHA, 0)
+    x, mask = mask_and_input()
+    out, weights = mha(x, x, x, mask)
+    w_q, w_k, w_v = mha.attention.in_proj_weight.chunk(3)
+    b_q, b_k, b_v = mha.attention.in_proj_bias.chunk(3)
+
+    def heads(t):  # (B, L, 4) -> (B, 2, L, 2)
+        return t.view(2, 5, 2, 2).transpose(1, 2)
+
+    q, k, v = heads(x @ w_q.T + b_q), heads(x @ w_k.T + b_k), heads(x @ w_v.T + b_v)
+    expected = F.scaled_dot_product_attention(q, k, v, attn_mask=mask.unsqueeze(1))
+    expected = mha.attention.out_proj(expected.transpose(1, 2).reshape(2, 5, 4))
+    scores = (q @ k.transpose(-1, -2) / 2**0.5).masked_fill(~mask.unsqueeze(1), float("-inf"))
+    assert torch.allclose(out, expected, atol=1e-6)
+    assert torch.allclose(weights, scores.softmax(-1), atol=1e-6)
+    assert weights.shape == (2, 2, 5, 5)
+
+
+def test_the_layer_standin_is_the_post_norm_composition_of_the_other_standins():
+    layer = seeded("encoder_layer", LAYER, 1)
+    inner = layer.layer
+    mha, ffn = standins.build("multi_head_attention", MHA), standins.build("feed_forward", FFN)
+    norm_1, norm_2 = (standins.build("add_norm", NORM) for _ in range(2))
+    mha.attention.load_state_dict(inner.self_attn.state_dict())
+    ffn.net[0].load_state_dict(inner.linear1.state_dict())
+    ffn.net[2].load_state_dict(inner.linear2.state_dict())
+    norm_1.norm.load_state_dict(inner.norm1.state_dict())
+    norm_2.norm.load_state_dict(inner.norm2.state_dict())
+    x, mask = mask_and_input()
+    x2 = norm_1(x, mha(x, x, x, mask)[0])
+    assert torch.allclose(layer(x, mask), norm_2(x2, ffn(x2)), atol=1e-5)
+
+
+def test_wrong_kinds_and_settings_are_refused_with_a_sentence():
+    with pytest.raises(standins.StandInError, match="No stand-in kind is called 'softmax'"):
+        standins.build("softmax", {})
+    with pytest.raises(standins.StandInError, match=r"expects the settings \['d_ff', 'd_model'\]"):
+        standins.build("feed_forward", {"d_model": 4})
+    with pytest.raises(standins.StandInError, match="num_heads must be a positive int; got True"):
+        standins.build("multi_head_attention", {"d_model": 4, "num_heads": True, "bias": True})
+
+
+# -- the worker op and the guard ---------------------------------------------------------------
+
+
+def test_calls_through_a_standin_the_harness_set_are_not_the_learners(session):
+    wiring = session.module("wiring")
+    block = wiring.Block()
+    twin = seeded("multi_head_attention", MHA, 2)
+    session.begin_test("through")
+    session.set_standin(block, "attn", "multi_head_attention", MHA, twin.state_dict())
+    x, mask = mask_and_input()
+    got = block(x, mask)
+    assert session.end_test().forbidden == ()
+    assert torch.allclose(got, twin(x, x, x, mask)[0], atol=1e-6)
+    grads = session.parameter_grads(block, x, mask, cotangent=torch.ones(2, 5, 4))
+    assert sorted(grads) == sorted(f"attn.{name}" for name, _ in twin.named_parameters())
+    assert all(g is not None and bool(g.abs().sum() > 0) for g in grads.values())
+    assert session.forbidden_seen == ()
+
+
+def test_the_same_standin_called_from_another_object_is_recorded(session):
+    wiring = session.module("wiring")
+    block = wiring.Block()
+    twin = seeded("multi_head_attention", MHA, 4)
+    session.set_standin(block, "attn", "multi_head_attention", MHA, twin.state_dict())
+    x, mask = mask_and_input()
+    block(x, mask)  # the learner keeps the stand-in in BORROWED
+    session.begin_test("borrowed")
+    wiring.Borrower()(x)
+    assert session.end_test().forbidden == ((MHA_FORWARD, "wiring.py", BORROWER_LINE),)
+    session.begin_test("own")
+    wiring.own_attention()
+    assert session.end_test().forbidden == (("torch.nn.MultiheadAttention", "wiring.py", OWN_LINE),)
+
+
+def test_a_standin_replaces_one_entry_of_a_module_list(session):
+    stack = session.module("wiring").Stack()
+    twin = seeded("encoder_layer", LAYER, 5)
+    session.begin_test("stack")
+    session.set_standin(stack, "layers.1", "encoder_layer", LAYER, twin.state_dict())
+    x, mask = mask_and_input()
+    got = stack(x, mask)
+    assert session.end_test().forbidden == ()
+    assert torch.allclose(got, twin(x, mask), atol=1e-5)
+    assert len(stack.layers) == 2
+
+
+def test_a_standin_only_replaces_a_part_the_learner_made(session):
+    block = session.module("wiring").Block()
+    state = seeded("multi_head_attention", MHA, 4).state_dict()
+    with pytest.raises(LearnerError) as info:
+        session.set_standin(block, "attention", "multi_head_attention", MHA, state)
+    assert info.value.kind == "exception"
+    assert "attention" in info.value.feedback
+    stack = session.module("wiring").Stack()
+    with pytest.raises(LearnerError):
+        layer_state = seeded("encoder_layer", LAYER, 6).state_dict()
+        session.set_standin(stack, "layers.2", "encoder_layer", LAYER, layer_state)
+    assert len(stack.layers) == 2
+
+
+def test_bad_requests_are_grader_errors_not_learner_failures(session):
+    block = session.module("wiring").Block()
+    with pytest.raises(RuntimeError, match="No stand-in kind is called 'nn.Linear'"):
+        session.set_standin(block, "attn", "nn.Linear", {}, {})
+    with pytest.raises(RuntimeError, match="Expected a dotted attribute path"):
+        session.set_standin(block, "attn[0]", "multi_head_attention", MHA, {})
+
+
+# -- the exemption rule, in-process on a fake library ------------------------------------------
+
+
+@pytest.fixture
+def fake(tmp_path: Path):
+    lib = types.ModuleType("fakelib_for_standins")
+
+    def attention(x):
+        return x * 2
+
+    lib.attention = attention
+    sys.modules["fakelib_for_standins"] = lib
+
+    class StandIn:
+        def forward(self, x, callback=None):
+            return lib.attention(x) if callback is None else callback(x)
+
+    package_dir = tmp_path.resolve() / "root" / "toypkg"
+    package_dir.mkdir(parents=True)
+    source = (
+        "import fakelib_for_standins as lib\n"
+        "def call_part(part, x, callback=None):\n"
+        "    return part.forward(x, callback)\n"
+        "def sneaky(x):\n"
+        "    return lib.attention(x)\n"
+    )
+    learner = types.ModuleType("toypkg_standins")
+    exec(compile(source, str(package_dir / "layer.py"), "exec"), learner.__dict__)
+    guard.install(["fakelib_for_standins.attention"], str(package_dir))
+    yield types.SimpleNamespace(StandIn=StandIn, learner=learner)
+    sys.modules.pop("fakelib_for_standins", None)
+    guard.drain()
+
+
+def test_the_exemption_covers_the_installed_standin_only_while_active(fake):
+    part, other = fake.StandIn(), fake.StandIn()
+    codes = {fake.StandIn.forward.__code__}
+    with guard.exempting([part], codes):
+        assert fake.learner.call_part(part, 1) == 2
+        assert guard.drain() == []
+        fake.learner.call_part(other, 1)  # a stand-in the harness did not install here
+        assert guard.drain() == [("fakelib_for_standins.attention", "layer.py", 3)]
+    fake.learner.call_part(part, 1)  # after the request
+    assert guard.drain() == [("fakelib_for_standins.attention", "layer.py", 3)]
+
+
+def test_learner_code_a_standin_reaches_is_still_recorded(fake):
+    part = fake.StandIn()
+    with guard.exempting([part], {fake.StandIn.forward.__code__}):
+        fake.learner.call_part(part, 1, fake.learner.sneaky)
+    assert guard.drain() == [("fakelib_for_standins.attention", "layer.py", 5)]
