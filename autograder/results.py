@@ -9,6 +9,11 @@ The points rule (docs/architecture.md):
   said; every one of its tests carries the forbidden sentence.
 * A component none of whose tests ran scores zero out of its points.
 * Totals are exact sums (computed with fractions); only display rounds, to 2 decimals.
+
+Dependencies (course.toml `depends_on`): when a component has failing tests and so does a
+component it builds on, its first problem starts with FIX_FIRST and each of its failing tests'
+messages ends with it, so that the learner fixes the part underneath first. A component zeroed
+for its own forbidden call gets no such note (that problem is its own).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from autograder.reports.sanitize import clean, first_sentence
 
 FORBIDDEN_AT = "{sentence} It was called in {file} at line {line}."
 NO_TESTS_RAN = "No test of this component ran, so it scores zero."
+FIX_FIRST = "Fix {parts} first: this part builds on {them}, and {their} own tests fail."
 PRINTED = "Your code printed:"
 SUMMARY_TOTAL = "Total: {score} / {max_score}."
 SUMMARY_GRADER_ERRORS = (
@@ -74,6 +80,7 @@ class ComponentResult:
     total: int
     forbidden: list[str] = field(default_factory=list)
     problem: str = ""  # the first thing to fix, one sentence ("" when full marks)
+    fix_first: list[str] = field(default_factory=list)  # failing components it builds on
 
 
 @dataclass(frozen=True)
@@ -170,6 +177,39 @@ class GradeResult:
         }
 
 
+def fix_first_sentence(titles: list[str]) -> str:
+    """FIX_FIRST for the titles of the failing components a component builds on."""
+    if len(titles) == 1:
+        return FIX_FIRST.format(parts=titles[0], them="it", their="its")
+    parts = f"{', '.join(titles[:-1])} and {titles[-1]}"
+    return FIX_FIRST.format(parts=parts, them="them", their="their")
+
+
+def _note_dependencies(
+    config: CourseConfig, components: list[ComponentResult], tests: list[TestResult]
+) -> list[TestResult]:
+    """Add FIX_FIRST to each failing component whose dependencies also fail (see the module
+    docstring); return the tests with the note added to the failing ones' messages."""
+    by_name = {c.name: c for c in components}
+    failing = {c.name for c in components if c.total and c.passed < c.total}
+    notes: dict[str, str] = {}
+    for component in config.components:
+        result = by_name[component.name]
+        blocked = [d for d in component.depends_on if d in failing and d != component.name]
+        if component.name not in failing or result.forbidden or not blocked:
+            continue
+        note = fix_first_sentence([by_name[d].title for d in blocked])
+        result.fix_first = blocked
+        result.problem = f"{note} {result.problem}".strip()
+        notes[component.name] = note
+    return [
+        replace(t, message=f"{t.message} {notes[t.component]}".strip())
+        if t.component in notes and not t.passed
+        else t
+        for t in tests
+    ]
+
+
 def forbidden_uses(
     config: CourseConfig, records: Iterable[tuple[str, str, int]]
 ) -> list[ForbiddenUse]:
@@ -243,6 +283,7 @@ def build_grade_result(
         )
         total += score
         total_max += value
+    scored = _note_dependencies(config, components, scored)
     return GradeResult(
         submission=submission,
         course=config.course.name,

@@ -1,0 +1,119 @@
+"""Dependency-aware feedback: a failing component whose `depends_on` parts also fail says which
+part to fix first, in its first problem (summary.md, terminal) and its failing tests' messages
+(results.json). On the toy course, given a third component that builds on the other two."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from autograder.config import load_course
+from autograder.reports.markdown import render_summary
+from autograder.reports.results_json import render_results_json
+from autograder.results import TestResult, build_grade_result, fix_first_sentence
+
+TOY = Path(__file__).parent / "toy_course"
+SCALE_FIRST = "Fix Scaling first: this part builds on it, and its own tests fail."
+BOTH_FIRST = (
+    "Fix Scaling and Normalizing first: this part builds on them, and their own tests fail."
+)
+
+
+@pytest.fixture(scope="module")
+def config():
+    """The toy course plus `pipeline` (builds on scale and normalize)."""
+    base = load_course(TOY / "course.toml")
+    normalize = base.components[1]
+    pipeline = normalize.model_copy(
+        update={
+            "name": "pipeline",
+            "module": "pipeline",
+            "title": "Pipeline",
+            "depends_on": ("scale", "normalize"),
+        }
+    )
+    return base.model_copy(update={"components": [*base.components, pipeline]})
+
+
+def run(component, status="passed", message="", name="t"):
+    return TestResult(
+        name=name, nodeid=f"x::{name}", component=component, status=status, message=message
+    )
+
+
+def grade(config, tests, **kwargs):
+    return build_grade_result(
+        config, tests, submission="alice", seed=3, hidden_included=True, **kwargs
+    )
+
+
+def test_the_sentence_names_one_or_several_parts():
+    assert fix_first_sentence(["Scaling"]) == SCALE_FIRST
+    assert fix_first_sentence(["Scaling", "Normalizing"]) == BOTH_FIRST
+    assert fix_first_sentence(["A", "B", "C"]).startswith("Fix A, B and C first:")
+
+
+def test_a_failing_component_names_the_failing_parts_it_builds_on(config):
+    tests = [
+        run("scale", "failed", "Scale is off.", "s"),
+        run("normalize", name="n"),
+        run("pipeline", "failed", "Pipeline is wrong.", "p1"),
+        run("pipeline", name="p2"),
+    ]
+    result = grade(config, tests)
+    scale, normalize, pipeline = result.components
+    assert pipeline.fix_first == ["scale"]
+    assert pipeline.problem == f"{SCALE_FIRST} Pipeline is wrong."
+    assert (scale.problem, scale.fix_first) == ("Scale is off.", [])
+    messages = {t.name: t.message for t in result.tests}
+    assert messages == {
+        "s": "Scale is off.",
+        "n": "",
+        "p1": f"Pipeline is wrong. {SCALE_FIRST}",
+        "p2": "",
+    }
+    assert pipeline.score == 2.5  # the note changes no points
+
+
+def test_the_note_reaches_results_json_and_summary_md(config):
+    tests = [
+        run("scale", "failed", "Scale is off.", "s"),
+        run("normalize", "failed", "Norm is off.", "n"),
+        run("pipeline", "failed", "Pipeline is wrong.", "p"),
+    ]
+    result = grade(config, tests)
+    document = json.loads(render_results_json(result))
+    (pipeline_test,) = [t for t in document["tests"] if t["tags"] == ["pipeline"]]
+    assert pipeline_test["output"] == f"Pipeline is wrong. {BOTH_FIRST}"
+    assert BOTH_FIRST in document["output"]  # the summary line of the component
+    summary = render_summary(result)
+    row = next(line for line in summary.splitlines() if line.startswith("| Pipeline |"))
+    assert "Fix Scaling and Normalizing first" in row
+
+
+@pytest.mark.parametrize(
+    "scale_status, pipeline_status",
+    [("passed", "failed"), ("failed", "passed")],
+    ids=["parts pass", "component passes"],
+)
+def test_no_note_unless_both_fail(config, scale_status, pipeline_status):
+    tests = [run("scale", scale_status, "x."), run("pipeline", pipeline_status, "y.")]
+    result = grade(config, tests)
+    assert all("first:" not in t.message for t in result.tests)
+    assert all(not c.fix_first and "first:" not in c.problem for c in result.components)
+
+
+def test_a_part_none_of_whose_tests_ran_is_not_said_to_fail(config):
+    result = grade(config, [run("pipeline", "failed", "y.")])
+    assert result.components[2].fix_first == []
+
+
+def test_a_component_zeroed_for_its_own_forbidden_call_gets_no_note(config):
+    tests = [run("scale", "failed", "x."), run("pipeline", name="p")]
+    result = grade(config, tests, forbidden=[("numpy.linalg.norm", "pipeline.py", 3)])
+    pipeline = result.components[2]
+    assert pipeline.forbidden and pipeline.fix_first == []
+    assert pipeline.problem.startswith(config.forbidden.sentence("numpy.linalg.norm"))
+    assert "first:" not in pipeline.problem and "first:" not in result.tests[1].message
