@@ -1,5 +1,6 @@
 """Hidden graders for t101/softmax.py: other shapes, axes, dtypes and extreme values, compared
-with torch.softmax and the reference."""
+with torch.softmax and the reference; a result that matches a known mistake
+(mistakes/softmax.toml) is named, without values."""
 
 from __future__ import annotations
 
@@ -8,7 +9,11 @@ import pytest
 
 from autograder.feedback import expect, expect_close, expect_shape
 from tests.graders.support.inputs import array
-from tests.graders.support.mistakes import axis_mistakes, softmax_over
+from tests.graders.support.softmax_mistakes import (
+    integer_output_sentence,
+    softmax_mistakes,
+    softmax_over,
+)
 
 pytestmark = pytest.mark.softmax
 
@@ -30,7 +35,7 @@ def test_four_dimensional_axes(softmax, reference, rng, axis):
     got = softmax(x, axis=axis)
     expect_shape(got, x.shape, what=what)
     expected = reference.module("softmax").softmax(x, axis=axis)
-    expect_close(got, expected, what=what, atol=1e-10, mistakes=axis_mistakes(x, axis))
+    expect_close(got, expected, what=what, atol=1e-10, mistakes=softmax_mistakes(x, axis, got))
 
 
 @pytest.mark.weight(2)
@@ -40,12 +45,29 @@ def test_four_dimensional_axes(softmax, reference, rng, axis):
 def test_extreme_logits(softmax, rng, offset):
     """stays finite and correct for very large and very negative logits"""
     x = offset + array(rng, 3, 7, scale=5.0)
+    got = softmax(x)
     expect_close(
-        softmax(x),
+        got,
         softmax_over(x, -1),
         what="softmax(x) with extreme logits",
         atol=1e-10,
         hint=STABILITY_HINT,
+        mistakes=softmax_mistakes(x, -1, got),
+    )
+
+
+@pytest.mark.weight(2)
+def test_slices_far_apart_along_axis_zero(softmax, rng):
+    """slices along axis 0 whose logits lie 800 apart are each normalised correctly"""
+    x = array(rng, 4, 3, 5, scale=2.0) + np.array([800.0, 0.0, -800.0])[:, None]
+    got = softmax(x, axis=0)
+    expect_close(
+        got,
+        softmax_over(x, 0),
+        what="softmax(x, axis=0) with x of shape (4, 3, 5) and slices far apart",
+        atol=1e-10,
+        hint="shift each slice by its own maximum along `axis` (keepdims=True)",
+        mistakes=softmax_mistakes(x, 0, got),
     )
 
 
@@ -63,7 +85,7 @@ def test_float32_large_logits_stay_float32(softmax, rng):
         what="softmax(x, axis=0) with float32 logits near 100",
         atol=1e-6,
         hint=STABILITY_HINT,
-        mistakes=axis_mistakes(x, 0),
+        mistakes=softmax_mistakes(x, 0, got),
     )
 
 
@@ -71,17 +93,18 @@ def test_integer_input_along_axis_zero(softmax, rng):
     """int32 input along axis 0 gives a floating result"""
     x = rng.integers(-5, 6, size=(4, 3)).astype(np.int32)
     got = softmax(x, axis=0)
+    what = "softmax(x, axis=0) with an int32 x"
     expect(
         np.issubdtype(got.dtype, np.floating),
-        f"softmax(x, axis=0) with an int32 x returned "
-        f"dtype {got.dtype}; expected a floating dtype.",
+        f"{what} returned dtype {got.dtype}; expected a floating dtype."
+        + integer_output_sentence(got, what),
     )
     expect_close(
         got,
         softmax_over(x, 0),
-        what="softmax(x, axis=0) with an int32 x",
+        what=what,
         atol=1e-6,
-        mistakes=axis_mistakes(x, 0),
+        mistakes=softmax_mistakes(x, 0, got),
     )
 
 
@@ -94,13 +117,14 @@ def test_minus_inf_patterns(softmax, reference, rng):
     x[1, :, 2] = -np.inf
     what = "softmax(x, axis=1) with -inf entries and all -inf slices"
     expected = reference.module("softmax").softmax(x, axis=1)
+    got = softmax(x, axis=1)
     expect_close(
-        softmax(x, axis=1),
+        got,
         expected,
         what=what,
         atol=1e-10,
         hint=BLANK_HINT,
-        mistakes=axis_mistakes(x, 1),
+        mistakes=softmax_mistakes(x, 1, got),
     )
 
 

@@ -1,6 +1,7 @@
 """Visible graders for t101/softmax.py: softmax(x, axis=-1).
 
-Expected values come from invariants and torch.softmax (support.mistakes.softmax_over).
+Expected values come from invariants and torch.softmax (support.softmax_mistakes.softmax_over);
+a result that matches a known mistake (mistakes/softmax.toml) is named in the feedback.
 """
 
 from __future__ import annotations
@@ -10,7 +11,11 @@ import pytest
 
 from autograder.feedback import expect, expect_close, expect_dtype, expect_shape, expect_type
 from tests.graders.support.inputs import array
-from tests.graders.support.mistakes import axis_mistakes, softmax_over
+from tests.graders.support.softmax_mistakes import (
+    integer_output_sentence,
+    softmax_mistakes,
+    softmax_over,
+)
 
 pytestmark = pytest.mark.softmax
 
@@ -48,20 +53,21 @@ def test_slices_sum_to_one_along_axis(softmax, rng, axis):
         what=what,
         atol=1e-10,
         hint=f"exponentiate, then divide by the sum over axis={axis} (keepdims=True)",
-        mistakes=axis_mistakes(x, axis),
+        mistakes=softmax_mistakes(x, axis, got),
     )
 
 
 def test_default_axis_is_last(softmax, rng):
     """without `axis`, each row (the last axis) sums to 1"""
     x = array(rng, 4, 3)
+    got = softmax(x)
     expect_close(
-        softmax(x),
+        got,
         softmax_over(x, -1),
         what="softmax(x) with x of shape (4, 3) and the default axis",
         atol=1e-10,
         hint="the default is axis=-1",
-        mistakes=axis_mistakes(x, -1),
+        mistakes=softmax_mistakes(x, -1, got),
     )
 
 
@@ -88,20 +94,40 @@ def test_shift_invariant(softmax, rng):
 def test_stable_for_large_logits(softmax, rng):
     """stays finite and correct for logits near 1000"""
     e = np.e
+    pair = np.array([1000.0, 1001.0])
+    got = softmax(pair)
     expect_close(
-        softmax(np.array([1000.0, 1001.0])),
+        got,
         np.array([1 / (1 + e), e / (1 + e)]),
         what="softmax([1000., 1001.])",
         atol=1e-12,
         hint=STABILITY_HINT,
+        mistakes=softmax_mistakes(pair, -1, got),
     )
     x = 1000.0 + array(rng, 4, 5)
+    got = softmax(x)
     expect_close(
-        softmax(x),
+        got,
         softmax_over(x, -1),
         what="softmax(x) with logits near 1000",
         atol=1e-10,
         hint=STABILITY_HINT,
+        mistakes=softmax_mistakes(x, -1, got),
+    )
+
+
+@pytest.mark.weight(2)
+def test_each_slice_shifted_by_its_own_maximum(softmax, rng):
+    """rows 1000 apart (near 1000, 0 and -1000) are each normalised correctly"""
+    x = array(rng, 3, 5) + np.array([[1000.0], [0.0], [-1000.0]])
+    got = softmax(x)
+    expect_close(
+        got,
+        softmax_over(x, -1),
+        what="softmax(x) with rows near 1000, 0 and -1000",
+        atol=1e-10,
+        hint="shift each slice by its own maximum, np.max(x, axis=axis, keepdims=True)",
+        mistakes=softmax_mistakes(x, -1, got),
     )
 
 
@@ -121,10 +147,11 @@ def test_integers_give_floats(softmax):
     """integer logits give a floating result"""
     x = np.array([[1, 2, 3], [0, 0, 0]])
     got = softmax(x)
+    what = "softmax(x) with an integer x"
     expect(
         np.issubdtype(got.dtype, np.floating),
-        f"softmax(x) with an integer x returned dtype "
-        f"{got.dtype}; expected a floating dtype. Hint: convert with x.astype(float) first.",
+        f"{what} returned dtype {got.dtype}; expected a floating dtype."
+        + (integer_output_sentence(got, what) or " Hint: convert with x.astype(float) first."),
     )
     expect_close(got, softmax_over(x, -1), what="softmax(x) with an integer x", atol=1e-7)
 
@@ -140,6 +167,7 @@ def test_minus_inf_gets_zero(softmax, rng):
         what="softmax(x) with some -inf entries",
         atol=1e-10,
         hint="exp(-inf) is 0: a -inf logit must get weight 0",
+        mistakes=softmax_mistakes(x, -1, got),
     )
 
 
@@ -148,13 +176,15 @@ def test_all_minus_inf_slice_gives_zeros(softmax, rng):
     x = array(rng, 3, 4)
     x[1] = -np.inf
     what = "softmax(x) where row 1 is entirely -inf"
+    got = softmax(x)
     expect_close(
-        softmax(x),
+        got,
         softmax_over(x, -1),
         what=what,
         atol=1e-10,
         hint="the max of an all -inf row is -inf and -inf - (-inf) is NaN; give such a row all "
         "zeros (for example, replace a -inf maximum by 0 before subtracting it)",
+        mistakes=softmax_mistakes(x, -1, got),
     )
 
 
