@@ -1,0 +1,219 @@
+"""`autograder check`: prove the graders before a release.
+
+1. read course.toml, its catalogue of known mistakes, its mutants and its variants
+   (mistakes/cases.py says what each case must score);
+2. write every case's repository (the references, the stubs, each mutant, each variant) into a
+   work folder (--keep DIR, or a temporary one);
+3. grade them all with grade-class's machinery (gradebook/job.py: warm forked harness
+   processes, --jobs at a time, visible and hidden tests, the course's pristine graders);
+4. judge each case (mistakes/verdicts.py) and print a table, the mutation score, the variants
+   line and one paragraph per failure.
+
+Exit status: 0 everything holds (references full marks, stubs zero, every mutant caught in its
+own component and named, no mutant costing points elsewhere, every variant full marks); 1 some
+check failed; 2 the check cannot run (bad course file, catalogue, mutants or variants file, or
+option), with one sentence on stderr; 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from autograder.commands.grade_class import grade_pending
+from autograder.config import CourseConfigError, find_course_file, load_course
+from autograder.gradebook.job import JobSettings
+from autograder.gradebook.roster import Learner
+from autograder.mistakes.cases import CheckError, Plan, plan_cases, write_case
+from autograder.mistakes.catalogue import CatalogueError
+from autograder.mistakes.mutants import MutantError
+from autograder.mistakes.verdicts import Row, judge, read_outcome
+
+SUBMISSIONS_DIR = "submissions"  # DIR/submissions/<case>/<package_dir>
+RESULTS_DIR = "results"  # DIR/results/<case>/results.json, summary.md, record.json, ...
+
+BAD_JOBS = "--jobs must be a whole number of at least 1; got {value}."
+BAD_TIMEOUT = "--timeout must be a positive number of seconds; got {value}."
+KEEP_NOT_EMPTY = (
+    "The folder {path} given to --keep already exists and is not empty; choose a new folder so "
+    "that no old result is mixed into this check."
+)
+INTERRUPTED = "Interrupted: the check did not finish."
+MUTATION_SCORE = "Mutation score: {caught}/{total} caught and named ({percent})"
+VARIANTS_LINE = "Variants: {kept}/{total} keep full marks"
+UNCOVERED_LINE = "Catalogued mistakes without a mutant: {count}"
+DURATION_LINE = "{cases} cases graded in {seconds:.0f} s with {jobs} job(s)."
+KEPT_LINE = "Each case's repository and reports are kept in {path}."
+_EXIT_OK, _EXIT_FAILED, _EXIT_BAD, _EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def main(
+    *,
+    course: Path | None,
+    jobs: int | None,
+    components: list[str] | tuple[str, ...] = (),
+    keep: Path | None = None,
+    test_timeout: float | None = None,
+    quiet: bool = False,
+) -> int:
+    """Run the check; return the exit status of the module docstring."""
+    try:
+        config = load_course(course if course else find_course_file(Path.cwd()))
+        plan = plan_cases(config, list(components))
+    except (CourseConfigError, CatalogueError, MutantError, CheckError) as error:
+        return _error(str(error))
+    jobs = jobs if jobs is not None else os.cpu_count() or 1
+    if jobs < 1:
+        return _error(BAD_JOBS.format(value=jobs))
+    if test_timeout is not None and not test_timeout > 0:
+        return _error(BAD_TIMEOUT.format(value=test_timeout))
+    if keep is not None:
+        keep = Path(keep).resolve()
+        if keep.exists() and (not keep.is_dir() or any(keep.iterdir())):
+            return _error(KEEP_NOT_EMPTY.format(path=keep))
+        keep.mkdir(parents=True, exist_ok=True)
+    work = keep or Path(tempfile.mkdtemp(prefix="autograder-check-"))
+    err = Console(stderr=True, highlight=False, quiet=quiet)
+    start = time.monotonic()
+    try:
+        rows = run_check(plan, work, jobs=jobs, test_timeout=test_timeout, err=err)
+    except KeyboardInterrupt:
+        print(INTERRUPTED, file=sys.stderr)
+        return _EXIT_INTERRUPTED
+    finally:
+        if keep is None:
+            shutil.rmtree(work, ignore_errors=True)
+    console = Console(highlight=False)
+    print_report(plan, rows, console)
+    graded = sum(row.case.graded for row in rows)
+    console.print(DURATION_LINE.format(cases=graded, seconds=time.monotonic() - start, jobs=jobs))
+    if keep is not None:
+        console.print(KEPT_LINE.format(path=keep))
+    return _EXIT_OK if all(row.ok for row in rows) else _EXIT_FAILED
+
+
+def run_check(
+    plan: Plan, work: Path, *, jobs: int, test_timeout: float | None, err: Console
+) -> list[Row]:
+    """Write, grade and judge every case of the plan in work; the rows in plan order."""
+    submissions, out = work / SUBMISSIONS_DIR, work / RESULTS_DIR
+    out.mkdir(parents=True, exist_ok=True)
+    problems: dict[str, str] = {}
+    learners = []
+    for case in plan.cases:
+        if not case.graded:
+            continue
+        try:
+            folder = write_case(plan, case, submissions / case.key)
+        except MutantError as error:
+            problems[case.key] = str(error)
+            continue
+        learners.append(Learner(case.key, folder))
+    settings = JobSettings(
+        course=plan.config.path,
+        out=out,
+        deadline=None,
+        test_timeout=test_timeout,
+        seed=0,
+        run_id=uuid.uuid4().hex,
+        parent_pid=os.getpid(),
+    )
+    grade_pending(settings, learners, len(learners), jobs, err, label="checking")
+    graded = {learner.id for learner in learners}
+    return [
+        judge(
+            plan,
+            case,
+            read_outcome(out, case.key) if case.key in graded else None,
+            problems.get(case.key, ""),
+        )
+        for case in plan.cases
+    ]
+
+
+def print_report(plan: Plan, rows: list[Row], console: Console) -> None:
+    """The table, the mutation score and variants lines, then why each failing case failed."""
+    console.print(check_table(plan, rows))
+    console.print()
+    for line in summary_lines(rows):
+        console.print(line)
+    failing = [row for row in rows if not row.ok]
+    if failing:
+        console.print()
+    for row in failing:
+        console.print(Text(f"{row.case.label}: {' '.join(row.reasons)}"))
+
+
+def check_table(plan: Plan, rows: list[Row]) -> Table:
+    """Case, expected, got, named, verdict: the reference and the stubs first, then one section
+    per component (its name as a heading row) with its mutants, uncatalogued mistakes and
+    variants. Fits 80 columns, also when piped (rich then prints plain text, 80 wide)."""
+    table = Table(
+        title=f"{plan.config.course.name}: autograder check",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    table.add_column("Case", overflow="fold", min_width=12)
+    table.add_column("Expected", overflow="fold")
+    table.add_column("Got", overflow="fold")
+    table.add_column("Named", no_wrap=True)
+    table.add_column("Verdict", no_wrap=True)
+    for row in rows:
+        if row.case.kind in ("reference", "stubs"):
+            _add_row(table, row, row.case.label)
+    for component in plan.config.components:
+        own = [row for row in rows if row.case.component == component.name]
+        if not own:
+            continue
+        table.add_section()
+        table.add_row(Text(component.name, style="bold"))
+        for row in sorted(own, key=lambda r: _ORDER[r.case.kind]):
+            slug = row.case.label.split("/", 1)[1]
+            _add_row(table, row, f"  {_KIND_PREFIX[row.case.kind]}{slug}")
+    return table
+
+
+def _add_row(table: Table, row: Row, label: str) -> None:
+    named = "" if row.case.kind != "mutant" else {True: "yes", False: "no", None: "-"}[row.named]
+    verdict = Text(row.verdict, style="green" if row.ok else "bold red")
+    table.add_row(Text(label), row.expected, Text(row.got), named, verdict)
+
+
+def summary_lines(rows: list[Row]) -> list[str]:
+    """`Mutation score: 34/35 caught and named (97%)`, `Variants: 6/6 keep full marks` and,
+    when some catalogued mistake has no mutant, how many."""
+    mutants = [row for row in rows if row.case.kind == "mutant"]
+    caught = sum(row.caught_and_named for row in mutants)
+    percent = f"{math.floor(100 * caught / len(mutants))}%" if mutants else "no mutants"
+    variants = [row for row in rows if row.case.kind == "variant"]
+    lines = [
+        MUTATION_SCORE.format(caught=caught, total=len(mutants), percent=percent),
+        VARIANTS_LINE.format(kept=sum(row.ok for row in variants), total=len(variants)),
+    ]
+    uncovered = sum(row.case.kind == "uncovered" for row in rows)
+    if uncovered:
+        lines.append(UNCOVERED_LINE.format(count=uncovered))
+    return lines
+
+
+_KIND_PREFIX = {"mutant": "mutant ", "uncovered": "mistake ", "variant": "variant "}
+_ORDER = {"mutant": 0, "uncovered": 1, "variant": 2}
+
+
+def _error(sentence: str) -> int:
+    print(sentence, file=sys.stderr)
+    return _EXIT_BAD

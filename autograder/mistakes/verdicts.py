@@ -1,0 +1,230 @@
+"""Judging one `autograder check` case from its grade (cases.py says what each case expects).
+
+A graded case leaves, in the batch output folder, DIR/<key>/record.json (component scores, or
+the error sentence) and DIR/<key>/results.json (every test's status, component and message).
+`read_outcome` turns them into an Outcome; `judge` compares it with the case's expectation and
+returns a Row: the table's cells and, when the case fails, a sentence saying why.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder.gradebook import store
+from autograder.mistakes.cases import Case, Plan, uncovered_sentence
+from autograder.reports import results_json
+from autograder.reports.sanitize import first_sentence
+from autograder.results import points
+
+EPSILON = 1e-9
+#: A named mistake in feedback: `[<component>/<slug>]`.
+NAMED = re.compile(r"\[([A-Za-z_][A-Za-z0-9_]*/[a-z0-9]+(?:-[a-z0-9]+)*)\]")
+
+# Short verdicts (the table's last column).
+OK = "ok"
+MISSED = "missed"
+NOT_NAMED = "not named"
+LEAKS = "leaks"
+LOSES = "loses points"
+NOT_ZERO = "not zero"
+NOT_APPLIED = "not applied"
+ERROR = "error"
+NO_MUTANT = "no mutant"
+
+# Why a case failed: one or more sentences after the case's label.
+NOT_GRADED = "It could not be graded: {error}"
+GRADER_ERRORS = "The graders themselves failed while grading it: {error}"
+SHOULD_BE_FULL = "It should keep full marks but loses points in {where}. First failure: {first}"
+SHOULD_BE_ZERO = (
+    "The stubs should score zero but score points in {where}: {tests} pass without any "
+    "implementation."
+)
+MUTANT_MISSED = (
+    "The graders miss this mistake: {component} keeps full marks with it planted; add a test "
+    "that fails on it."
+)
+MUTANT_NOT_NAMED = (
+    "The graders catch this mistake but no failing test of {component} names [{id}]{instead}; "
+    "pass mistake({id!r}) to the check that fails."
+)
+NAMED_INSTEAD = " (they name {ids} instead)"
+MUTANT_LEAKS = (
+    "It also costs points in {where}; only the mistake's own component should lose points, so "
+    "that a learner does not pay twice for one mistake."
+)
+BUILDS_ON = (
+    " {users} {verb} on {component} (depends_on): grade {them} with a known-good {component} "
+    "in place of the learner's."
+)
+
+
+@dataclass
+class Outcome:
+    """A graded case: component scores, failing test messages per component, or an error."""
+
+    scores: dict[str, float] = field(default_factory=dict)
+    failures: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # (test, message)
+    passing: dict[str, list[str]] = field(default_factory=dict)  # test names
+    error: str = ""
+    grader_errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Row:
+    """One line of the check's table."""
+
+    case: Case
+    expected: str
+    got: str = ""
+    named: bool | None = None  # mutants only
+    verdict: str = OK
+    reasons: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict == OK
+
+    @property
+    def caught_and_named(self) -> bool:
+        """A mutant whose own component lost points and whose feedback names it."""
+        return self.case.kind == "mutant" and self.named is True
+
+
+def read_outcome(out: Path, key: str) -> Outcome:
+    """The grade the batch run left in out/<key>; an Outcome with an error when none."""
+    record = store.read_record(out, key)
+    if record is None:
+        return Outcome(error=f"no grade was written to {Path(out) / key}.")
+    if record.error:
+        return Outcome(error=record.error)
+    outcome = Outcome(scores=dict(record.components))
+    path = store.learner_dir(out, key) / results_json.FILE_NAME
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        return Outcome(error=f"its results file {path} cannot be read ({error}).")
+    for test in document.get("tests", []):
+        component = (test.get("tags") or [""])[0]
+        if test.get("status") == "passed":
+            outcome.passing.setdefault(component, []).append(test.get("name", ""))
+        else:
+            failure = (test.get("name", ""), test.get("output", ""))
+            outcome.failures.setdefault(component, []).append(failure)
+    outcome.grader_errors = list(document.get("extra_data", {}).get("grader_errors", []))
+    return outcome
+
+
+def judge(plan: Plan, case: Case, outcome: Outcome | None, problem: str = "") -> Row:
+    """The row for a case. problem: a sentence found before grading (edits that do not apply)."""
+    config = plan.config
+    expected = {
+        "reference": "full marks",
+        "variant": "full marks",
+        "stubs": "zero",
+        "mutant": "loses points",
+        "uncovered": "a mutant",
+    }[case.kind]
+    row = Row(case, expected)
+    if case.kind == "uncovered":
+        row.got, row.verdict = "none", NO_MUTANT
+        row.reasons.append(uncovered_sentence(plan, case))
+        return row
+    if problem:
+        row.got, row.verdict = "-", NOT_APPLIED
+        row.reasons.append(problem)
+        return row
+    if outcome is None or outcome.error:
+        error = outcome.error if outcome is not None else "it was not graded."
+        row.got, row.verdict = "-", ERROR
+        row.reasons.append(NOT_GRADED.format(error=error))
+        return row
+
+    maxima = {c.name: float(c.points) for c in config.components}
+    scores = {name: outcome.scores.get(name, 0.0) for name in maxima}
+    lost = [name for name in maxima if scores[name] < maxima[name] - EPSILON]
+    total, total_max = sum(scores.values()), sum(maxima.values())
+    if outcome.grader_errors:
+        row.verdict = ERROR
+        row.reasons.append(GRADER_ERRORS.format(error=first_sentence(outcome.grader_errors[0])))
+
+    if case.kind in ("reference", "variant"):
+        row.got = f"{_short(total)}/{_short(total_max)}"
+        if lost:
+            row.got += " (" + ", ".join(lost) + ")"
+            row.verdict = row.verdict if row.verdict == ERROR else LOSES
+            first = outcome.failures.get(lost[0], [("", "")])[0]
+            row.reasons.append(
+                SHOULD_BE_FULL.format(
+                    where=_where(lost, scores, maxima),
+                    first=f'"{first[0]}": {first_sentence(first[1])}',
+                )
+            )
+        return row
+
+    if case.kind == "stubs":
+        scoring = [name for name in maxima if scores[name] > EPSILON]
+        row.got = f"{_short(total)}/{_short(total_max)}"
+        if scoring:
+            row.got += " (" + ", ".join(scoring) + ")"
+            row.verdict = row.verdict if row.verdict == ERROR else NOT_ZERO
+            tests = [t for name in scoring for t in outcome.passing.get(name, [])]
+            row.reasons.append(
+                SHOULD_BE_ZERO.format(where=_where(scoring, scores, maxima), tests=_list(tests))
+            )
+        return row
+
+    # A mutant.
+    own = case.component
+    row.got = f"{_short(scores[own])}/{_short(maxima[own])}"
+    also = [name for name in lost if name != own]
+    if also:
+        row.got += " +" + ", +".join(also)
+    failing = outcome.failures.get(own, [])
+    named_ids = {found for _, message in failing for found in NAMED.findall(message)}
+    verdicts = []
+    if own not in lost:
+        verdicts.append(MISSED)
+        row.reasons.append(MUTANT_MISSED.format(component=own))
+    else:
+        row.named = case.mistake in named_ids
+        if not row.named:
+            others = sorted(named_ids & {m.id for m in plan.catalogue})
+            instead = NAMED_INSTEAD.format(ids=", ".join(others)) if others else ""
+            verdicts.append(NOT_NAMED)
+            row.reasons.append(
+                MUTANT_NOT_NAMED.format(component=own, id=case.mistake, instead=instead)
+            )
+    if also:
+        verdicts.append(LEAKS)
+        reason = MUTANT_LEAKS.format(where=_where(also, scores, maxima))
+        users = [name for name in also if name in plan.dependents.get(own, frozenset())]
+        if users:
+            one = len(users) == 1
+            reason += BUILDS_ON.format(
+                users=_list(users),
+                verb="builds" if one else "build",
+                component=own,
+                them="it" if one else "them",
+            )
+        row.reasons.append(reason)
+    if row.verdict != ERROR and verdicts:
+        row.verdict = verdicts[0]
+    return row
+
+
+def _short(value: float) -> str:
+    """A score for the table: at most two decimals, no trailing zeros (17.5, 6.67, 20)."""
+    return f"{round(value, 2):g}"
+
+
+def _where(names: list[str], scores: dict[str, float], maxima: dict[str, float]) -> str:
+    return _list([f"{n} ({points(scores[n])} / {points(maxima[n])})" for n in names])
+
+
+def _list(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]

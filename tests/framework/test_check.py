@@ -1,0 +1,351 @@
+"""`autograder check` on the toy course: the table's verdicts, the score lines, --keep and the
+exit status. The toy course's own mutants cover caught-and-named (normalize/no-sqrt), caught but
+named in other words (scale/adds-factor) and missed (scale/accepts-infinity); its variants one
+that keeps full marks (scale/np-multiply) and one that calls a forbidden API
+(normalize/linalg-norm). Failures that need no grading are judged from made-up outcomes."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import shutil
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from autograder.commands import check
+from autograder.config import load_course
+from autograder.mistakes import verdicts
+from autograder.mistakes.cases import NO_MUTANT, Case, plan_cases
+from autograder.mistakes.mutants import Edit
+from autograder.mistakes.verdicts import Outcome, judge
+
+TOY = Path(__file__).parent / "toy_course"
+ADDS_FACTOR = "[scale/adds-factor] Your scale adds the factor to every entry."
+
+
+def run_main(**options) -> tuple[int, str, str]:
+    """check.main with stdout and stderr captured, printed 80 columns wide."""
+    out, err = io.StringIO(), io.StringIO()
+    saved = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "80"
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            code = check.main(
+                **{"course": TOY / "course.toml", "jobs": 2, "quiet": True, **options}
+            )
+    finally:
+        if saved is None:
+            os.environ.pop("COLUMNS", None)
+        else:
+            os.environ["COLUMNS"] = saved
+    return code, out.getvalue(), err.getvalue()
+
+
+def table_rows(output: str) -> dict[str, list[str]]:
+    """Table lines by case label (first cell), split on runs of two or more spaces."""
+    rows = {}
+    for line in output.splitlines():
+        cells = re.split(r"\s{2,}", line.strip())
+        if len(cells) >= 3:
+            rows[cells[0]] = cells[1:]
+    return rows
+
+
+@pytest.fixture(scope="module")
+def toy_check(tmp_path_factory):
+    keep = tmp_path_factory.mktemp("check") / "kept"
+    code, output, errors = run_main(keep=keep)
+    return code, output, errors, keep
+
+
+@pytest.fixture(scope="module")
+def toy():
+    return load_course(TOY / "course.toml")
+
+
+# The whole toy course, graded ---------------------------------------------------------------
+
+
+def test_toy_check_table_has_one_verdict_per_case(toy_check):
+    code, output, errors, _ = toy_check
+    assert code == 1, output + errors
+    rows = table_rows(output)
+    assert rows["reference"] == ["full marks", "15/15", "ok"]
+    assert rows["stubs"] == ["zero", "0/15", "ok"]
+    assert rows["mutant adds-factor"] == ["loses points", "5/10", "no", "not named"]
+    assert rows["mutant accepts-infinity"] == ["loses points", "10/10", "-", "missed"]
+    assert rows["mutant no-sqrt"][0] == "loses points"
+    assert rows["mutant no-sqrt"][-2:] == ["yes", "ok"]
+    assert rows["variant np-multiply"] == ["full marks", "15/15", "ok"]
+    assert rows["variant linalg-norm"] == ["full marks", "10/15 (normalize)", "loses points"]
+
+
+def test_toy_check_scores_and_explains_each_failure(toy_check):
+    _, output, _, _ = toy_check
+    lines = output.splitlines()
+    assert "Mutation score: 1/3 caught and named (33%)" in lines
+    assert "Variants: 1/2 keep full marks" in lines
+    text = " ".join(output.split())
+    assert (
+        "scale/adds-factor: The graders catch this mistake but no failing test of scale names "
+        "[scale/adds-factor]; pass mistake('scale/adds-factor') to the check that fails."
+    ) in text
+    assert (
+        "scale/accepts-infinity: The graders miss this mistake: scale keeps full marks with it "
+        "planted; add a test that fails on it."
+    ) in text
+    assert (
+        "normalize/linalg-norm: It should keep full marks but loses points in normalize "
+        '(0.00 / 5.00). First failure: "Normalizing: normalize(v) has length 1 and points '
+        'along v": Write the norm yourself; numpy.linalg.norm does it for you, so this '
+        "component scores zero."
+    ) in text
+    assert "normalize/no-sqrt:" not in text  # it passed: no paragraph
+
+
+def test_toy_check_fits_80_columns(toy_check):
+    _, output, _, _ = toy_check
+    assert max(len(line) for line in output.splitlines()) <= 80
+
+
+def test_keep_holds_each_case_repository_and_reports(toy_check, toy):
+    _, output, _, keep = toy_check
+    assert f"Each case's repository and reports are kept in {keep}." in " ".join(output.split())
+    planted = (keep / "submissions/mutant.normalize.no-sqrt/toypkg/normalize.py").read_text()
+    assert "length = float(np.sum(np.square(v)))" in planted
+    stubs = keep / "submissions/stubs/toypkg/scale.py"
+    assert stubs.read_bytes() == (TOY / "toypkg/scale.py").read_bytes()
+    results = keep / "results/mutant.normalize.no-sqrt"
+    assert (results / "summary.md").is_file()
+    document = json.loads((results / "results.json").read_text())
+    named = [t for t in document["tests"] if "[normalize/no-sqrt]" in t["output"]]
+    assert named and all(t["status"] == "failed" for t in named)
+    assert document["score"] < document["max_score"]
+
+
+# A course that passes -----------------------------------------------------------------------
+
+
+def test_a_course_whose_graders_catch_every_mutant_exits_0(tmp_path):
+    course = tmp_path / "toy"
+    shutil.copytree(TOY, course, ignore=shutil.ignore_patterns("__pycache__", "submissions"))
+    (course / "solution/variants/normalize.toml").unlink()
+    code, output, errors = run_main(course=course / "course.toml", components=["normalize"])
+    assert code == 0, output + errors
+    rows = table_rows(output)
+    assert set(rows) >= {"reference", "stubs", "mutant no-sqrt"}
+    assert "mutant adds-factor" not in rows  # --component normalize
+    assert "Mutation score: 1/1 caught and named (100%)" in output.splitlines()
+    assert "Variants: 0/0 keep full marks" in output.splitlines()
+    assert "3 cases graded in" in output
+
+
+# Failures found before grading --------------------------------------------------------------
+
+
+def test_mutant_that_does_not_apply_and_mistake_without_mutant(toy, tmp_path):
+    plan = plan_cases(toy)
+    gone = Case(
+        key="mutant.normalize.no-sqrt",
+        kind="mutant",
+        label="normalize/no-sqrt",
+        component="normalize",
+        mistake="normalize/no-sqrt",
+        source=toy.course.reference_dir,
+        edits=(Edit(find="not in the reference", replace="x", file="normalize.py"),),
+    )
+    uncovered = Case(
+        key="mistake.scale.accepts-infinity",
+        kind="uncovered",
+        label="scale/accepts-infinity",
+        component="scale",
+        mistake="scale/accepts-infinity",
+    )
+    plan = replace(plan, cases=(gone, uncovered))
+    rows = check.run_check(plan, tmp_path, jobs=1, test_timeout=None, err=Console(quiet=True))
+    assert [(r.verdict, r.got) for r in rows] == [("not applied", "-"), ("no mutant", "none")]
+    assert rows[0].reasons == [
+        "The mutant normalize/no-sqrt cannot be applied: its text to find occurs 0 times in "
+        "normalize.py; expected exactly once. Update it after changing the reference."
+    ]
+    assert rows[1].reasons == [
+        NO_MUTANT.format(id="scale/accepts-infinity", folder=toy.course.mutants)
+    ]
+    assert rows[1].reasons[0] == (
+        "The catalogued mistake scale/accepts-infinity has no mutant, so nothing proves the "
+        f"graders catch it; add one to {toy.course.mutants}."
+    )
+    assert check.summary_lines(rows) == [
+        "Mutation score: 0/1 caught and named (0%)",
+        "Variants: 0/0 keep full marks",
+        "Catalogued mistakes without a mutant: 1",
+    ]
+
+
+def test_a_catalogued_mistake_without_mutant_becomes_a_case(toy, tmp_path):
+    course = tmp_path / "toy"
+    shutil.copytree(TOY, course, ignore=shutil.ignore_patterns("__pycache__", "submissions"))
+    (course / "solution/mutants/scale.toml").unlink()
+    plan = plan_cases(load_course(course / "course.toml"))
+    kinds = [(c.kind, c.label) for c in plan.cases]
+    assert kinds == [
+        ("reference", "reference"),
+        ("stubs", "stubs"),
+        ("uncovered", "scale/adds-factor"),
+        ("uncovered", "scale/accepts-infinity"),
+        ("mutant", "normalize/no-sqrt"),
+        ("variant", "scale/np-multiply"),
+        ("variant", "normalize/linalg-norm"),
+    ]
+
+
+# Judging made-up outcomes -------------------------------------------------------------------
+
+
+def _mutant(plan, label: str) -> Case:
+    return next(c for c in plan.cases if c.label == label)
+
+
+def test_grading_error_and_grader_errors_fail_the_case(toy):
+    plan = plan_cases(toy)
+    reference = plan.cases[0]
+    row = judge(plan, reference, Outcome(error="The graders could not run for reference."))
+    assert (row.verdict, row.got) == ("error", "-")
+    assert row.reasons == ["It could not be graded: The graders could not run for reference."]
+    full = Outcome(scores={"scale": 10.0, "normalize": 5.0}, grader_errors=["KeyError: 'x'. More"])
+    row = judge(plan, reference, full)
+    assert row.verdict == "error"
+    assert row.reasons == ["The graders themselves failed while grading it: KeyError: 'x'."]
+
+
+def test_stubs_that_score_name_the_passing_tests(toy):
+    plan = plan_cases(toy)
+    outcome = Outcome(
+        scores={"scale": 0.0, "normalize": 2.5},
+        passing={"normalize": ["Normalizing: normalize(zeros) raises ValueError"]},
+    )
+    row = judge(plan, plan.cases[1], outcome)
+    assert (row.verdict, row.got) == ("not zero", "2.5/15 (normalize)")
+    assert row.reasons == [
+        "The stubs should score zero but score points in normalize (2.50 / 5.00): "
+        "Normalizing: normalize(zeros) raises ValueError pass without any implementation."
+    ]
+
+
+def test_a_mutant_costing_points_in_another_component_leaks(toy):
+    plan = plan_cases(toy)
+    outcome = Outcome(
+        scores={"scale": 5.0, "normalize": 4.0},
+        failures={"scale": [("test", f"Known mistake in scale(x, 3.0): {ADDS_FACTOR}")]},
+    )
+    row = judge(plan, _mutant(plan, "scale/adds-factor"), outcome)
+    assert (row.verdict, row.named, row.got) == ("leaks", True, "5/10 +normalize")
+    assert not row.ok and row.caught_and_named
+    assert row.reasons == [
+        "It also costs points in normalize (4.00 / 5.00); only the mistake's own component "
+        "should lose points, so that a learner does not pay twice for one mistake."
+    ]
+    # When the other component builds on the mistake's (depends_on), the sentence says how to
+    # grade it on its own.
+    built_on = replace(plan, dependents={"scale": frozenset({"normalize"})})
+    row = judge(built_on, _mutant(plan, "scale/adds-factor"), outcome)
+    assert row.reasons[0].endswith(
+        " normalize builds on scale (depends_on): grade it with a known-good scale in place of "
+        "the learner's."
+    )
+
+
+def test_a_mutant_named_as_another_mistake_says_which(toy):
+    plan = plan_cases(toy)
+    message = "Known mistake in scale(x, 3.0): [scale/accepts-infinity] An infinite factor ..."
+    outcome = Outcome(
+        scores={"scale": 5.0, "normalize": 5.0}, failures={"scale": [("test", message)]}
+    )
+    row = judge(plan, _mutant(plan, "scale/adds-factor"), outcome)
+    assert (row.verdict, row.named) == ("not named", False)
+    assert row.reasons == [
+        verdicts.MUTANT_NOT_NAMED.format(
+            component="scale",
+            id="scale/adds-factor",
+            instead=" (they name scale/accepts-infinity instead)",
+        )
+    ]
+
+
+def test_dependents_follow_depends_on_transitively(tmp_path):
+    text = (TOY / "course.toml").read_text()
+    text = text.replace('title = "Normalizing"', 'title = "Normalizing"\ndepends_on = ["scale"]')
+    course = tmp_path / "toy"
+    shutil.copytree(TOY, course, ignore=shutil.ignore_patterns("__pycache__", "submissions"))
+    (course / "course.toml").write_text(text)
+    plan = plan_cases(load_course(course / "course.toml"))
+    assert plan.dependents == {"scale": frozenset({"normalize"}), "normalize": frozenset()}
+
+
+# The check cannot run: exit 2 with one sentence ---------------------------------------------
+
+
+def test_unknown_component_exits_2(toy):
+    code, output, errors = run_main(components=["scaling"])
+    assert (code, output) == (2, "")
+    assert errors == (
+        f"--component scaling is not a component of {toy.path}; choose from: scale, normalize.\n"
+    )
+
+
+def test_bad_catalogue_exits_2(tmp_path):
+    course = tmp_path / "toy"
+    shutil.copytree(TOY, course, ignore=shutil.ignore_patterns("__pycache__", "submissions"))
+    bad = course / "mistakes/scale.toml"
+    bad.write_text(bad.read_text().replace('id = "adds-factor"', 'id = "Adds factor"'))
+    code, output, errors = run_main(course=course / "course.toml")
+    assert (code, output) == (2, "")
+    assert errors.startswith(f"The catalogue file {bad} is not valid: mistakes.0.id: expected")
+
+
+def test_course_without_references_exits_2(tmp_path):
+    course = tmp_path / "toy"
+    shutil.copytree(TOY, course, ignore=shutil.ignore_patterns("__pycache__", "submissions"))
+    path = course / "course.toml"
+    path.write_text(path.read_text().replace('reference_dir = "solution/toypkg"\n', ""))
+    code, _, errors = run_main(course=path)
+    assert code == 2
+    assert errors == (
+        f"The course file {path} names no reference_dir; autograder check grades the "
+        "references, so it needs them.\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("options", "sentence"),
+    [
+        ({"jobs": 0}, "--jobs must be a whole number of at least 1; got 0.\n"),
+        ({"test_timeout": -1.0}, "--timeout must be a positive number of seconds; got -1.0.\n"),
+    ],
+)
+def test_bad_options_exit_2(options, sentence):
+    assert run_main(**options) == (2, "", sentence)
+
+
+def test_keep_folder_that_is_not_empty_exits_2(tmp_path):
+    (tmp_path / "old.txt").write_text("old")
+    code, _, errors = run_main(keep=tmp_path)
+    assert code == 2
+    assert errors == check.KEEP_NOT_EMPTY.format(path=tmp_path.resolve()) + "\n"
+
+
+def test_cli_check_help_lists_the_options():
+    from click.testing import CliRunner
+
+    from autograder.cli import cli
+
+    result = CliRunner().invoke(cli, ["check", "--help"])
+    assert result.exit_code == 0
+    for option in ("--course", "--jobs", "--component", "--keep", "--timeout"):
+        assert option in result.output
