@@ -8,6 +8,7 @@ import torch
 
 from autograder.feedback import expect_close, expect_shape
 from tests.graders.hidden.oracles import expect_grads_match, reference_grads
+from tests.graders.support.ffn_mistakes import expected_and_mistakes
 from tests.graders.support.inputs import like_state, tensor
 from tests.graders.support.params import expect_gradients, expect_parameters, linear_parameters
 
@@ -17,13 +18,14 @@ D_MODEL, D_FF = 12, 40
 
 
 def pair(learner, reference, rng, dropout=0.0):
-    """The learner's module with seeded weights, and the reference with the same weights."""
+    """The learner's module with seeded weights, the reference with the same weights, and
+    those weights."""
     m = learner.module("feed_forward").PositionwiseFeedForward(D_MODEL, D_FF, dropout)
     state = like_state(rng, m.state_dict())
     m.load_state_dict(state)
     m.eval()
     ref = reference.build("feed_forward", "PositionwiseFeedForward", D_MODEL, D_FF, state=state)
-    return m, ref
+    return m, ref, state
 
 
 def test_parameters_other_widths(learner):
@@ -37,18 +39,20 @@ def test_parameters_other_widths(learner):
 @pytest.mark.parametrize("shape", [(D_MODEL,), (2, 3, 4, D_MODEL)], ids=["1d", "4d"])
 def test_any_leading_axes(learner, reference, rng, shape):
     """works on (d_model,) and (B, h, L, d_model) inputs: equals the reference"""
-    m, ref = pair(learner, reference, rng)
+    m, ref, state = pair(learner, reference, rng)
     x = tensor(rng, *shape)
     what = f"PositionwiseFeedForward(12, 40)(x) with x {shape}"
     got = m(x)
     expect_shape(got, shape, what=what, hint="nn.Linear acts on the last axis of any shape")
     with torch.no_grad():
-        expect_close(got, ref(x), what=what, atol=1e-5)
+        expected = ref(x)
+    mistakes = expected_and_mistakes(state, x)[1]
+    expect_close(got, expected, what=what, atol=1e-5, mistakes=mistakes)
 
 
 def test_dropout_is_off_in_eval(learner, reference, rng):
     """PositionwiseFeedForward(12, 40, dropout=0.5) in eval mode equals the reference"""
-    m, ref = pair(learner, reference, rng, dropout=0.5)
+    m, ref, state = pair(learner, reference, rng, dropout=0.5)
     x = tensor(rng, 2, 5, D_MODEL)
     with torch.no_grad():
         expected = ref(x)
@@ -57,13 +61,14 @@ def test_dropout_is_off_in_eval(learner, reference, rng):
         expected,
         atol=1e-5,
         what="PositionwiseFeedForward(12, 40, dropout=0.5)(x) in eval mode",
+        mistakes=expected_and_mistakes(state, x)[1],
     )
 
 
 @pytest.mark.weight(2)
 def test_gradients_match_reference(learner, reference, rng):
     """gradients of W_1 and W_2 equal the reference's"""
-    m, ref = pair(learner, reference, rng)
+    m, ref, _ = pair(learner, reference, rng)
     x, g = tensor(rng, 3, 4, D_MODEL), tensor(rng, 3, 4, D_MODEL)
     what = "PositionwiseFeedForward(12, 40)(x) with x (3, 4, 12)"
     expect_gradients(learner, m, x, cotangent=g, what=what)
@@ -77,7 +82,7 @@ def test_gradients_match_reference(learner, reference, rng):
 
 def test_input_not_modified(learner, reference, rng):
     """does not modify its input"""
-    m, _ = pair(learner, reference, rng)
+    m, _, _ = pair(learner, reference, rng)
     x = tensor(rng, 2, 3, D_MODEL)
     call = m.call(x.clone())
     expect_close(

@@ -1,25 +1,23 @@
 """Visible graders for t101/feed_forward.py: PositionwiseFeedForward(d_model, d_ff).
 
-Expected values are computed here from the learner's own weights with torch built-ins
-(F.linear, F.relu). Symbols: B batch, L tokens, d_model width, d_ff inner width.
+Expected values are computed from the learner's own weights with torch built-ins (F.linear,
+F.relu; support.ffn_mistakes, which also names the catalogued mistakes). Symbols: B batch,
+L tokens, d_model width, d_ff inner width.
 """
 
 from __future__ import annotations
 
 import pytest
 import torch
-import torch.nn.functional as F
 
 from autograder.feedback import expect_close, expect_shape, expect_type
+from tests.graders.support.ffn_mistakes import expected_and_mistakes
 from tests.graders.support.inputs import like_state, tensor
 from tests.graders.support.params import expect_gradients, expect_parameters, linear_parameters
 
 pytestmark = pytest.mark.feed_forward
 
 D_MODEL, D_FF = 8, 32
-GELU = "you used GELU; the paper's feed-forward uses ReLU (torch.relu) between W_1 and W_2"
-NO_ACTIVATION = "there is no ReLU between W_1 and W_2: apply torch.relu to W_1(x)"
-RELU_AT_END = "you applied ReLU after W_2 too; only W_1(x) goes through the ReLU"
 
 
 def seeded_ffn(learner, rng):
@@ -28,22 +26,6 @@ def seeded_ffn(learner, rng):
     m.load_state_dict(like_state(rng, m.state_dict()))
     m.eval()
     return m
-
-
-def expected_and_mistakes(m, x):
-    """W_2(relu(W_1 x)) from the module's own weights, and what the common mistakes give."""
-    s = m.state_dict()
-
-    def forward(activation, after=lambda y: y):
-        hidden = activation(F.linear(x, s["W_1.weight"], s["W_1.bias"]))
-        return after(F.linear(hidden, s["W_2.weight"], s["W_2.bias"]))
-
-    mistakes = {
-        GELU: forward(F.gelu),
-        NO_ACTIVATION: forward(lambda y: y),
-        RELU_AT_END: forward(F.relu, F.relu),
-    }
-    return forward(F.relu), mistakes
 
 
 def test_parameters(learner):
@@ -63,7 +45,7 @@ def test_equals_w2_relu_w1(learner, rng, shape):
     got = ffn(x)
     expect_type(got, torch.Tensor, what=what)
     expect_shape(got, shape, what=what, hint="the output keeps the input's shape (..., d_model)")
-    expected, mistakes = expected_and_mistakes(ffn, x)
+    expected, mistakes = expected_and_mistakes(ffn.state_dict(), x)
     expect_close(
         got,
         expected,

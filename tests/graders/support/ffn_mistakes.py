@@ -1,0 +1,48 @@
+"""The position-wise feed-forward network and its common mistakes, from torch built-ins only.
+
+`expected_and_mistakes(state, x)` computes W_2(relu(W_1 x)) from a contract state dict (the
+learner's own weights, read back, or the weights a test loaded) with F.linear and F.relu, and
+what each catalogued mistake (mistakes/feed_forward.toml) would give instead, keyed by the
+sentence that names it; pass them to `expect_close(..., mistakes=...)`. Never a reference
+solution: this ships with the visible graders. Symbols: d_model width, d_ff inner width.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import torch
+import torch.nn.functional as F
+
+from tests.graders.support.catalogue import mistake
+
+NO_RELU = "feed_forward/no-relu"
+RELU_AFTER_SECOND_LINEAR = "feed_forward/relu-after-second-linear"
+GELU = "feed_forward/gelu"
+
+
+def _identity(y: torch.Tensor) -> torch.Tensor:
+    return y
+
+
+def expected_and_mistakes(
+    state: Mapping[str, torch.Tensor], x: torch.Tensor
+) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """(W_2(relu(W_1 x)) (..., d_model), {sentence: what a mistake gives (..., d_model)})."""
+    x = x.to(state["W_1.weight"].dtype)
+
+    def forward(activation: Callable, after: Callable = _identity) -> torch.Tensor:
+        with torch.no_grad():
+            hidden = activation(F.linear(x, state["W_1.weight"], state["W_1.bias"]))
+            return after(F.linear(hidden, state["W_2.weight"], state["W_2.bias"]))
+
+    relu_after = mistake(RELU_AFTER_SECOND_LINEAR)
+    mistakes = {
+        mistake(NO_RELU): forward(_identity),
+        relu_after: forward(F.relu, F.relu),  # a ReLU after W_2 as well
+        # The ReLU moved after W_2 (none between): the same mistake, so the same sentence; the
+        # trailing space only keeps the key apart (feedback strips it).
+        relu_after + " ": forward(_identity, F.relu),
+        mistake(GELU): forward(F.gelu),
+    }
+    return forward(F.relu), mistakes
