@@ -8,6 +8,13 @@ import torch
 
 from autograder.feedback import expect, expect_close
 from tests.graders.hidden.oracles import expect_grads_match, reference_grads
+from tests.graders.support.add_norm_mistakes import (
+    DEFAULT_EPS,
+    EPS_IGNORED,
+    dropout_in_eval,
+    expected_and_mistakes,
+)
+from tests.graders.support.catalogue import mistake
 from tests.graders.support.inputs import like_state, tensor
 
 pytestmark = pytest.mark.add_norm
@@ -16,59 +23,75 @@ D_MODEL = 16
 
 
 def pair(learner, reference, rng, **kwargs):
-    """The learner's AddNorm(16, **kwargs) with seeded weights, and the reference likewise."""
+    """The learner's AddNorm(16, **kwargs) with seeded weights, the reference likewise, and
+    those weights."""
     m = learner.module("add_norm").AddNorm(D_MODEL, **kwargs)
     state = like_state(rng, m.state_dict())
     m.load_state_dict(state)
     m.eval()
-    return m, reference.build("add_norm", "AddNorm", D_MODEL, state=state, **kwargs)
+    return m, reference.build("add_norm", "AddNorm", D_MODEL, state=state, **kwargs), state
 
 
 @pytest.mark.weight(2)
 def test_four_dimensional_input(learner, reference, rng):
     """equals the reference on (B, h, L, d_model) inputs"""
-    m, ref = pair(learner, reference, rng)
+    m, ref, state = pair(learner, reference, rng)
     x, s = tensor(rng, 2, 3, 4, D_MODEL), tensor(rng, 2, 3, 4, D_MODEL, scale=2.0)
     with torch.no_grad():
         expected = ref(x, s)
     expect_close(
-        m(x, s), expected, what="AddNorm(16)(x, sublayer_output) with both (2, 3, 4, 16)", atol=1e-5
+        m(x, s),
+        expected,
+        what="AddNorm(16)(x, sublayer_output) with both (2, 3, 4, 16)",
+        atol=1e-5,
+        mistakes=expected_and_mistakes(state, x, s)[1],
     )
 
 
 @pytest.mark.parametrize("eps", [1e-3, 2.0], ids=["eps=0.001", "eps=2"])
 def test_eps_reaches_the_layer_norm(learner, reference, rng, eps):
     """AddNorm(16, eps=eps) builds nn.LayerNorm(16, eps=eps) and uses it"""
-    m, ref = pair(learner, reference, rng, eps=eps)
+    m, ref, state = pair(learner, reference, rng, eps=eps)
     norm = m.norm
+    named = f" {mistake(EPS_IGNORED)}" if norm.eps == DEFAULT_EPS else ""
     expect(
         norm.eps == eps and tuple(norm.normalized_shape) == (D_MODEL,),
-        f"AddNorm(16, eps={eps}).norm must be nn.LayerNorm(16, eps={eps}).",
+        f"AddNorm(16, eps={eps}).norm must be nn.LayerNorm(16, eps={eps}).{named}",
     )
     x, s = tensor(rng, 3, D_MODEL, scale=0.5), tensor(rng, 3, D_MODEL, scale=0.5)
-    with torch.no_grad():
-        expected = ref(x, s)
-    expect_close(m(x, s), expected, what=f"AddNorm(16, eps={eps})(x, sublayer_output)", atol=1e-5)
-
-
-def test_dropout_is_off_in_eval(learner, reference, rng):
-    """AddNorm(16, dropout=0.5) in eval mode equals the reference"""
-    m, ref = pair(learner, reference, rng, dropout=0.5)
-    x, s = tensor(rng, 2, 5, D_MODEL), tensor(rng, 2, 5, D_MODEL)
     with torch.no_grad():
         expected = ref(x, s)
     expect_close(
         m(x, s),
         expected,
+        what=f"AddNorm(16, eps={eps})(x, sublayer_output)",
+        atol=1e-5,
+        mistakes=expected_and_mistakes(state, x, s, eps)[1],
+    )
+
+
+def test_dropout_is_off_in_eval(learner, reference, rng):
+    """AddNorm(16, dropout=0.5) in eval mode equals the reference"""
+    m, ref, state = pair(learner, reference, rng, dropout=0.5)
+    x, s = tensor(rng, 2, 5, D_MODEL), tensor(rng, 2, 5, D_MODEL)
+    with torch.no_grad():
+        expected = ref(x, s)
+    got = m(x, s)
+    mistakes = expected_and_mistakes(state, x, s)[1]
+    mistakes.update(dropout_in_eval(got, state, x, s, p=0.5))
+    expect_close(
+        got,
+        expected,
         what="AddNorm(16, dropout=0.5)(x, sublayer_output) in eval mode",
         atol=1e-5,
+        mistakes=mistakes,
     )
 
 
 @pytest.mark.weight(2)
 def test_gradients_match_reference(learner, reference, rng):
     """gradients of the LayerNorm's weight and bias equal the reference's"""
-    m, ref = pair(learner, reference, rng)
+    m, ref, _ = pair(learner, reference, rng)
     x, s, g = (tensor(rng, 2, 4, D_MODEL) for _ in range(3))
     what = "AddNorm(16)(x, sublayer_output)"
     expect_grads_match(
@@ -81,7 +104,7 @@ def test_gradients_match_reference(learner, reference, rng):
 
 def test_inputs_not_modified(learner, reference, rng):
     """does not modify x or sublayer_output"""
-    m, _ = pair(learner, reference, rng)
+    m, _, _ = pair(learner, reference, rng)
     x, s = tensor(rng, 2, 3, D_MODEL), tensor(rng, 2, 3, D_MODEL)
     call = m.call(x.clone(), s.clone())
     for name, before, after in zip(("x", "sublayer_output"), (x, s), call.args, strict=True):

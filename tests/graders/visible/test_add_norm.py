@@ -1,6 +1,7 @@
 """Visible graders for t101/add_norm.py: AddNorm(d_model, dropout=0.0, eps=1e-5).
 
-Expected values are computed here from the learner's own LayerNorm weights with F.layer_norm.
+Expected values are computed from the learner's own LayerNorm weights with F.layer_norm
+(support.add_norm_mistakes, which also names the catalogued mistakes).
 Symbols: B batch, L tokens, d_model width.
 """
 
@@ -8,48 +9,31 @@ from __future__ import annotations
 
 import pytest
 import torch
-import torch.nn.functional as F
 
 from autograder.feedback import expect, expect_close, expect_shape
+from tests.graders.support.add_norm_mistakes import (
+    DEFAULT_EPS,
+    EPS_IGNORED,
+    dropout_in_eval,
+    expected_and_mistakes,
+)
+from tests.graders.support.catalogue import mistake
 from tests.graders.support.inputs import like_state, tensor
 from tests.graders.support.params import expect_parameters
 
 pytestmark = pytest.mark.add_norm
 
 D_MODEL = 8
-PRE_NORM = (
-    "you returned x + norm(sublayer_output) (pre-norm style); this AddNorm is post-norm: "
-    "return norm(x + sublayer_output)"
-)
-NO_RESIDUAL = (
-    "you normalised sublayer_output alone; add the residual x first: norm(x + sublayer_output)"
-)
-NO_SUBLAYER = "you normalised x alone; add sublayer_output first: norm(x + sublayer_output)"
-NO_NORM = "you returned x + sublayer_output without the LayerNorm; return norm(x + sublayer_output)"
-DEFAULT_EPS = "your LayerNorm ignores eps; pass it on: nn.LayerNorm(d_model, eps=eps)"
 
 
-def add_norm(learner, rng, eps=None):
-    """A learner AddNorm(8) (or AddNorm(8, eps=eps)) in eval mode with seeded LayerNorm weights."""
+def add_norm(learner, rng, eps=None, **kwargs):
+    """A learner AddNorm(8, **kwargs) (with eps=eps when given) in eval mode with seeded
+    LayerNorm weights."""
     AddNorm = learner.module("add_norm").AddNorm
-    m = AddNorm(D_MODEL) if eps is None else AddNorm(D_MODEL, eps=eps)
+    m = AddNorm(D_MODEL, **kwargs) if eps is None else AddNorm(D_MODEL, eps=eps, **kwargs)
     m.load_state_dict(like_state(rng, m.state_dict()))
     m.eval()
     return m
-
-
-def expected_and_mistakes(m, x, s, eps=1e-5):
-    """LayerNorm(x + s) from the module's own weights, and what the common mistakes give."""
-    w = m.state_dict()
-    weight, bias = w["norm.weight"], w["norm.bias"]
-
-    def norm(y, eps=eps):
-        return F.layer_norm(y, (D_MODEL,), weight, bias, eps)
-
-    mistakes = {PRE_NORM: x + norm(s), NO_RESIDUAL: norm(s), NO_SUBLAYER: norm(x), NO_NORM: x + s}
-    if eps != 1e-5:
-        mistakes[DEFAULT_EPS] = norm(x + s, 1e-5)
-    return norm(x + s), mistakes
 
 
 def test_parameters(learner):
@@ -73,7 +57,7 @@ def test_equals_layer_norm_of_sum(learner, rng, shape):
     what = f"AddNorm(8)(x, sublayer_output) with both {shape}"
     got = m(x, s)
     expect_shape(got, shape, what=what)
-    expected, mistakes = expected_and_mistakes(m, x, s)
+    expected, mistakes = expected_and_mistakes(m.state_dict(), x, s)
     expect_close(got, expected, what=what, atol=1e-5, mistakes=mistakes)
 
 
@@ -81,19 +65,40 @@ def test_eps_is_passed_to_layer_norm(learner, rng):
     """eps reaches the LayerNorm: AddNorm(8, eps=0.5)"""
     m = add_norm(learner, rng, eps=0.5)
     norm_eps = m.norm.eps
-    expect(
-        norm_eps == 0.5,
-        f"AddNorm(8, eps=0.5).norm.eps is {norm_eps!r}; expected 0.5. "
-        "Hint: create self.norm = nn.LayerNorm(d_model, eps=eps).",
+    fix = (
+        mistake(EPS_IGNORED)
+        if norm_eps == DEFAULT_EPS
+        else "Hint: create self.norm = nn.LayerNorm(d_model, eps=eps)."
     )
+    expect(norm_eps == 0.5, f"AddNorm(8, eps=0.5).norm.eps is {norm_eps!r}; expected 0.5. {fix}")
     x, s = tensor(rng, 3, D_MODEL, scale=0.3), tensor(rng, 3, D_MODEL, scale=0.3)
-    expected, mistakes = expected_and_mistakes(m, x, s, eps=0.5)
+    expected, mistakes = expected_and_mistakes(m.state_dict(), x, s, eps=0.5)
     expect_close(
         m(x, s),
         expected,
         what="AddNorm(8, eps=0.5)(x, sublayer_output)",
         atol=1e-5,
         mistakes=mistakes,
+    )
+
+
+def test_dropout_is_off_in_eval(learner, rng):
+    """AddNorm(8, dropout=0.5) in eval mode is exact: LayerNorm(x + sublayer_output)"""
+    m = add_norm(learner, rng, dropout=0.5)
+    x, s = tensor(rng, 2, 4, D_MODEL), tensor(rng, 2, 4, D_MODEL)
+    got = m(x, s)
+    what = "AddNorm(8, dropout=0.5)(x, sublayer_output) in eval mode"
+    expect_shape(got, (2, 4, D_MODEL), what=what)
+    state = m.state_dict()
+    expected, mistakes = expected_and_mistakes(state, x, s)
+    mistakes.update(dropout_in_eval(got, state, x, s, p=0.5))
+    expect_close(
+        got,
+        expected,
+        what=what,
+        atol=1e-5,
+        mistakes=mistakes,
+        hint="after .eval() the dropout must do nothing: apply it with the nn.Dropout module",
     )
 
 

@@ -1,0 +1,101 @@
+"""Add & Norm and its common mistakes, from torch built-ins only.
+
+`expected_and_mistakes(state, x, s, eps)` computes LayerNorm(x + s) with F.layer_norm from a
+contract state dict (`norm.weight`, `norm.bias`) and what each catalogued mistake
+(mistakes/add_norm.toml) would give instead, keyed by the sentence that names it; pass them to
+`expect_close(..., mistakes=...)`. `dropout_in_eval` recognises an output that dropout, left
+on in eval mode, would give. Never a reference solution: this ships with the visible graders.
+Symbols: d_model width; ... any leading axes, e.g. (B, L).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import torch
+import torch.nn.functional as F
+
+from tests.graders.support.catalogue import mistake
+
+PRE_NORM = "add_norm/pre-norm"
+NORM_WRONG_AXIS = "add_norm/norm-wrong-axis"
+DROPOUT_IN_EVAL = "add_norm/dropout-in-eval"
+NO_RESIDUAL = "add_norm/no-residual"
+NO_SUBLAYER = "add_norm/no-sublayer"
+NO_NORM = "add_norm/no-norm"
+EPS_IGNORED = "add_norm/eps-ignored"
+UNBIASED_VARIANCE = "add_norm/unbiased-variance"
+
+DEFAULT_EPS = 1e-5  # nn.LayerNorm's own default
+MAX_DROPOUT_WIDTH = 16  # dropout_in_eval tries all 2**d_model keep patterns of a token
+
+
+def expected_and_mistakes(
+    state: Mapping[str, torch.Tensor], x: torch.Tensor, s: torch.Tensor, eps: float = DEFAULT_EPS
+) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """(LayerNorm(x + s) (..., d_model), {sentence: what a mistake gives (..., d_model)})."""
+    weight, bias = state["norm.weight"], state["norm.bias"]
+    x, s = x.to(weight.dtype), s.to(weight.dtype)
+
+    def norm(y: torch.Tensor, eps: float = eps) -> torch.Tensor:
+        return F.layer_norm(y, weight.shape, weight, bias, eps)
+
+    z = x + s
+    found = {
+        PRE_NORM: [x + norm(s)],
+        NO_RESIDUAL: [norm(s)],
+        NO_SUBLAYER: [norm(x)],
+        NO_NORM: [z],
+        UNBIASED_VARIANCE: [_normalise(z, (-1,), weight, bias, eps, unbiased=True)],
+        NORM_WRONG_AXIS: [_normalise(z, (axis,), weight, bias, eps) for axis in range(z.dim() - 1)],
+    }
+    if z.dim() >= 2:  # every token of a sequence together: (L, d_model)
+        found[NORM_WRONG_AXIS].append(_normalise(z, (-2, -1), weight, bias, eps))
+    if eps != DEFAULT_EPS:
+        found[EPS_IGNORED] = [norm(z, DEFAULT_EPS)]
+    mistakes = {}
+    for mistake_id, arrays in found.items():
+        for n, array in enumerate(
+            arrays
+        ):  # trailing spaces keep the keys apart; feedback strips them
+            mistakes[mistake(mistake_id) + " " * n] = array
+    return norm(z), mistakes
+
+
+def _normalise(z, dims, weight, bias, eps, *, unbiased=False) -> torch.Tensor:
+    """(z - mean) / sqrt(var + eps) * weight + bias, mean and variance over `dims`."""
+    mean = z.mean(dim=dims, keepdim=True)
+    var = z.var(dim=dims, keepdim=True, unbiased=unbiased)
+    return (z - mean) / torch.sqrt(var + eps) * weight + bias
+
+
+def dropout_in_eval(
+    got: torch.Tensor,
+    state: Mapping[str, torch.Tensor],
+    x: torch.Tensor,
+    s: torch.Tensor,
+    p: float,
+    eps: float = DEFAULT_EPS,
+    atol: float = 1e-5,
+) -> dict[str, torch.Tensor]:
+    """{sentence: LayerNorm(x + dropout(s))} when `got` is what dropout with probability p, left
+    on, gives: for every token, some pattern of kept (scaled by 1/(1-p)) and dropped entries of
+    s. Tries every pattern of each token (d_model <= 16), in the trusted process. {} otherwise."""
+    d_model = x.shape[-1]
+    if d_model > MAX_DROPOUT_WIDTH or not 0 < p < 1 or tuple(got.shape) != tuple(x.shape):
+        return {}
+    weight, bias = (state[f"norm.{n}"].to(torch.float64) for n in ("weight", "bias"))
+    bits = torch.arange(2**d_model).unsqueeze(1) >> torch.arange(d_model)
+    keep = (bits & 1).to(torch.float64) / (1 - p)  # (2**d_model, d_model)
+    rows = zip(
+        *(t.detach().to(torch.float64).reshape(-1, d_model) for t in (got, x, s)), strict=True
+    )
+    matched = []
+    for g, xi, si in rows:
+        candidates = F.layer_norm(xi + keep * si, (d_model,), weight, bias, eps)
+        error = (candidates - g).abs().amax(dim=-1)
+        best = int(error.argmin())
+        if float(error[best]) > atol:
+            return {}
+        matched.append(candidates[best])
+    return {mistake(DROPOUT_IN_EVAL): torch.stack(matched).reshape(x.shape)}
