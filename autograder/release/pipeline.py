@@ -6,8 +6,11 @@ the disk until write_release. The order matters:
 1. add_stubs            the learner package (assignments/t101), as the course repository has it;
 2. add_framework        the `autograder` package itself (code and templates, no caches);
 3. add_visible_graders  the visible tests, their support folder and the `__init__.py` above them;
+3a. add_catalogue       the catalogue of known mistakes the graders quote (never the mutants or
+                        the variants: they are edits of the references);
 3b. add_learner_notebooks (with --notebook) nbgrader's learner notebook(s), before the leak check;
-4. add_course_file      course.toml without the keys that point at instructor-only folders;
+4. add_course_file      course.toml without the keys that point at instructor-only folders
+                        (reference_dir, hidden_tests, mutants, variants);
 5. add_pyproject        pyproject.toml whose pytest runs the visible graders;
 6. add_readme           README.md, after add_stubs (it quotes each stub's first docstring line);
 7. add_workflow         .github/workflows/grade.yml from the template;
@@ -69,6 +72,7 @@ STEPS: tuple[Step, ...] = (
     steps.add_stubs,
     steps.add_framework,
     steps.add_visible_graders,
+    steps.add_catalogue,
     steps.add_learner_notebooks,
     steps.add_course_file,
     steps.add_pyproject,
