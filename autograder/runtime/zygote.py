@@ -1,11 +1,11 @@
 """The warm fork server ("zygote") of the untrusted worker: torch imported once, a fork each.
 
 Started once per grading command (``zygote_client.serving``) as ``python -s -P -B -u -m
-autograder.runtime.zygote LISTEN_FD``, with the worker's allow-listed environment and the same
-copy of the runtime package a fresh worker imports. It imports numpy, torch and the worker's
-code, checks that it runs one thread (a fork copies only the calling thread), and from then on
-only forks. It never receives a grader, a reference, a course file or learner code: a request
-holds a folder name, an environment, limits and a confinement plan, nothing else.
+autograder.runtime.zygote LISTEN_FD FOLDER``, with the worker's allow-listed environment and the
+same copy of the runtime package a fresh worker imports. It imports numpy, torch and the
+worker's code, checks that it runs one thread (a fork copies only the calling thread), and from
+then on only forks. It never receives a grader, a reference, a course file or learner code: a
+request holds a folder name, an environment, limits and a confinement plan, nothing else.
 
 Protocol, one ``SOCK_SEQPACKET`` connection per worker (the listening socket lives in a folder
 only the harness's user can enter, which every worker covers):
@@ -17,8 +17,8 @@ only the harness's user can enter, which every worker covers):
   when it cannot fork safely;
 * the harness closing the connection kills the worker's process group.
 
-The zygote exits, killing the workers it still has, when its stdin (a pipe from the process
-that started it) reaches end of file.
+The zygote exits, killing the workers it still has and removing FOLDER (its own), when its
+stdin (a pipe from the process that started it) reaches end of file.
 
 The forked child then does what a fresh worker does before learner code runs (see
 ``_become_worker``): its own session, fds 0/1/2 and the channel only, the harness's
@@ -50,13 +50,19 @@ NOT_SINGLE_THREADED = (
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     listener = socket.socket(fileno=int(args[0]))
+    folder = args[1] if len(args) > 1 else None
     _warm_up()
     threads = thread_count()
     if threads != 1:
         print(NOT_SINGLE_THREADED.format(threads=threads), file=sys.stderr)
         return 1
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the command that started us stops us
-    return _Server(listener).run()
+    code = _Server(listener).run()
+    if folder is not None:  # also when the command was killed and cannot remove it
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
+    return code
 
 
 def _warm_up() -> None:

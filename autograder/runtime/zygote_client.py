@@ -36,6 +36,7 @@ ENV = "AUTOGRADER_ZYGOTE"
 SOCKET_NAME = "zygote.sock"
 LOG_NAME = "zygote.log"
 MODULE = "autograder.runtime.zygote"
+STOP_GRACE = 2.0
 
 
 class ZygoteUnavailable(Exception):
@@ -57,11 +58,13 @@ class Zygote:
         return str(self.folder / "control" / SOCKET_NAME)
 
     def stop(self) -> None:
-        """Close its lifeline (it kills its remaining workers and exits), then its folder."""
+        """Close its lifeline (it kills its remaining workers and exits), then its folder. A
+        zygote still importing torch cannot read it: it is killed after STOP_GRACE seconds
+        (its workers, if any, end when their harness closes their channel)."""
         try:
             if self.process.stdin is not None:
                 self.process.stdin.close()
-            self.process.wait(timeout=10)
+            self.process.wait(timeout=STOP_GRACE)
         except (OSError, subprocess.TimeoutExpired):
             self.process.kill()
             self.process.wait()
@@ -84,7 +87,7 @@ def start() -> Zygote:
             listener.listen(64)
             command = [sys.executable, *sandbox.PYTHON_FLAGS, "-m", MODULE]
             process = subprocess.Popen(
-                [*command, str(listener.fileno())],
+                [*command, str(listener.fileno()), str(folder)],
                 stdin=subprocess.PIPE,
                 stdout=log,
                 stderr=log,
