@@ -5,6 +5,7 @@ points rule of results.py; the component's points are the sum of those cells' po
 decides pass or fail inside the sandbox (autograder/notebook/runner.py); this side only accepts
 the cells the instructor's source notebook defines, with the points it gives them, and turns
 each failure into a sentence. A run that could not finish fails every test with one sentence.
+A message never quotes a line of the hidden tests (hidden.scrub).
 
 The manually graded written answer is not an autograded test: it is graded by the instructor
 in nbgrader (see docs/notebook.md) and never counts in results.json.
@@ -13,9 +14,13 @@ in nbgrader (see docs/notebook.md) and never counts in results.json.
 from __future__ import annotations
 
 import importlib.util
+import json
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from autograder.notebook.course import GradeCell, NotebookAssignment
+from autograder.notebook.hidden import hidden_lines, scrub
 from autograder.notebook.sandbox import (
     MAX_NOTEBOOK_BYTES,
     LearnerReport,
@@ -77,10 +82,12 @@ def grade_notebook(
     memory_mb: int = 4096,
     keep: Path | None = None,
     grader_errors: list[str] | None = None,
+    hide: Sequence[Path] = (),
 ) -> list[TestResult]:
     """The autograded tests of one learner's `notebook`, graded by nbgrader in its own sandbox.
     `keep`: a folder for the autograded notebook (FEEDBACK_NAME, the learner's copy with
-    outputs). Problems that are not the learner's are also appended to `grader_errors`."""
+    outputs). Problems that are not the learner's are also appended to `grader_errors`.
+    `hide`: folders the run must not see besides the course root (the learner's repository)."""
     graded = grade_notebooks(
         assignment,
         {FEEDBACK_NAME.removesuffix(".ipynb"): notebook},
@@ -88,6 +95,7 @@ def grade_notebook(
         memory_mb=memory_mb,
         keep=keep,
         grader_errors=grader_errors,
+        hide=hide,
     )
     return next(iter(graded.values()))
 
@@ -100,6 +108,7 @@ def grade_notebooks(
     memory_mb: int = 4096,
     keep: Path | None = None,
     grader_errors: list[str] | None = None,
+    hide: Sequence[Path] = (),
 ) -> dict[str, list[TestResult]]:
     """{name: tests} for several notebooks graded in ONE sandboxed nbgrader run (one start-up
     cost). Only for notebooks of one origin: learners in one run share one sandbox."""
@@ -128,14 +137,17 @@ def grade_notebooks(
         cell_timeout=cell_timeout,
         memory_mb=memory_mb,
         keep=keep,
+        hide=hide,
     )
+    hidden = hidden_lines(json.loads(assignment.source_notebook.read_text(encoding="utf-8")))
     for name in runnable:
         learner = report.learners.get(name)
         if learner is None or not learner.ok:
             kind = "timeout" if report.killed else "exception"
             results[name] = every(_run_failure(report, learner, assignment), kind)
         else:
-            results[name] = _cell_results(assignment, cells, learner, cell_timeout, errors)
+            tests = _cell_results(assignment, cells, learner, cell_timeout, errors)
+            results[name] = [replace(t, message=scrub(t.message, hidden)) for t in tests]
     return {name: results[name] for name in notebooks}
 
 

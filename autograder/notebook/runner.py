@@ -3,14 +3,17 @@
 Run by autograder/notebook/sandbox.py as::
 
     python -m autograder.notebook.runner MODE COURSE_DIR ASSIGNMENT STUDENTS MEMORY_MB FILE_MB \
-        CELL_TIMEOUT OUT_JSON
+        CELL_TIMEOUT OUT_JSON [PLAN]
 
 MODE is ``release`` (nbgrader generate_assignment only) or ``autograde`` (generate_assignment,
 then nbgrader autograde of ``submitted/STUDENT/ASSIGNMENT`` for each comma-separated STUDENT, one
-after the other, nbgrader imported once). The process applies the same rlimits as the module
-worker to itself before importing nbgrader, so the learners' kernels (its children) inherit
-them. It writes OUT_JSON: {"ok", "log", "students": {STUDENT: {"ok", "error", "cells": [{grade_id,
-score, max_score, needs_manual, error}], "timeouts": [cell ids], "failed": [[cell id, error]]}}}.
+after the other, nbgrader imported once). Before importing nbgrader the process confines itself
+with PLAN (the JSON plan of autograder/runtime/isolation.confine, as the module worker does) and
+applies the module worker's rlimits, so the learners' kernels (its children) inherit both. The
+kernels talk to nbgrader over Unix sockets (jupyter_client's `ipc` transport): a confined run has
+no network, not even loopback. It writes OUT_JSON: {"ok", "log", "isolation", "students":
+{STUDENT: {"ok", "error", "cells": [{grade_id, score, max_score, needs_manual, error}],
+"timeouts": [cell ids], "failed": [[cell id, error]]}}}.
 Everything it reports is checked again by the trusted side (autograder/notebook/grade.py)
 against the instructor's source notebook.
 """
@@ -18,6 +21,7 @@ against the instructor's source notebook.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,21 +32,31 @@ MAX_ERROR_CHARS = 600
 
 
 def main(argv: list[str]) -> int:
-    mode, course_dir, assignment, students, memory_mb, file_mb, cell_timeout, out = argv
+    mode, course_dir, assignment, students, memory_mb, file_mb, cell_timeout, out = argv[:8]
+    plan = json.loads(argv[8]) if len(argv) > 8 else {}
+    from autograder.runtime.isolation import confine
     from autograder.runtime.sandbox import apply_worker_limits
 
+    confined = confine(plan)
     apply_worker_limits(int(memory_mb), int(file_mb))
-    report: dict[str, Any] = {"ok": False, "log": "", "students": {}}
+    report: dict[str, Any] = {"ok": False, "log": "", "students": {}, "isolation": confined}
     try:
         names = [s for s in students.split(",") if s]
-        report.update(_run(mode, Path(course_dir), assignment, names, float(cell_timeout), out))
+        timeout = float(cell_timeout)
+        report.update(_run(mode, Path(course_dir), assignment, names, timeout, out, confined))
     finally:
         Path(out).write_text(json.dumps(report), encoding="utf-8")
     return 0 if report["ok"] else 3
 
 
 def _run(
-    mode: str, root: Path, assignment: str, students: list[str], timeout: float, out: str
+    mode: str,
+    root: Path,
+    assignment: str,
+    students: list[str],
+    timeout: float,
+    out: str,
+    confined: dict[str, Any],
 ) -> dict[str, Any]:
     from nbgrader.apps.api import NbGraderAPI
     from traitlets.config.loader import PyFileConfigLoader
@@ -50,6 +64,11 @@ def _run(
     config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
     config.CourseDirectory.root = str(root)
     config.Execute.timeout = max(1, round(timeout))
+    # Unix sockets, no TCP port; an absolute path, as the kernel starts in the notebook's folder.
+    config.KernelManager.transport = "ipc"
+    sockets = Path(os.environ.get("JUPYTER_RUNTIME_DIR") or root / ".kernels")
+    sockets.mkdir(parents=True, exist_ok=True)
+    config.KernelManager.ip = str(sockets / "kernel")
     api = NbGraderAPI(config=config)
     generated = api.generate_assignment(assignment, force=True, create=True)
     log = generated.get("log", "") + generated.get("error", "")
@@ -67,7 +86,8 @@ def _run(
         if graded["success"]:
             results[student].update(_scores(api, root, assignment, student))
         # Written after each learner, so a later learner's kill keeps the earlier grades.
-        Path(out).write_text(json.dumps({"ok": True, "log": log, "students": results}))
+        done = {"ok": True, "log": log, "students": results, "isolation": confined}
+        Path(out).write_text(json.dumps(done))
     return {"ok": True, "log": log, "students": results}
 
 

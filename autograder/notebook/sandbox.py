@@ -6,11 +6,11 @@ Layout of one run's private temporary directory (mode 0700)::
       course/                   a copy of the nbgrader course folder (config + this assignment's
                                 source); nbgrader writes release/, gradebook.db, autograded/ here
         submitted/learnerN/<id>/<id>.ipynb     each learner's notebook (size-capped copy)
+      framework/                on PYTHONPATH: a stub `autograder` package with only the runner,
+                                the two preprocessors and a copy of autograder/runtime (the
+                                original repository may be hidden from the run)
       home/                     HOME, TMPDIR, Jupyter/IPython/matplotlib folders
       report.json               what the runner reports (autograder/notebook/runner.py)
-
-The autograded notebook kept for the learner has its hidden tests cut out (nbgrader puts them
-back into the test cells to run them).
       output.log                the runner's and the kernel's stdout/stderr
 
 The runner process gets the module worker's treatment (autograder/runtime/sandbox.py): an
@@ -18,6 +18,18 @@ allow-listed environment, its own session (process group), the address-space and
 limits, no core dumps, and a wall-clock limit after which the whole group is killed. Inside it,
 nbgrader interrupts any cell running past the per-cell time-out; the wall-clock limit is the
 backstop for a kernel that ignores the interrupt.
+
+It is also confined like the module worker, at the level autograder/runtime/isolation.py finds
+(SECURITY.md): under `unshare` it is PID 1 of its own PID namespace (the kernel and anything
+learner code starts die with it), has no network (the kernel talks to nbgrader over Unix
+sockets, runner.py), and, before nbgrader starts, covers the course root (references, hidden
+module tests, the source notebook), the harness's folder and home and the learners' original
+notebooks with empty read-only mounts, and makes every other file system read-only except this
+private folder. Without namespaces it falls back to the process group, as the worker does.
+
+The autograded notebook kept for the learner has its hidden tests cut out and its outputs
+scrubbed of quoted hidden lines (hidden.py; nbgrader puts them back into the test cells to run
+them).
 """
 
 from __future__ import annotations
@@ -29,23 +41,26 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from autograder.notebook.course import CONFIG_FILE, NotebookAssignment
-from autograder.runtime.sandbox import worker_environment
+from autograder.notebook.hidden import hidden_lines, without_hidden_tests
+from autograder.runtime import isolation
+from autograder.runtime.sandbox import RUNTIME_DIR, confinement_plan, worker_environment
 
 MAX_NOTEBOOK_BYTES = 5 * 1024 * 1024
-HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
-HIDDEN_NOTE = "# (hidden tests ran here; they are not shown)"
 MAX_REPORT_BYTES = 2 * 1024 * 1024
 STUDENT = "learner{index}"  # nbgrader's student ids; learners' own names never reach nbgrader
 #: Seconds for Python, nbgrader and the kernel to start and for nbgrader to generate the
 #: assignment, before any learner cell runs (a loaded 2-core machine needs most of it).
 STARTUP_ALLOWANCE = 180.0
-#: The package root that makes `autograder.notebook.preprocessors` importable for nbgrader.
-PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+#: What the run imports of ours (autograder/notebook/<name>), copied into framework/.
+NOTEBOOK_DIR = Path(__file__).resolve().parent
+FRAMEWORK_FILES = ("runner.py", "preprocessors.py")
+_STUB_INIT = '"""Only the notebook runner, its preprocessors and autograder.runtime are here."""\n'
 
 
 @dataclass
@@ -71,6 +86,7 @@ class RunReport:
     exit_status: int | None = None
     pid: int = 0  # the runner's process (and process group) id
     wall_timeout: float = 0.0  # the wall-clock limit the run had, in seconds
+    isolation: dict[str, Any] = field(default_factory=dict)  # what isolation.confine applied
 
 
 def run_nbgrader(
@@ -83,11 +99,13 @@ def run_nbgrader(
     file_mb: int = 64,
     wall_timeout: float | None = None,
     keep: Path | None = None,
+    hide: Sequence[Path] = (),
 ) -> RunReport:
     """Run the runner in `mode` ("release", or "autograde" of each of `notebooks`, by learner
     name) on one private copy of the course folder. `keep`: a folder that receives each
     autograded notebook as `<name>.ipynb` (autograde) or the released notebook and its data
-    files (release).
+    files (release). `hide`: more folders the run must not see (e.g. the learners'
+    repositories); the course root and each notebook's folder are always hidden.
 
     Learners graded in one run share one sandbox: grade mutually untrusted learners in separate
     runs (`autograder grade` does); batching is for notebooks of one origin (tests, examples)."""
@@ -108,15 +126,20 @@ def run_nbgrader(
             shutil.copyfile(notebook, submitted / f"{assignment.assignment}.ipynb")
         home = base / "home"
         home.mkdir()
+        framework = _framework(base)
+        level, prefix = isolation.probe()
+        course_root = assignment.course_dir.parent
+        covered = [course_root, *hide, *(Path(n).resolve().parent for n in notebooks.values())]
+        plan = confinement_plan(level, base, covered)
         code_cells = _count_code_cells(assignment.source_notebook)
         if wall_timeout is None:
             per_learner = STARTUP_ALLOWANCE / 3 + cell_timeout * (code_cells + 2)
             wall_timeout = STARTUP_ALLOWANCE + per_learner * len(notebooks)
         report_path = base / "report.json"
-        command = [sys.executable, "-s", "-B", "-m", "autograder.notebook.runner", mode]
+        command = [*prefix, sys.executable, "-s", "-B", "-m", "autograder.notebook.runner", mode]
         command += [str(course), assignment.assignment, ",".join(ids.values())]
         command += [str(memory_mb), str(file_mb)]
-        command += [str(cell_timeout), str(report_path)]
+        command += [str(cell_timeout), str(report_path), json.dumps(plan)]
         with open(base / "output.log", "ab") as capture:
             process = subprocess.Popen(
                 command,
@@ -124,7 +147,7 @@ def run_nbgrader(
                 stdout=capture,
                 stderr=capture,
                 cwd=course,
-                env=notebook_environment(home),
+                env=notebook_environment(home, framework),
                 start_new_session=True,
             )
             killed = False
@@ -139,16 +162,17 @@ def run_nbgrader(
         report.wall_timeout = wall_timeout
         report.pid = process.pid
         if keep is not None and report.ok:
-            _keep(course, assignment, mode, keep, ids)
+            hidden = hidden_lines(json.loads(assignment.source_notebook.read_text("utf-8")))
+            _keep(course, assignment, mode, keep, ids, hidden)
         return report
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
 
-def notebook_environment(home: Path) -> dict[str, str]:
+def notebook_environment(home: Path, framework: Path) -> dict[str, str]:
     """The runner's whole environment: the module worker's allow-list (no tokens or secrets),
-    plus private Jupyter folders and headless plots."""
-    env = worker_environment(home, PACKAGE_ROOT)
+    plus private Jupyter folders and headless plots. `framework`: the folder on PYTHONPATH."""
+    env = worker_environment(home, framework)
     env.update(
         MPLBACKEND="Agg",
         MPLCONFIGDIR=str(home / "matplotlib"),
@@ -159,6 +183,20 @@ def notebook_environment(home: Path) -> dict[str, str]:
         JUPYTER_PLATFORM_DIRS="1",
     )
     return env
+
+
+def _framework(base: Path) -> Path:
+    """base/framework: a stub `autograder` package holding the runner, the preprocessors that
+    nbgrader_config.py names and a copy of autograder/runtime (confine, the rlimits)."""
+    framework = base / "framework"
+    package = framework / "autograder"
+    (package / "notebook").mkdir(parents=True)
+    (package / "__init__.py").write_text(_STUB_INIT)
+    (package / "notebook" / "__init__.py").write_text(_STUB_INIT)
+    for name in FRAMEWORK_FILES:
+        shutil.copyfile(NOTEBOOK_DIR / name, package / "notebook" / name)
+    shutil.copytree(RUNTIME_DIR, package / "runtime", ignore=shutil.ignore_patterns("__pycache__"))
+    return framework
 
 
 def _count_code_cells(path: Path) -> int:
@@ -188,6 +226,7 @@ def _read_report(path: Path, ids: dict[str, str], *, killed: bool, status: int |
     students = data.get("students")
     students = students if isinstance(students, dict) else {}
     learners = {}
+    confined = data.get("isolation")
     for name, student in ids.items():
         got = students.get(student)
         if isinstance(got, dict):
@@ -205,6 +244,7 @@ def _read_report(path: Path, ids: dict[str, str], *, killed: bool, status: int |
         log=str(data.get("log", "")),
         killed=killed,
         exit_status=status,
+        isolation=confined if isinstance(confined, dict) else {},
     )
 
 
@@ -224,7 +264,12 @@ def _tail(path: Path, limit: int = 20_000) -> str:
 
 
 def _keep(
-    course: Path, assignment: NotebookAssignment, mode: str, keep: Path, ids: dict[str, str]
+    course: Path,
+    assignment: NotebookAssignment,
+    mode: str,
+    keep: Path,
+    ids: dict[str, str],
+    hidden: frozenset[str],
 ) -> None:
     keep.mkdir(parents=True, exist_ok=True)
     if mode == "release":
@@ -241,29 +286,6 @@ def _keep(
                 document = json.loads(notebook.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 continue
-            text = json.dumps(without_hidden_tests(document), indent=1, ensure_ascii=False)
+            learner = without_hidden_tests(document, hidden)
+            text = json.dumps(learner, indent=1, ensure_ascii=False)
             (keep / f"{name}.ipynb").write_text(text + "\n", encoding="utf-8")
-
-
-def without_hidden_tests(document: dict[str, Any]) -> dict[str, Any]:
-    """An autograded notebook for the learner's eyes: nbgrader restored the hidden tests into
-    the test cells to run them; their lines (markers included) are replaced by one comment."""
-    for cell in document.get("cells", []):
-        source = cell.get("source", "")
-        text = "".join(source) if isinstance(source, list) else str(source)
-        if HIDDEN_BEGIN in text:
-            cell["source"] = _strip_hidden(text)
-    return document
-
-
-def _strip_hidden(text: str) -> str:
-    kept, hidden = [], False
-    for line in text.splitlines():
-        if line.strip() == HIDDEN_BEGIN:
-            hidden = True
-            kept.append(HIDDEN_NOTE)
-        elif line.strip() == HIDDEN_END:
-            hidden = False
-        elif not hidden:
-            kept.append(line)
-    return "\n".join(kept)

@@ -43,6 +43,7 @@ def add_notebook(
             memory_mb=config.limits.memory_mb,
             keep=out_dir,
             grader_errors=errors,
+            hide=(root,),
         )
         result = with_notebook(result, assignment, tests, errors)
     return result

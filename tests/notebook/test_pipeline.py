@@ -18,6 +18,10 @@ whole repository (amara's modules and the correct notebook), in parallel. Expect
   no test depends on it.
 * garbage (built here): 0, a file that is not a notebook, each test saying so; the other
   notebooks of the same run are graded all the same.
+* probe (built here from correct): 20. A cell tries to read the hidden module tests, the
+  course's source notebook (solutions, hidden tests), the sandbox's own copy of it and its own
+  original file, to write outside its folder, to open sockets and to count processes; a last
+  cell prints the kernel's input history (`In`), which holds the hidden tests nbgrader ran.
 """
 
 from __future__ import annotations
@@ -42,12 +46,59 @@ from autograder.notebook.grade import (  # noqa: E402
     EARLIER_TIMEOUT,
     NOT_A_NOTEBOOK,
 )
+from autograder.notebook.hidden import SCRUBBED, hidden_lines  # noqa: E402
 from autograder.notebook.sandbox import run_nbgrader  # noqa: E402
+from autograder.runtime import isolation  # noqa: E402
 from tests.notebook.conftest import EXAMPLES, LEARNER_PATH, ROOT  # noqa: E402
 
 CELL_TIMEOUT = 20.0  # generous: a loaded 2-core machine imports gensim slowly
 NOT_DONE = "Replace this line with your code; this step is not done yet."
-EXPECTED = {"correct": 20, "untouched": 0, "broken": 17, "hanging": 16, "hog": 20, "garbage": 0}
+EXPECTED = {
+    "correct": 20,
+    "untouched": 0,
+    "broken": 17,
+    "hanging": 16,
+    "hog": 20,
+    "garbage": 0,
+    "probe": 20,
+}
+PROBE = """import json, os, socket
+
+def _read(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read(100).decode(errors="replace")
+    except OSError as exc:
+        return type(exc).__name__
+
+def _write(path):
+    try:
+        with open(path, "w") as f:
+            f.write("x")
+        return "written"
+    except OSError as exc:
+        return type(exc).__name__
+
+def _connect(host, port):
+    try:
+        socket.create_connection((host, port), timeout=2).close()
+        return "connected"
+    except OSError as exc:
+        return type(exc).__name__
+
+print("PROBE " + json.dumps({
+    "hidden_tests": _read(%(hidden)r),
+    "source_notebook": _read(%(source)r),
+    "private_source": _read("../../../source/contextual_vectors/contextual_vectors.ipynb"),
+    "original": _read(%(original)r),
+    "write_system": _write("/usr/autograder-notebook-probe"),
+    "write_here": _write("probe.txt"),
+    "network": _connect("1.1.1.1", 53),
+    "loopback": _connect("127.0.0.1", 22),
+    "processes": len([p for p in os.listdir("/proc") if p.isdigit()]),
+}))
+"""
+LEAK = 'print("LEAK " + "\\n".join(In))  # every cell the kernel ran, hidden tests included'
 
 
 def hog_notebook(folder: Path) -> Path:
@@ -71,9 +122,10 @@ def runs(tmp_path_factory):
     """(tests by example, feedback folder, released paths, killed-run report), run side by side."""
     assignment = only_assignment(ROOT)
     base = tmp_path_factory.mktemp("notebook_pipeline")
-    built = ("hog", "garbage")
+    built = ("hog", "garbage", "probe")
     notebooks = {name: EXAMPLES / name / LEARNER_PATH for name in EXPECTED if name not in built}
     notebooks["hog"] = hog_notebook(base)
+    notebooks["probe"] = probe_notebook(base)
     notebooks["garbage"] = base / "garbage.ipynb"
     notebooks["garbage"].write_text("print('this is not a notebook')\n", encoding="utf-8")
     feedback = base / "feedback"
@@ -112,6 +164,22 @@ def runs(tmp_path_factory):
         cut = pool.submit(killed)
         graded_cli = pool.submit(cli)
         return graded.result(), feedback, released.result(), cut.result(), graded_cli.result()
+
+
+def probe_notebook(folder: Path) -> Path:
+    """The correct notebook with the probe cell after the loaders and the leak cell last."""
+    document = json.loads((EXAMPLES / "correct" / LEARNER_PATH).read_text(encoding="utf-8"))
+    path = folder / "probe.ipynb"
+    source = PROBE % {
+        "hidden": str(ROOT / "tests" / "graders" / "hidden" / "oracles.py"),
+        "source": str(only_assignment(ROOT).source_notebook),
+        "original": str(path),
+    }
+    for index, text in ((4, source), (len(document["cells"]), LEAK)):
+        cell = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": []}
+        document["cells"].insert(index, {**cell, "id": f"probe{index}", "source": text})
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
 
 
 def grade_id(cell):
@@ -247,3 +315,44 @@ def test_the_learners_graded_copies_show_no_hidden_tests(runs):
         for secret in ("BEGIN HIDDEN TESTS", "zzqxv", "table5", "rng_h"):
             assert secret not in sources, (name, secret)
         assert "hidden tests ran here" in sources
+
+
+def _outputs(document) -> list[str]:
+    texts = []
+    for cell in document["cells"]:
+        for output in cell.get("outputs", []):
+            texts.append("".join(output.get("text", "")) + output.get("evalue", ""))
+            texts += output.get("traceback", [])
+            texts += ["".join(v) for v in output.get("data", {}).values() if isinstance(v, list)]
+    return texts
+
+
+def test_a_notebook_cell_cannot_reach_the_course_the_network_or_the_disk(runs):
+    document = json.loads((runs[1] / "probe.ipynb").read_text(encoding="utf-8"))
+    (line,) = [t for t in _outputs(document) if t.startswith("PROBE ")]
+    got = json.loads(line.removeprefix("PROBE "))
+    assert got["private_source"] == "FileNotFoundError"  # deleted before learner code ran
+    assert got["write_here"] == "written"
+    level = isolation.probe()[0]
+    if level == isolation.PROCESS_GROUP:
+        pytest.skip("this machine allows no namespaces: the run is confined to its process group")
+    assert got["hidden_tests"] == got["source_notebook"] == "PermissionError", got
+    assert got["original"] == "PermissionError", got  # the learner's own submitted file
+    assert got["write_system"] == "OSError", got  # a read-only file system
+    assert got["network"] == got["loopback"] == "OSError", got  # no interface is up
+    assert got["processes"] <= 3, got  # nbgrader's runner and the kernel, in their namespace
+
+
+def test_the_learners_copy_never_quotes_a_hidden_line(runs):
+    """The leak cell printed every hidden test the kernel ran; each such line is scrubbed,
+    as is the traceback line an IPython error would quote."""
+    hidden = hidden_lines(json.loads(only_assignment(ROOT).source_notebook.read_text("utf-8")))
+    assert len(hidden) > 10
+    for name in set(EXPECTED) - {"garbage"}:
+        document = json.loads((runs[1] / f"{name}.ipynb").read_text(encoding="utf-8"))
+        outputs = _outputs(document)
+        for line in hidden:
+            assert not any(line in text for text in outputs), (name, line)
+    probe = json.loads((runs[1] / "probe.ipynb").read_text(encoding="utf-8"))
+    (leak,) = [t for t in _outputs(probe) if t.startswith("LEAK ")]
+    assert SCRUBBED in leak and "def lookup(" in leak  # the learner's own code stays

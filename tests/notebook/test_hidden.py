@@ -1,0 +1,74 @@
+"""What the learner gets back never quotes the notebook's hidden tests (notebook/hidden.py).
+
+Plain dictionaries stand in for notebooks: no nbgrader needed."""
+
+from autograder.notebook.hidden import (
+    HIDDEN_NOTE,
+    SCRUBBED,
+    hidden_lines,
+    scrub,
+    without_hidden_tests,
+)
+
+TEST_CELL = (
+    "assert lookup(vectors, ['cat']).shape == (1, 50)\n"
+    "### BEGIN HIDDEN TESTS\n"
+    "X_h, missing_h = lookup(vectors, ['zzqxv', 'The'])\n"
+    "assert missing_h == ['zzqxv'], 'Missing words in order.'\n"
+    "pass\n"
+    "### END HIDDEN TESTS\n"
+)
+HIDDEN_ASSERT = "assert missing_h == ['zzqxv'], 'Missing words in order.'"
+# How IPython colours the quoted line of a traceback: codes inside the quote.
+COLOURED = (
+    "\x1b[0;32m----> 4\x1b[0m \x1b[38;5;28;01massert\x1b[39;00m missing_h \x1b[38;5;241m==\x1b"
+    "[39m [\x1b[38;5;124m'zzqxv'\x1b[39m], \x1b[38;5;124m'Missing words in order.'\x1b[39m"
+)
+
+
+def _notebook(source, outputs: list) -> dict:
+    return {"cells": [{"cell_type": "code", "source": source, "outputs": outputs}]}
+
+
+def test_hidden_lines_are_the_long_enough_lines_between_the_markers():
+    lines = hidden_lines(_notebook(TEST_CELL.splitlines(keepends=True), []))
+    assert lines == {"X_h, missing_h = lookup(vectors, ['zzqxv', 'The'])", HIDDEN_ASSERT}
+    # "pass" is too short to say anything; the visible assert is not hidden
+
+
+def test_scrub_replaces_each_line_that_quotes_a_hidden_line_even_in_colour():
+    hidden = hidden_lines(_notebook(TEST_CELL, []))
+    traceback = f"Cell In[7], line 4\n{COLOURED}\nAssertionError: Missing words in order."
+    assert scrub(traceback, hidden).split("\n") == [
+        "Cell In[7], line 4",
+        SCRUBBED,
+        "AssertionError: Missing words in order.",  # the instructor's message stays
+    ]
+    assert scrub(f"before\n  {HIDDEN_ASSERT}  \nafter", hidden) == f"before\n{SCRUBBED}\nafter"
+    assert scrub("nothing hidden here", hidden) == "nothing hidden here"
+    assert scrub(HIDDEN_ASSERT, ()) == HIDDEN_ASSERT
+
+
+def test_the_learners_copy_has_no_hidden_source_and_no_quoting_output():
+    hidden = hidden_lines(_notebook(TEST_CELL, []))
+    outputs = [
+        {"output_type": "stream", "name": "stdout", "text": ["ok\n", HIDDEN_ASSERT + "\n"]},
+        {
+            "output_type": "error",
+            "ename": "AssertionError",
+            "evalue": "Missing words in order.",
+            "traceback": ["Cell In[7], line 4", COLOURED],
+        },
+        {"output_type": "execute_result", "data": {"text/plain": [HIDDEN_ASSERT]}},
+    ]
+    document = without_hidden_tests(_notebook(TEST_CELL, outputs), hidden)
+    (cell,) = document["cells"]
+    assert cell["source"].split("\n") == [
+        "assert lookup(vectors, ['cat']).shape == (1, 50)",
+        HIDDEN_NOTE,
+    ]
+    stream, error, result = cell["outputs"]
+    assert stream["text"] == f"ok\n{SCRUBBED}\n"
+    assert error["traceback"] == ["Cell In[7], line 4", SCRUBBED]
+    assert error["evalue"] == "Missing words in order."
+    assert result["data"]["text/plain"] == SCRUBBED
