@@ -201,3 +201,68 @@ def test_the_user_namespace_level_confines_an_unprivileged_worker(tmp_path):
         assert (folder / "base" / "inside.txt").exists()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+FORKED_USERNS_PROBE = """
+import json, os, sys
+sys.path.insert(0, sys.argv[1])
+import isolation
+folder = sys.argv[1]
+os.chdir(folder + "/base")
+read, write = os.pipe()
+if os.fork() == 0:  # the zygote's child: enter the namespaces, then confine as the worker does
+    os.close(read)
+    isolation.enter_namespaces(isolation.USER_NAMESPACES)
+    plan = {"level": isolation.USER_NAMESPACES, "hide": [folder + "/secret"],
+            "writable": folder + "/base", "uid_ok": False}
+    out = {"pid": os.getpid(), "report": isolation.confine(plan)}
+    out["processes"] = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+    try:
+        out["read"] = open(folder + "/secret/reference.py").read()
+    except OSError as exc:
+        out["read"] = type(exc).__name__
+    os.write(write, json.dumps(out).encode())
+    os._exit(7)
+os.close(write)
+data = b""
+while chunk := os.read(read, 65536):
+    data += chunk
+_, status = os.wait()
+print(json.dumps({"child": json.loads(data), "status": os.waitstatus_to_exitcode(status)}))
+"""
+
+
+def test_the_forked_user_namespace_path_confines_an_unprivileged_worker():
+    """What the zygote's child does at the user-namespaces level (isolation.enter_namespaces,
+    then confine), run as `nobody` with the system Python: PID 1 of its own namespace, the
+    secret covered, and its exit status passed on by the process that waited for it."""
+    setpriv, python = shutil.which("setpriv"), "/usr/bin/python3"
+    if os.geteuid() != 0 or setpriv is None or not os.access(python, os.X_OK):
+        pytest.skip("needs root, setpriv and a system Python to become nobody")
+    folder = Path(tempfile.mkdtemp())
+    try:
+        (folder / "secret").mkdir()
+        (folder / "secret" / "reference.py").write_text("ANSWER = 42\n")
+        (folder / "base").mkdir()
+        shutil.copy(isolation.__file__, folder / "isolation.py")
+        for path in [folder, *folder.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        os.chown(folder / "base", isolation.NOBODY, isolation.NOBODY)
+        drop = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+        done = subprocess.run(
+            [*drop, python, "-c", FORKED_USERNS_PROBE, str(folder)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=folder,
+        )
+        if done.returncode != 0 and "unshare" in done.stderr:
+            pytest.skip(f"no unprivileged user namespaces here: {done.stderr.strip()}")
+        out = json.loads(done.stdout)
+        child = out["child"]
+        assert child["pid"] == 1 and child["processes"] == [1]
+        assert child["report"]["hidden"] == 1 and child["report"]["writable_mounts"] == []
+        assert child["read"] == "PermissionError"
+        assert out["status"] == 7
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
