@@ -152,13 +152,16 @@ def print_report(plan: Plan, rows: list[Row], console: Console) -> None:
     if failing:
         console.print()
     for row in failing:
-        console.print(Text(f"{row.case.label}: {' '.join(row.reasons)}"))
+        prefix = _KIND_PREFIX.get(row.case.kind, "")
+        console.print(Text(f"{prefix}{row.case.label}: {' '.join(row.reasons)}"))
 
 
 def check_table(plan: Plan, rows: list[Row]) -> Table:
     """Case, expected, got, named, verdict: the reference and the stubs first, then one section
-    per component (its name as a heading row) with its mutants, uncatalogued mistakes and
-    variants. Fits 80 columns, also when piped (rich then prints plain text, 80 wide)."""
+    per component (its name as a heading row) with its mutants (expected: loses points), its
+    catalogued mistakes without a mutant (expected: a mutant) and its variants (expected: full
+    marks), each by its slug. Fits 80 columns, also when piped (rich then prints plain text,
+    80 wide): the case names stay whole, the other cells wrap."""
     table = Table(
         title=f"{plan.config.course.name}: autograder check",
         title_justify="left",
@@ -167,7 +170,7 @@ def check_table(plan: Plan, rows: list[Row]) -> Table:
         pad_edge=False,
         collapse_padding=True,
     )
-    table.add_column("Case", overflow="fold", min_width=12)
+    table.add_column("Case", no_wrap=True, overflow="fold")
     table.add_column("Expected", overflow="fold")
     table.add_column("Got", overflow="fold")
     table.add_column("Named", no_wrap=True)
@@ -182,8 +185,7 @@ def check_table(plan: Plan, rows: list[Row]) -> Table:
         table.add_section()
         table.add_row(Text(component.name, style="bold"))
         for row in sorted(own, key=lambda r: _ORDER[r.case.kind]):
-            slug = row.case.label.split("/", 1)[1]
-            _add_row(table, row, f"  {_KIND_PREFIX[row.case.kind]}{slug}")
+            _add_row(table, row, "  " + row.case.label.split("/", 1)[1])
     return table
 
 

@@ -78,12 +78,12 @@ def test_toy_check_table_has_one_verdict_per_case(toy_check):
     rows = table_rows(output)
     assert rows["reference"] == ["full marks", "15/15", "ok"]
     assert rows["stubs"] == ["zero", "0/15", "ok"]
-    assert rows["mutant adds-factor"] == ["loses points", "5/10", "no", "not named"]
-    assert rows["mutant accepts-infinity"] == ["loses points", "10/10", "-", "missed"]
-    assert rows["mutant no-sqrt"][0] == "loses points"
-    assert rows["mutant no-sqrt"][-2:] == ["yes", "ok"]
-    assert rows["variant np-multiply"] == ["full marks", "15/15", "ok"]
-    assert rows["variant linalg-norm"] == ["full marks", "10/15 (normalize)", "loses points"]
+    assert rows["adds-factor"] == ["loses points", "5/10", "no", "not named"]
+    assert rows["accepts-infinity"] == ["loses points", "10/10", "-", "missed"]
+    assert rows["no-sqrt"][0] == "loses points"
+    assert rows["no-sqrt"][-2:] == ["yes", "ok"]
+    assert rows["np-multiply"] == ["full marks", "15/15", "ok"]
+    assert rows["linalg-norm"] == ["full marks", "10/15 (normalize)", "loses points"]
 
 
 def test_toy_check_scores_and_explains_each_failure(toy_check):
@@ -93,20 +93,20 @@ def test_toy_check_scores_and_explains_each_failure(toy_check):
     assert "Variants: 1/2 keep full marks" in lines
     text = " ".join(output.split())
     assert (
-        "scale/adds-factor: The graders catch this mistake but no failing test of scale names "
-        "[scale/adds-factor]; pass mistake('scale/adds-factor') to the check that fails."
+        "mutant scale/adds-factor: The graders catch this mistake but no failing test of scale "
+        "names [scale/adds-factor]; pass mistake('scale/adds-factor') to the check that fails."
     ) in text
     assert (
-        "scale/accepts-infinity: The graders miss this mistake: scale keeps full marks with it "
-        "planted; add a test that fails on it."
+        "mutant scale/accepts-infinity: The graders miss this mistake: scale keeps full marks "
+        "with it planted; add a test that fails on it."
     ) in text
     assert (
-        "normalize/linalg-norm: It should keep full marks but loses points in normalize "
+        "variant normalize/linalg-norm: It should keep full marks but loses points in normalize "
         '(0.00 / 5.00). First failure: "Normalizing: normalize(v) has length 1 and points '
         'along v": Write the norm yourself; numpy.linalg.norm does it for you, so this '
         "component scores zero."
     ) in text
-    assert "normalize/no-sqrt:" not in text  # it passed: no paragraph
+    assert "mutant normalize/no-sqrt:" not in text  # it passed: no paragraph
 
 
 def test_toy_check_fits_80_columns(toy_check):
@@ -139,8 +139,8 @@ def test_a_course_whose_graders_catch_every_mutant_exits_0(tmp_path):
     code, output, errors = run_main(course=course / "course.toml", components=["normalize"])
     assert code == 0, output + errors
     rows = table_rows(output)
-    assert set(rows) >= {"reference", "stubs", "mutant no-sqrt"}
-    assert "mutant adds-factor" not in rows  # --component normalize
+    assert set(rows) >= {"reference", "stubs", "no-sqrt"}
+    assert "adds-factor" not in rows  # --component normalize
     assert "Mutation score: 1/1 caught and named (100%)" in output.splitlines()
     assert "Variants: 0/0 keep full marks" in output.splitlines()
     assert "3 cases graded in" in output
@@ -186,6 +186,13 @@ def test_mutant_that_does_not_apply_and_mistake_without_mutant(toy, tmp_path):
         "Variants: 0/0 keep full marks",
         "Catalogued mistakes without a mutant: 1",
     ]
+    printed = io.StringIO()
+    check.print_report(plan, rows, Console(file=printed, width=80, highlight=False))
+    text = " ".join(printed.getvalue().split())
+    assert "no-sqrt loses points - - not applied" in text
+    assert "accepts-infinity a mutant none no mutant" in text
+    assert "mutant normalize/no-sqrt: The mutant normalize/no-sqrt cannot be applied:" in text
+    assert "mistake scale/accepts-infinity: The catalogued mistake" in text
 
 
 def test_a_catalogued_mistake_without_mutant_becomes_a_case(toy, tmp_path):
