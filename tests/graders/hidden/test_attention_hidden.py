@@ -1,5 +1,6 @@
 """Hidden graders for t101/attention.py: larger and batched shapes, masks with fully masked rows,
-the class notebook's seeded SelfAttention run, compared with the reference and the built-ins."""
+the class notebook's seeded SelfAttention run, compared with the reference and the built-ins; a
+result that matches a known mistake (mistakes/attention.toml) is named, without values."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from torch import nn
 from autograder.feedback import expect, expect_close, expect_raises
 from tests.graders.hidden.oracles import expect_grads_match, reference_grads
 from tests.graders.support.compare import describe_call, expect_pair
-from tests.graders.support.inputs import array, key_mask, permutation, tensor
+from tests.graders.support.inputs import array, key_mask, permutation, tensor, to_numpy
 from tests.graders.support.mistakes import (
     BATCHED_MATMUL_FAILED,
     hint_on_error,
@@ -228,8 +229,12 @@ def test_self_attention_module_blank_row_and_gradients(attention, learner, refer
     x, mask = tensor(rng, 2, 5, 10), torch.from_numpy(key_mask(rng, 2, 5, 5, blank_rows=1))
     with torch.no_grad():
         expected = ref(x, mask)
+        Q, K, V = (to_numpy(getattr(ref, f"W_{p}")(x)) for p in "qkv")
+    mistakes = sdpa_mistakes(Q, K, V, mask.numpy(), d_model=10)
     what = describe_call("SelfAttention(10, 4, 6)", ("x", x), ("mask", mask))
-    expect_pair(m(x, mask), expected, what=what, atol=1e-5, array_type=torch.Tensor)
+    expect_pair(
+        m(x, mask), expected, what=what, atol=1e-5, array_type=torch.Tensor, mistakes=mistakes
+    )
     g = tensor(rng, 2, 5, 6)
     expect_gradients(learner, m, x, mask, cotangent=g, what=what)
     expect_grads_match(

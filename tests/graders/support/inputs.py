@@ -19,6 +19,7 @@ __all__ = [
     "key_mask",
     "like_state",
     "mha_state",
+    "padding_mask",
     "permutation",
     "tensor",
     "to_numpy",
@@ -56,6 +57,19 @@ def key_mask(
     first = mask.reshape(-1, shape[-2], shape[-1])[0]  # (L, S), a view of the first matrix
     first[:blank_rows] = False
     return mask
+
+
+def padding_mask(rng: np.random.Generator, *batch: int, length: int) -> np.ndarray:
+    """A key padding mask `(*batch, 1, length)`: True for each sequence's real tokens, False for
+    the padding after them; it broadcasts over the queries (axis -2).
+
+    Every sequence pads at least one token (when length >= 2) and keeps at least two (when
+    length >= 3), so the mask, its inverse, its transpose onto the queries and the scale of the
+    scores all change the result.
+    """
+    fewest = 2 if length >= 3 else 1
+    keep = rng.integers(fewest, max(length, 2), size=(*batch, 1, 1))  # real tokens per sequence
+    return np.arange(length) < keep  # (*batch, 1, length)
 
 
 def permutation(rng: np.random.Generator, n: int) -> np.ndarray:

@@ -1,10 +1,11 @@
-"""Expected values from torch built-ins, and what the common mistakes would produce instead.
+"""Attention: expected values from torch built-ins, and what each known mistake gives instead.
 
 These ship with the visible graders, so they are built only from torch built-ins
-(`torch.softmax`, `F.scaled_dot_product_attention`, `F.layer_norm`, `F.linear`,
-`nn.MultiheadAttention` through support.torch_equivalents), never from a reference solution. A
-test hands the mistake arrays to `expect_close(..., mistakes={sentence: array})`, which names the
-mistake when the learner's result matches one of them.
+(`torch.softmax`, `F.scaled_dot_product_attention`) and the mistakes' own definitions, never
+from a reference solution, and they run in the trusted harness only. A test hands the mistake
+arrays to `expect_close(..., mistakes={sentence: array})`, which names the mistake when the
+learner's result matches one of them. Every sentence comes from the course's catalogue
+(mistakes/attention.toml, mistakes/softmax.toml): `[<id>] explanation. Read: course notes, ...`.
 
 All arrays here are float64 numpy unless a function says otherwise.
 Symbols: B batch, L query length, S key/value length, d_k query/key width, d_v value width,
@@ -22,30 +23,52 @@ import torch.nn.functional as F
 
 from autograder.feedback import GradingFailure
 from autograder.runtime.errors import LearnerError
+from tests.graders.support.catalogue import mistake
+from tests.graders.support.softmax_mistakes import NAN_ALL_INF, axis_mistakes, softmax_over
 
-# Learner-facing sentences, reused by the tests (each names the mistake and the fix).
-NO_SCALE = "your scores are not scaled: divide Q K^T by sqrt(d_k) before the softmax"
-SCALE_BY_D_K = "you divided the scores by d_k; divide them by sqrt(d_k)"
-SCALE_BY_D_V = (
-    "you scaled the scores by sqrt(d_v), the width of V; the scale is 1/sqrt(d_k), the width "
-    "of Q and K"
-)
-SCALE_BY_D_MODEL = (
-    "you scaled the scores by sqrt(d_model); the scale is 1/sqrt(d_k), the width of the "
-    "projected queries and keys (d_model // num_heads per head)"
-)
-SOFTMAX_OVER_QUERIES = (
-    "your weights are normalised over the query axis (-2); each query's row must sum to 1 over "
-    "the key axis (-1)"
-)
-K_ALL_AXES_TRANSPOSED = (
-    "you transposed all axes of K (K.T); swap only the last two (np.swapaxes(K, -1, -2)) so "
-    "that batched inputs keep their batch axes"
-)
-MASK_INVERTED = (
-    "your mask is inverted: True means the query MAY attend to that key, False means it may not"
-)
+__all__ = [  # softmax_over and axis_mistakes moved to softmax_mistakes; still importable here
+    "BATCHED_MATMUL_FAILED",
+    "BLANK_ROW_UNIFORM",
+    "K_ALL_AXES_TRANSPOSED",
+    "MASK_AFTER_SOFTMAX",
+    "MASK_FILL_SMALL_NEGATIVE",
+    "MASK_FILL_ZERO",
+    "MASK_INVERTED",
+    "NO_SCALE",
+    "PADDING_OVER_QUERIES",
+    "SCALE_BY_D_K",
+    "SCALE_BY_D_MODEL",
+    "SCALE_BY_D_V",
+    "SMALL_NEGATIVE_FILL",
+    "SOFTMAX_OVER_QUERIES",
+    "Mistakes",
+    "axis_mistakes",
+    "hint_on_error",
+    "sdpa",
+    "sdpa_mistakes",
+    "softmax_over",
+    "split_pairs",
+]
+
+# Learner-facing sentences (the catalogue's), reused by the tests and by mha_mistakes.
+NO_SCALE = mistake("attention/no-scale")
+SCALE_BY_D_K = mistake("attention/scale-by-d-k")
+SCALE_BY_D_V = mistake("attention/scale-by-d-v")
+SCALE_BY_D_MODEL = mistake("attention/scale-by-d-model")
+SOFTMAX_OVER_QUERIES = mistake("attention/softmax-over-queries")
+K_ALL_AXES_TRANSPOSED = mistake("attention/k-transposed-all-axes")
+MASK_FILL_ZERO = mistake("attention/mask-fill-zero")
+MASK_FILL_SMALL_NEGATIVE = mistake("attention/mask-fill-small-negative")
+BLANK_ROW_UNIFORM = mistake("attention/blank-row-uniform")
+MASK_AFTER_SOFTMAX = mistake("attention/mask-after-softmax")
+MASK_INVERTED = mistake("attention/mask-inverted")
+PADDING_OVER_QUERIES = mistake("attention/padding-over-queries")
 BATCHED_MATMUL_FAILED = "with batched inputs, if you wrote K.T: " + K_ALL_AXES_TRANSPOSED
+
+# The small negative the mask-fill-small-negative mistake is recognised by (-1 is what learners
+# write; a fill of -100 or below changes no weight beyond 1e-40 except on fully masked rows,
+# which BLANK_ROW_UNIFORM names).
+SMALL_NEGATIVE_FILL = -1.0
 
 
 @contextmanager
@@ -57,24 +80,9 @@ def hint_on_error(hint: str, *, when: str = "") -> Iterator[None]:
     except LearnerError as error:
         if error.kind != "exception" or when not in error.message:
             raise
-        raise GradingFailure(f"{error.feedback.rstrip('.')}. Hint: {hint}.") from None
-
-
-def softmax_over(x: np.ndarray, axis: int) -> np.ndarray:
-    """torch.softmax of `x` along `axis`, in float64 (a slice that is all -inf gives zeros)."""
-    t = torch.as_tensor(np.asarray(x, dtype=np.float64))
-    out = torch.softmax(t, dim=axis)
-    return torch.nan_to_num(out, nan=0.0).numpy()
-
-
-def axis_mistakes(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
-    """What softmax(x, axis) would give if it normalised over each other axis of x instead."""
-    wanted = axis % x.ndim
-    return {
-        f"your softmax normalises over axis {other}; expected axis={axis}": softmax_over(x, other)
-        for other in range(x.ndim)
-        if other != wanted
-    }
+        hint = hint.strip()
+        end = "" if hint.endswith((".", "!", "?")) else "."
+        raise GradingFailure(f"{error.feedback.rstrip('.')}. Hint: {hint}{end}") from None
 
 
 def sdpa(
@@ -122,8 +130,10 @@ def sdpa_mistakes(
 ) -> Mistakes:
     """({sentence: output}, {sentence: weights}) that each attention mistake would give.
 
-    d_model: for self_attention, the input width X.shape[-1] (adds the sqrt(d_model) mistake).
-    Only mistakes that give a result of the right shape and a different value are included.
+    d_model: the width of the tokens the queries and keys were projected from (self_attention's
+    X.shape[-1], SelfAttention's d_model); adds the sqrt(d_model) mistake.
+    Only mistakes that give a result of the right shape (and, mostly, a different value) are
+    included; the masking mistakes only when there is a mask.
     """
     d_k, d_v = Q.shape[-1], V.shape[-1]
     found = {
@@ -136,11 +146,44 @@ def sdpa_mistakes(
     if d_model is not None and d_model != d_k:
         found[SCALE_BY_D_MODEL] = sdpa(Q, K, V, mask, scale=d_model**-0.5)
     if mask is not None:
-        found[MASK_INVERTED] = sdpa(Q, K, V, ~np.asarray(mask, dtype=bool))
+        found.update(_mask_mistakes(Q, K, V, np.asarray(mask, dtype=bool)))
     KT = np.swapaxes(np.asarray(K).T, -1, -2)  # the keys that Q @ K.T really uses
     if Q.ndim > 2 and KT.shape == np.shape(K):
         found[K_ALL_AXES_TRANSPOSED] = sdpa(Q, KT, V, mask)
     return split_pairs(found)
+
+
+def _mask_mistakes(Q, K, V, mask: np.ndarray) -> dict[str, tuple]:
+    """The masking mistakes: masked scores filled with 0 or a small negative, the mask applied
+    after the softmax, inverted, or (a padding mask) transposed onto the queries; and, when a
+    query has no key at all, a finite fill (equal weights) or a softmax that gives NaN."""
+    found = {
+        MASK_FILL_ZERO: _masked(Q, K, V, mask, fill=0.0),
+        MASK_FILL_SMALL_NEGATIVE: _masked(Q, K, V, mask, fill=SMALL_NEGATIVE_FILL),
+        MASK_AFTER_SOFTMAX: _masked(Q, K, V, mask, after=True),
+        MASK_INVERTED: sdpa(Q, K, V, ~mask),
+    }
+    L, S = Q.shape[-2], K.shape[-2]
+    if mask.ndim >= 2 and mask.shape[-2] == 1 and L == S > 1:  # a padding mask (..., 1, S)
+        found[PADDING_OVER_QUERIES] = sdpa(Q, K, V, np.swapaxes(mask, -1, -2))
+    if not mask.any(axis=-1).all():  # some query may attend to no key
+        found[BLANK_ROW_UNIFORM] = _masked(Q, K, V, mask, fill=-1e9)
+        found[NAN_ALL_INF] = _masked(Q, K, V, mask, fill=-np.inf)
+    return found
+
+
+def _masked(Q, K, V, mask, *, fill: float = -np.inf, after: bool = False):
+    """softmax(where(mask, Q K^T / sqrt(d_k), fill)) and its output, by torch.softmax (an all
+    -inf row gives NaN, as it does); after=True: softmax of the unmasked scores, then the masked
+    weights set to 0 (no renormalisation)."""
+    q, k, v = (torch.as_tensor(np.asarray(a, dtype=np.float64)) for a in (Q, K, V))
+    m = torch.as_tensor(mask)
+    scores = q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5  # (..., L, S)
+    if after:
+        weights = torch.where(m, torch.softmax(scores, dim=-1), 0.0)
+    else:
+        weights = torch.softmax(torch.where(m, scores, fill), dim=-1)
+    return (weights @ v).numpy(), weights.numpy()
 
 
 def _softmax_over_queries(Q, K, V, mask):

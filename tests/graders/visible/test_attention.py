@@ -2,7 +2,8 @@
 cosine_similarity (NumPy) and the single-head SelfAttention module (PyTorch).
 
 Expected values come from invariants and torch built-ins (support.mistakes.sdpa wraps
-F.scaled_dot_product_attention). Symbols: B batch, L queries, S keys, d_k, d_v widths.
+F.scaled_dot_product_attention); a result that matches a known mistake (mistakes/attention.toml,
+support.mistakes.sdpa_mistakes) is named. Symbols: B batch, L queries, S keys, d_k, d_v widths.
 """
 
 from __future__ import annotations
@@ -14,7 +15,14 @@ import torch.nn.functional as F
 
 from autograder.feedback import expect, expect_close, expect_raises
 from tests.graders.support.compare import describe_call, expect_pair
-from tests.graders.support.inputs import array, key_mask, permutation, tensor, to_numpy
+from tests.graders.support.inputs import (
+    array,
+    key_mask,
+    padding_mask,
+    permutation,
+    tensor,
+    to_numpy,
+)
 from tests.graders.support.mistakes import (
     BATCHED_MATMUL_FAILED,
     hint_on_error,
@@ -162,9 +170,12 @@ def test_mismatched_shapes_raise(attention, rng, shapes, problem):
 
 
 def test_self_attention_projects_then_attends(attention, rng):
-    """self_attention(X, W_q, W_k, W_v) attends with Q = X W_q, K = X W_k, V = X W_v"""
+    """self_attention(X, W_q, W_k, W_v, mask) attends with Q = X W_q, K = X W_k, V = X W_v
+
+    The mask is a padding mask (1, L): no query attends to the padded last tokens.
+    """
     X, W_q, W_k, W_v = array(rng, 4, 8), array(rng, 8, 2), array(rng, 8, 2), array(rng, 8, 3)
-    mask = key_mask(rng, 4, 4)
+    mask = padding_mask(rng, length=4)  # (1, 4)
     shown = (("X", X), ("W_q", W_q), ("W_k", W_k), ("W_v", W_v), ("mask", mask))
     Q, K, V = X @ W_q, X @ W_k, X @ W_v
     mistakes = sdpa_mistakes(Q, K, V, mask, d_model=X.shape[-1])
@@ -243,7 +254,7 @@ def test_self_attention_module_forward(attention, rng, batched):
     shape = (2, 3, 6) if batched else (3, 6)
     x, mask = tensor(rng, *shape), torch.from_numpy(key_mask(rng, *shape[:-1], 3))
     Q, K, V = (to_numpy(x @ state[f"W_{p}.weight"].T) for p in "qkv")
-    mistakes = sdpa_mistakes(Q, K, V, mask.numpy())
+    mistakes = sdpa_mistakes(Q, K, V, mask.numpy(), d_model=6)
     expect_pair(
         m(x, mask),
         sdpa(Q, K, V, mask.numpy()),
