@@ -50,6 +50,7 @@ from autograder.notebook.hidden import SCRUBBED, hidden_lines  # noqa: E402
 from autograder.notebook.sandbox import run_nbgrader  # noqa: E402
 from autograder.runtime import isolation  # noqa: E402
 from tests.notebook.conftest import EXAMPLES, LEARNER_PATH, ROOT  # noqa: E402
+from tests.notebook.probes import outputs, probe_notebook, probe_result  # noqa: E402
 
 CELL_TIMEOUT = 20.0  # generous: a loaded 2-core machine imports gensim slowly
 NOT_DONE = "Replace this line with your code; this step is not done yet."
@@ -62,43 +63,6 @@ EXPECTED = {
     "garbage": 0,
     "probe": 20,
 }
-PROBE = """import json, os, socket
-
-def _read(path):
-    try:
-        with open(path, "rb") as f:
-            return f.read(100).decode(errors="replace")
-    except OSError as exc:
-        return type(exc).__name__
-
-def _write(path):
-    try:
-        with open(path, "w") as f:
-            f.write("x")
-        return "written"
-    except OSError as exc:
-        return type(exc).__name__
-
-def _connect(host, port):
-    try:
-        socket.create_connection((host, port), timeout=2).close()
-        return "connected"
-    except OSError as exc:
-        return type(exc).__name__
-
-print("PROBE " + json.dumps({
-    "hidden_tests": _read(%(hidden)r),
-    "source_notebook": _read(%(source)r),
-    "private_source": _read("../../../source/contextual_vectors/contextual_vectors.ipynb"),
-    "original": _read(%(original)r),
-    "write_system": _write("/usr/autograder-notebook-probe"),
-    "write_here": _write("probe.txt"),
-    "network": _connect("1.1.1.1", 53),
-    "loopback": _connect("127.0.0.1", 22),
-    "processes": len([p for p in os.listdir("/proc") if p.isdigit()]),
-}))
-"""
-LEAK = 'print("LEAK " + "\\n".join(In))  # every cell the kernel ran, hidden tests included'
 
 
 def hog_notebook(folder: Path) -> Path:
@@ -164,22 +128,6 @@ def runs(tmp_path_factory):
         cut = pool.submit(killed)
         graded_cli = pool.submit(cli)
         return graded.result(), feedback, released.result(), cut.result(), graded_cli.result()
-
-
-def probe_notebook(folder: Path) -> Path:
-    """The correct notebook with the probe cell after the loaders and the leak cell last."""
-    document = json.loads((EXAMPLES / "correct" / LEARNER_PATH).read_text(encoding="utf-8"))
-    path = folder / "probe.ipynb"
-    source = PROBE % {
-        "hidden": str(ROOT / "tests" / "graders" / "hidden" / "oracles.py"),
-        "source": str(only_assignment(ROOT).source_notebook),
-        "original": str(path),
-    }
-    for index, text in ((4, source), (len(document["cells"]), LEAK)):
-        cell = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": []}
-        document["cells"].insert(index, {**cell, "id": f"probe{index}", "source": text})
-    path.write_text(json.dumps(document), encoding="utf-8")
-    return path
 
 
 def grade_id(cell):
@@ -317,20 +265,9 @@ def test_the_learners_graded_copies_show_no_hidden_tests(runs):
         assert "hidden tests ran here" in sources
 
 
-def _outputs(document) -> list[str]:
-    texts = []
-    for cell in document["cells"]:
-        for output in cell.get("outputs", []):
-            texts.append("".join(output.get("text", "")) + output.get("evalue", ""))
-            texts += output.get("traceback", [])
-            texts += ["".join(v) for v in output.get("data", {}).values() if isinstance(v, list)]
-    return texts
-
-
 def test_a_notebook_cell_cannot_reach_the_course_the_network_or_the_disk(runs):
     document = json.loads((runs[1] / "probe.ipynb").read_text(encoding="utf-8"))
-    (line,) = [t for t in _outputs(document) if t.startswith("PROBE ")]
-    got = json.loads(line.removeprefix("PROBE "))
+    got = probe_result(document)
     assert got["private_source"] == "FileNotFoundError"  # deleted before learner code ran
     assert got["write_here"] == "written"
     level = isolation.probe()[0]
@@ -350,9 +287,9 @@ def test_the_learners_copy_never_quotes_a_hidden_line(runs):
     assert len(hidden) > 10
     for name in set(EXPECTED) - {"garbage"}:
         document = json.loads((runs[1] / f"{name}.ipynb").read_text(encoding="utf-8"))
-        outputs = _outputs(document)
+        texts = outputs(document)
         for line in hidden:
-            assert not any(line in text for text in outputs), (name, line)
+            assert not any(line in text for text in texts), (name, line)
     probe = json.loads((runs[1] / "probe.ipynb").read_text(encoding="utf-8"))
-    (leak,) = [t for t in _outputs(probe) if t.startswith("LEAK ")]
+    (leak,) = [t for t in outputs(probe) if t.startswith("LEAK ")]
     assert SCRUBBED in leak and "def lookup(" in leak  # the learner's own code stays
