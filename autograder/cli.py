@@ -297,6 +297,7 @@ def merge(shards: tuple[Path, ...], out: Path, course: Path | None, quiet: bool)
 @click.option(
     "--keep",
     type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
     help="A new (or empty) folder that keeps each case's repository (DIR/submissions) and its "
     "reports (DIR/results).",
 )
