@@ -319,7 +319,7 @@ def check(
 ) -> None:
     """Check the graders before a release: the references must score full marks, the stubs
     zero, every mutant (a reference with one catalogued mistake planted) must lose points in
-    its own component with feedback that names the mistake, and every variant (a valid other
+    its own component only, with feedback that names the mistake, and every variant (a valid other
     way to write a reference) must keep full marks.
 
     Prints a table of cases, the mutation score and the variants line.
