@@ -83,7 +83,9 @@ def test_float32_large_logits_stay_float32(softmax, rng):
         got,
         softmax_over(x, 0),
         what="softmax(x, axis=0) with float32 logits near 100",
-        atol=1e-6,
+        # float32 keeps 24 bits: an equivalent stable form (exp(x - logsumexp)) rounds its
+        # exponent at |x| ~ 130, moving a weight by up to ~130 * 2**-24 = 8e-6 of itself.
+        atol=2e-5,
         hint=STABILITY_HINT,
         mistakes=softmax_mistakes(x, 0, got),
     )
