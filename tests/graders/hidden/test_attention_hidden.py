@@ -16,6 +16,7 @@ from tests.graders.support.compare import describe_call, expect_pair
 from tests.graders.support.inputs import array, key_mask, permutation, tensor, to_numpy
 from tests.graders.support.mistakes import (
     BATCHED_MATMUL_FAILED,
+    charged_to_softmax,
     hint_on_error,
     sdpa,
     sdpa_mistakes,
@@ -40,12 +41,15 @@ def attention(learner):
     return learner.module("attention")
 
 
-def check_against_reference(attention, reference, Q, K, V, mask=None, *, hint=None):
+def check_against_reference(attention, reference, Q, K, V, mask=None, *, hint=None, learner=None):
+    """learner: given for masks with fully masked queries (support.mistakes.charged_to_softmax)."""
     what = describe_call(
         "scaled_dot_product_attention", ("Q", Q), ("K", K), ("V", V), ("mask", mask)
     )
     with hint_on_error(BATCHED_MATMUL_FAILED, when="matmul"):
         got = attention.scaled_dot_product_attention(Q, K, V, mask)
+    if learner is not None and charged_to_softmax(learner, got, Q, K, V, mask, atol=1e-10):
+        return
     expected = reference.module("attention").scaled_dot_product_attention(Q, K, V, mask)
     mistakes = sdpa_mistakes(Q, K, V, mask)
     expect_pair(
@@ -60,7 +64,7 @@ def check_against_reference(attention, reference, Q, K, V, mask=None, *, hint=No
 
 
 @pytest.mark.weight(3)
-def test_batched_masks_with_blank_rows(attention, reference, rng):
+def test_batched_masks_with_blank_rows(attention, learner, reference, rng):
     """batched (B, L, d_k) inputs with a (B, L, S) mask, some rows fully masked"""
     Q, K, V = array(rng, 3, 6, 8), array(rng, 3, 9, 8), array(rng, 3, 9, 5)
     mask = key_mask(rng, 3, 6, 9, blank_rows=2)
@@ -72,6 +76,7 @@ def test_batched_masks_with_blank_rows(attention, reference, rng):
         V,
         mask,
         hint="masked keys weigh 0; a fully masked query gives zeros",
+        learner=learner,
     )
 
 
@@ -134,7 +139,7 @@ def test_batched_mismatches_raise(attention, rng, shapes):
 
 
 @pytest.mark.weight(2)
-def test_batched_self_attention(attention, reference, rng):
+def test_batched_self_attention(attention, learner, reference, rng):
     """self_attention on batched X (B, L, d_model) with d_k != d_v and a mask"""
     X, W_q, W_k, W_v = array(rng, 2, 5, 10), array(rng, 10, 4), array(rng, 10, 4), array(rng, 10, 6)
     mask = key_mask(rng, 2, 5, 5, blank_rows=1)
@@ -143,6 +148,8 @@ def test_batched_self_attention(attention, reference, rng):
     expected = reference.module("attention").self_attention(X, W_q, W_k, W_v, mask)
     with hint_on_error(BATCHED_MATMUL_FAILED, when="matmul"):
         got = attention.self_attention(X, W_q, W_k, W_v, mask)
+    if charged_to_softmax(learner, got, Q, K, V, mask, atol=1e-10):
+        return
     shown = (("X", X), ("W_q", W_q), ("W_k", W_k), ("W_v", W_v), ("mask", mask))
     expect_pair(
         got,

@@ -43,6 +43,7 @@ __all__ = [  # softmax_over and axis_mistakes moved to softmax_mistakes; still i
     "SOFTMAX_OVER_QUERIES",
     "Mistakes",
     "axis_mistakes",
+    "charged_to_softmax",
     "hint_on_error",
     "sdpa",
     "sdpa_mistakes",
@@ -184,6 +185,42 @@ def _masked(Q, K, V, mask, *, fill: float = -np.inf, after: bool = False):
     else:
         weights = torch.softmax(torch.where(m, scores, fill), dim=-1)
     return (weights @ v).numpy(), weights.numpy()
+
+
+def charged_to_softmax(learner, got: object, Q, K, V, mask, *, atol: float) -> bool:
+    """True when `got` (output, weights) is right except for NaN on the queries whose keys are
+    all masked, and the learner's own softmax (t101/softmax.py) gives NaN for an all -inf slice.
+
+    That NaN is the softmax's mistake (softmax/nan-all-inf), which the softmax graders charge; an
+    attention that passes its scores to that softmax is not charged for it a second time (course
+    rule: a learner pays once for one mistake). The learner's softmax is called only then.
+    """
+    if mask is None:
+        return False
+    mask = np.asarray(mask, dtype=bool)
+    if mask.any(axis=-1).all() or not _pair_close(got, _masked(Q, K, V, mask), atol):
+        return False
+    try:
+        probe = learner.module("softmax").softmax(np.full((2, 3), -np.inf))
+        return bool(np.isnan(np.asarray(probe, dtype=np.float64)).all())
+    except (LearnerError, TypeError, ValueError):
+        return False
+
+
+def _pair_close(got: object, expected: tuple, atol: float) -> bool:
+    """got is an (output, weights) pair equal to expected, NaN matching NaN."""
+    if not isinstance(got, tuple) or len(got) != 2:
+        return False
+    for have, want in zip(got, expected, strict=True):
+        if hasattr(have, "detach"):
+            have = have.detach().double().numpy()
+        try:
+            have = np.asarray(have, dtype=np.float64)
+        except (TypeError, ValueError):
+            return False
+        if have.shape != want.shape or not np.allclose(have, want, atol=atol, equal_nan=True):
+            return False
+    return True
 
 
 def _softmax_over_queries(Q, K, V, mask):
