@@ -85,12 +85,14 @@ def test_weights_rows_sum_to_one(attention, rng):
     Q, K, V = array(rng, 4, 8), array(rng, 6, 8), array(rng, 6, 8)
     _, weights = attention.scaled_dot_product_attention(Q, K, V)
     what = describe_call("scaled_dot_product_attention", ("Q", Q), ("K", K), ("V", V))
+    _, mistaken_weights = sdpa_mistakes(Q, K, V)
     expect_close(
         weights.sum(axis=-1),
         np.ones(4),
         what=f"weights.sum(axis=-1) of {what}",
         atol=1e-10,
         hint="apply the softmax over the key axis (-1) of the scores (L, S)",
+        mistakes={s: w.sum(axis=-1) for s, w in mistaken_weights.items()},
     )
 
 
