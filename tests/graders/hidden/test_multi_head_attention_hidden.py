@@ -34,7 +34,22 @@ def pair(MHA, reference, rng, d_model, heads, bias=True, **kwargs):
     return m, ref, state
 
 
-def check(m, ref, state, heads, q, k, v, mask=None, *, name, note="", built_in=False, atol=1e-5):
+def check(
+    m,
+    ref,
+    state,
+    heads,
+    q,
+    k,
+    v,
+    mask=None,
+    *,
+    name,
+    note="",
+    built_in=False,
+    atol=1e-5,
+    dropout=0.0,
+):
     """(output, weights) equal the reference's (or nn.MultiheadAttention's when `built_in`);
     known mistakes are named."""
     if built_in:
@@ -51,6 +66,7 @@ def check(m, ref, state, heads, q, k, v, mask=None, *, name, note="", built_in=F
         inputs=(q, k, v, mask),
         what=describe_call(name, *shown, note=note),
         atol=atol,
+        dropout=dropout,
     )
 
 
@@ -105,7 +121,7 @@ def test_dropout_is_off_in_eval(MHA, reference, rng):
     m, ref, state = pair(MHA, reference, rng, 16, 4, dropout=0.5)
     x = tensor(rng, 2, 5, 16)
     name = "MultiHeadAttention(16, 4, dropout=0.5)"
-    check(m, ref, state, 4, x, x, x, name=name, note=" in eval mode")
+    check(m, ref, state, 4, x, x, x, name=name, note=" in eval mode", dropout=0.5)
 
 
 def test_float64(MHA, reference, rng):

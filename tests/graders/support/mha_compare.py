@@ -9,7 +9,7 @@ import torch
 
 from autograder.feedback import KNOWN_MISTAKE, GradingFailure, expect, expect_close, expect_type
 from tests.graders.support.divergence import FOUND, locate
-from tests.graders.support.mha_mistakes import mha_mistakes
+from tests.graders.support.mha_mistakes import dropout_in_eval, mha_mistakes
 
 _KNOWN = KNOWN_MISTAKE.split("{")[0]  # "Known mistake in "
 FOUND_PREFIX = FOUND.split("{")[0]  # "First difference found at "
@@ -25,6 +25,7 @@ def expect_mha_pair(
     what: str,
     atol: float,
     hints: tuple[str | None, str | None] = (None, None),
+    dropout: float = 0.0,
 ) -> None:
     """Check that `got` is an (output (B, L, d_model), weights (B, h, L, S)) pair of tensors
     equal to `expected`: the weights first (the usual place of a mistake), then the output.
@@ -33,10 +34,14 @@ def expect_mha_pair(
     value, mask) of the call. A wrong shape or value that matches a catalogued mistake
     (support.mha_mistakes) names it; a wrong value that matches none gets one more sentence
     saying where the computation first differs (support.divergence). hints: (output, weights).
+    dropout: the module's dropout probability (a module in eval mode must not drop anything).
     """
     expect_type(got, tuple, what=what)
     expect(len(got) == 2, f"{what} returned {len(got)} values; expected 2: (output, weights).")
     mistakes = mha_mistakes(state, heads, *inputs)
+    if dropout:
+        dropped = dropout_in_eval(state, heads, inputs, got[1], dropout, atol)
+        mistakes = tuple({**found, **more} for found, more in zip(mistakes, dropped, strict=True))
     for index, name in ((1, "weights"), (0, "output")):
         label = f"the {name} of {what}"
         expect_type(got[index], torch.Tensor, what=label)

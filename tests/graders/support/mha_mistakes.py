@@ -29,6 +29,7 @@ MERGE_WITHOUT_TRANSPOSE = "multi_head_attention/merge-without-transpose"
 KV_FROM_QUERY = "multi_head_attention/kv-from-query"
 NO_OUTPUT_PROJECTION = "multi_head_attention/no-output-projection"
 AVERAGED_WEIGHTS = "multi_head_attention/averaged-weights"
+DROPOUT_IN_EVAL = "multi_head_attention/dropout-in-eval"
 
 
 def mha(
@@ -138,3 +139,36 @@ def _as_plain_merge(z: torch.Tensor, heads: int) -> torch.Tensor:
     plain reshape."""
     B, L, d_model = z.shape
     return z.view(B, L, heads, d_model // heads).transpose(1, 2).reshape(B, L, d_model)
+
+
+def dropout_in_eval(
+    state: Mapping[str, torch.Tensor],
+    num_heads: int,
+    inputs: tuple,
+    got_weights: object,
+    p: float,
+    atol: float,
+) -> Mistakes:
+    """({sentence: output}, {sentence: weights}) of attention dropout left on in eval mode, when
+    the learner's weights (B, h, L, S) are the expected ones with every entry either dropped
+    (0) or kept and scaled by 1/(1-p); ({}, {}) otherwise. Built from the learner's own keep
+    pattern and nn.MultiheadAttention's weights, in the trusted process."""
+    output, weights = mha(state, num_heads, *inputs)
+    weights = torch.nan_to_num(weights)
+    if not 0 < p < 1 or getattr(got_weights, "shape", None) != weights.shape:
+        return {}, {}
+    got = torch.as_tensor(got_weights).detach().to(weights.dtype)
+    kept = weights / (1 - p)
+    dropped = got.abs() <= atol
+    if not bool(((got - kept).abs() <= atol).logical_or(dropped).all()) or not dropped.any():
+        return {}, {}
+    used = torch.where(dropped, torch.zeros_like(kept), kept)  # (B, h, L, S)
+    query, key, value = inputs[:3]
+    d_model = query.shape[-1]
+    with torch.no_grad():
+        V = F.linear(value, state["W_v.weight"], state.get("W_v.bias"))
+        V = V.view(V.shape[0], V.shape[1], num_heads, d_model // num_heads).transpose(1, 2)
+        concat = (used @ V).transpose(1, 2).reshape(query.shape[0], query.shape[1], d_model)
+        output = F.linear(concat, state["W_o.weight"], state.get("W_o.bias"))
+    sentence = mistake(DROPOUT_IN_EVAL)
+    return {sentence: output}, {sentence: used}
