@@ -168,6 +168,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if root not in sys.path:
         sys.path.insert(0, root)
         config.add_cleanup(lambda: sys.path.remove(root) if root in sys.path else None)
+    _one_torch_thread(config)
     submission = config.getoption("submission")
     config.stash[STATE] = _RunState(
         course=course,
@@ -175,6 +176,18 @@ def pytest_configure(config: pytest.Config) -> None:
         seed=config.getoption("seed"),
         test_timeout=config.getoption("test_timeout"),
     )
+
+
+def _one_torch_thread(config: pytest.Config) -> None:
+    """The graders' own torch computations use tiny tensors: one intra-op thread, restored at
+    the end. torch's default (a thread per core) makes every small operation wait on a second
+    thread, which costs milliseconds each when the cores are busy (a batch runs one harness
+    per core): most of a learner's harness CPU time, by benchmarks/README.md's profile."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    config.add_cleanup(lambda: torch.set_num_threads(before))
 
 
 def _find_course(config: pytest.Config) -> CourseConfig | None:
