@@ -49,6 +49,8 @@ def _mutants(component: str):
 
 
 def _import(folder: Path, name: str):
+    for loaded in [m for m in sys.modules if m == name or m.startswith(f"{name}.")]:
+        del sys.modules[loaded]  # a package of this name imported before (another tmp_path)
     spec = importlib.util.spec_from_file_location(
         name, folder / "__init__.py", submodule_search_locations=[str(folder)]
     )
@@ -145,7 +147,7 @@ def _attention_cases(attention):
         def check():
             got = attention.scaled_dot_product_attention(Q, K, V, mask)
             expected = sdpa(Q, K, V, mask)
-            mistakes = sdpa_mistakes(Q, K, V, mask)
+            mistakes = sdpa_mistakes(Q, K, V, mask, got=got)
             expect_pair(
                 got, expected, what="sdpa", atol=1e-10, array_type=np.ndarray, mistakes=mistakes
             )
@@ -165,7 +167,7 @@ def _attention_cases(attention):
         mask = padding_mask(rng, length=4)
         Q, K, V = X @ W_q, X @ W_k, X @ W_v
         got = attention.self_attention(X, W_q, W_k, W_v, mask)
-        mistakes = sdpa_mistakes(Q, K, V, mask, d_model=8)
+        mistakes = sdpa_mistakes(Q, K, V, mask, d_model=8, got=got)
         expect_pair(
             got,
             sdpa(Q, K, V, mask),
@@ -189,7 +191,7 @@ def _attention_cases(attention):
         Q, K, V = (to_numpy(x @ state[f"W_{p}.weight"].T) for p in "qkv")
         with torch.no_grad():
             got = m(x, mask)
-        mistakes = sdpa_mistakes(Q, K, V, mask.numpy(), d_model=6)
+        mistakes = sdpa_mistakes(Q, K, V, mask.numpy(), d_model=6, got=got)
         expect_pair(
             got,
             sdpa(Q, K, V, mask.numpy()),
@@ -215,6 +217,21 @@ def test_attention_mutant_is_named(tmp_path, mutant):
     failing = [ids for ids in named if ids is not None]
     assert any(mutant.mistake in ids for ids in failing), named
     assert all(ids <= {mutant.mistake} for ids in failing), named
+
+
+@pytest.mark.parametrize("fill", ["-5.0", "-10.0", "-30.0"])
+def test_any_small_negative_fill_is_named(tmp_path, fill):
+    """Not only -1: the fill is fitted to the learner's weights (-30 shows only on fully masked
+    queries, which blank-row-uniform names)."""
+    (mutant,) = [m for m in _mutants("attention") if m.mistake.endswith("small-negative")]
+    edits = tuple(
+        e.model_copy(update={"replace": e.replace.replace("-1.0", fill)}) for e in mutant.edits
+    )
+    attention = _module(tmp_path, "attention", mutant.model_copy(update={"edits": edits}))
+    named = [_named(case) for case in _attention_cases(attention)]
+    wanted = "attention/blank-row-uniform" if fill == "-30.0" else mutant.mistake
+    assert any(wanted in ids for ids in named if ids is not None), named
+    assert all(ids <= {wanted} for ids in named if ids is not None), named
 
 
 # -- a softmax NaN is charged once -----------------------------------------------------------

@@ -51,7 +51,7 @@ def check_against_reference(attention, reference, Q, K, V, mask=None, *, hint=No
     if learner is not None and charged_to_softmax(learner, got, Q, K, V, mask, atol=1e-10):
         return
     expected = reference.module("attention").scaled_dot_product_attention(Q, K, V, mask)
-    mistakes = sdpa_mistakes(Q, K, V, mask)
+    mistakes = sdpa_mistakes(Q, K, V, mask, got=got)
     expect_pair(
         got,
         expected,
@@ -144,10 +144,10 @@ def test_batched_self_attention(attention, learner, reference, rng):
     X, W_q, W_k, W_v = array(rng, 2, 5, 10), array(rng, 10, 4), array(rng, 10, 4), array(rng, 10, 6)
     mask = key_mask(rng, 2, 5, 5, blank_rows=1)
     Q, K, V = X @ W_q, X @ W_k, X @ W_v
-    mistakes = sdpa_mistakes(Q, K, V, mask, d_model=X.shape[-1])
     expected = reference.module("attention").self_attention(X, W_q, W_k, W_v, mask)
     with hint_on_error(BATCHED_MATMUL_FAILED, when="matmul"):
         got = attention.self_attention(X, W_q, W_k, W_v, mask)
+    mistakes = sdpa_mistakes(Q, K, V, mask, d_model=X.shape[-1], got=got)
     if charged_to_softmax(learner, got, Q, K, V, mask, atol=1e-10):
         return
     shown = (("X", X), ("W_q", W_q), ("W_k", W_k), ("W_v", W_v), ("mask", mask))
@@ -237,11 +237,10 @@ def test_self_attention_module_blank_row_and_gradients(attention, learner, refer
     with torch.no_grad():
         expected = ref(x, mask)
         Q, K, V = (to_numpy(getattr(ref, f"W_{p}")(x)) for p in "qkv")
-    mistakes = sdpa_mistakes(Q, K, V, mask.numpy(), d_model=10)
+    got = m(x, mask)
+    mistakes = sdpa_mistakes(Q, K, V, mask.numpy(), d_model=10, got=got)
     what = describe_call("SelfAttention(10, 4, 6)", ("x", x), ("mask", mask))
-    expect_pair(
-        m(x, mask), expected, what=what, atol=1e-5, array_type=torch.Tensor, mistakes=mistakes
-    )
+    expect_pair(got, expected, what=what, atol=1e-5, array_type=torch.Tensor, mistakes=mistakes)
     g = tensor(rng, 2, 5, 6)
     expect_gradients(learner, m, x, mask, cotangent=g, what=what)
     expect_grads_match(

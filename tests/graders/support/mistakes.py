@@ -14,6 +14,7 @@ d_model model width, h heads.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
@@ -128,11 +129,14 @@ def sdpa_mistakes(
     mask: np.ndarray | None = None,
     *,
     d_model: int | None = None,
+    got: object = None,
 ) -> Mistakes:
     """({sentence: output}, {sentence: weights}) that each attention mistake would give.
 
     d_model: the width of the tokens the queries and keys were projected from (self_attention's
     X.shape[-1], SelfAttention's d_model); adds the sqrt(d_model) mistake.
+    got: the learner's (output, weights), when there is one: a small negative fill is then
+    recognised whatever its value (fitted to the learner's weights), not only -1.
     Only mistakes that give a result of the right shape (and, mostly, a different value) are
     included; the masking mistakes only when there is a mask.
     """
@@ -147,30 +151,64 @@ def sdpa_mistakes(
     if d_model is not None and d_model != d_k:
         found[SCALE_BY_D_MODEL] = sdpa(Q, K, V, mask, scale=d_model**-0.5)
     if mask is not None:
-        found.update(_mask_mistakes(Q, K, V, np.asarray(mask, dtype=bool)))
+        found.update(_mask_mistakes(Q, K, V, np.asarray(mask, dtype=bool), got))
     KT = np.swapaxes(np.asarray(K).T, -1, -2)  # the keys that Q @ K.T really uses
     if Q.ndim > 2 and KT.shape == np.shape(K):
         found[K_ALL_AXES_TRANSPOSED] = sdpa(Q, KT, V, mask)
     return split_pairs(found)
 
 
-def _mask_mistakes(Q, K, V, mask: np.ndarray) -> dict[str, tuple]:
+def _mask_mistakes(Q, K, V, mask: np.ndarray, got: object = None) -> dict[str, tuple]:
     """The masking mistakes: masked scores filled with 0 or a small negative, the mask applied
     after the softmax, inverted, or (a padding mask) transposed onto the queries; and, when a
     query has no key at all, a finite fill (equal weights) or a softmax that gives NaN."""
-    found = {
-        MASK_FILL_ZERO: _masked(Q, K, V, mask, fill=0.0),
-        MASK_FILL_SMALL_NEGATIVE: _masked(Q, K, V, mask, fill=SMALL_NEGATIVE_FILL),
-        MASK_AFTER_SOFTMAX: _masked(Q, K, V, mask, after=True),
-        MASK_INVERTED: sdpa(Q, K, V, ~mask),
-    }
+    found = {}
+    if not mask.any(axis=-1).all():  # some query may attend to no key
+        # First: a fill so negative that only the fully masked rows show it is this mistake.
+        found[BLANK_ROW_UNIFORM] = _masked(Q, K, V, mask, fill=-1e9)
+        found[NAN_ALL_INF] = _masked(Q, K, V, mask, fill=-np.inf)
+    fill = _fitted_fill(got, Q, K, mask)
+    found[MASK_FILL_ZERO] = _masked(Q, K, V, mask, fill=0.0)
+    found[MASK_FILL_SMALL_NEGATIVE] = _masked(
+        Q, K, V, mask, fill=SMALL_NEGATIVE_FILL if fill is None else fill
+    )
+    found[MASK_AFTER_SOFTMAX] = _masked(Q, K, V, mask, after=True)
+    found[MASK_INVERTED] = sdpa(Q, K, V, ~mask)
     L, S = Q.shape[-2], K.shape[-2]
     if mask.ndim >= 2 and mask.shape[-2] == 1 and L == S > 1:  # a padding mask (..., 1, S)
         found[PADDING_OVER_QUERIES] = sdpa(Q, K, V, np.swapaxes(mask, -1, -2))
-    if not mask.any(axis=-1).all():  # some query may attend to no key
-        found[BLANK_ROW_UNIFORM] = _masked(Q, K, V, mask, fill=-1e9)
-        found[NAN_ALL_INF] = _masked(Q, K, V, mask, fill=-np.inf)
     return found
+
+
+def _fitted_fill(got: object, Q, K, mask: np.ndarray) -> float | None:
+    """The score c that masked keys would need to get the learner's weights, if they were
+    softmax(where(mask, Q K^T / sqrt(d_k), c)): in a row, weight = exp(score - Z), so
+    c = log(masked weight) + Z, with Z = score - log(weight) of any allowed key. The median
+    over every row that has both kinds of keys; None when there is none, or c is not a small
+    negative (-60 < c < 0: 0 is mask-fill-zero, below -60 the weights are all but -inf's)."""
+    try:
+        weights = got[1]
+        if hasattr(weights, "detach"):
+            weights = weights.detach().double().numpy()
+        weights = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError, IndexError):
+        return None
+    q, k = np.asarray(Q, dtype=np.float64), np.asarray(K, dtype=np.float64)
+    scores = q @ np.swapaxes(k, -1, -2) / q.shape[-1] ** 0.5  # (..., L, S)
+    shape = np.broadcast_shapes(scores.shape, mask.shape)
+    if weights.shape != shape:
+        return None
+    scores, allowed = np.broadcast_to(scores, shape), np.broadcast_to(mask, shape)
+    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: fully masked queries
+        logs = np.log(weights)
+        Z = np.nanmedian(np.where(allowed, scores - logs, np.nan), axis=-1, keepdims=True)
+        c = np.where(~allowed, logs + Z, np.nan)
+    c = c[np.isfinite(c)]
+    if not c.size:
+        return None
+    c = float(np.median(c))
+    return c if -60.0 < c < 0.0 else None
 
 
 def _masked(Q, K, V, mask, *, fill: float = -np.inf, after: bool = False):

@@ -61,7 +61,7 @@ def check_attention(attention, Q, K, V, mask=None, *, hint=None, note="", learne
         got = attention.scaled_dot_product_attention(Q, K, V, mask)
     if learner is not None and charged_to_softmax(learner, got, Q, K, V, mask, atol=1e-10):
         return
-    mistakes = sdpa_mistakes(Q, K, V, mask)
+    mistakes = sdpa_mistakes(Q, K, V, mask, got=got)
     expect_pair(
         got,
         sdpa(Q, K, V, mask),
@@ -186,9 +186,10 @@ def test_self_attention_projects_then_attends(attention, rng):
     mask = padding_mask(rng, length=4)  # (1, 4)
     shown = (("X", X), ("W_q", W_q), ("W_k", W_k), ("W_v", W_v), ("mask", mask))
     Q, K, V = X @ W_q, X @ W_k, X @ W_v
-    mistakes = sdpa_mistakes(Q, K, V, mask, d_model=X.shape[-1])
+    got = attention.self_attention(X, W_q, W_k, W_v, mask)
+    mistakes = sdpa_mistakes(Q, K, V, mask, d_model=X.shape[-1], got=got)
     expect_pair(
-        attention.self_attention(X, W_q, W_k, W_v, mask),
+        got,
         sdpa(Q, K, V, mask),
         what=describe_call("self_attention", *shown),
         atol=1e-10,
@@ -262,9 +263,10 @@ def test_self_attention_module_forward(attention, rng, batched):
     shape = (2, 3, 6) if batched else (3, 6)
     x, mask = tensor(rng, *shape), torch.from_numpy(key_mask(rng, *shape[:-1], 3))
     Q, K, V = (to_numpy(x @ state[f"W_{p}.weight"].T) for p in "qkv")
-    mistakes = sdpa_mistakes(Q, K, V, mask.numpy(), d_model=6)
+    got = m(x, mask)
+    mistakes = sdpa_mistakes(Q, K, V, mask.numpy(), d_model=6, got=got)
     expect_pair(
-        m(x, mask),
+        got,
         sdpa(Q, K, V, mask.numpy()),
         atol=1e-5,
         array_type=torch.Tensor,
