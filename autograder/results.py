@@ -24,6 +24,7 @@ from fractions import Fraction
 from typing import Any, Literal
 
 from autograder.config import CourseConfig
+from autograder.mistakes.catalogue import named_mistake
 from autograder.reports.sanitize import clean, first_sentence
 
 FORBIDDEN_AT = "{sentence} It was called in {file} at line {line}."
@@ -268,7 +269,9 @@ def build_grade_result(
         if not own:
             problem = NO_TESTS_RAN
         elif not problem and failing:
-            problem = first_sentence(failing[0].message)
+            # A catalogued mistake, named by any failing test, says more than the first failure.
+            named = (named_mistake(t.message) for t in failing)
+            problem = next((n for n in named if n), None) or first_sentence(failing[0].message)
         components.append(
             ComponentResult(
                 name=component.name,

@@ -16,6 +16,7 @@ with `Catalogue.sentence(id)`; `autograder check` looks for that id in the feedb
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -37,6 +38,19 @@ UNKNOWN_ID = "No known mistake is catalogued as {id!r}; check the id against the
 
 # Learner-facing: how a named mistake reads in feedback.
 SENTENCE = "[{id}] {explanation} Read: course notes, {notes}."
+#: A named mistake inside any feedback text: "[<component>/<slug>] " then its explanation.
+MARKER = re.compile(r"\[([A-Za-z_][A-Za-z0-9_]*/[a-z0-9]+(?:-[a-z0-9]+)*)\] ")
+
+
+def named_mistake(text: str) -> str | None:
+    """The first named mistake in a feedback text, from its `[id]` marker to the end of its
+    first sentence ("[attention/no-scale] Your scores are not scaled: ... softmax."), or None."""
+    match = MARKER.search(text)
+    if match is None:
+        return None
+    rest = text[match.start() :].split("\n", 1)[0]
+    end = re.search(r"[.!?](\s|$)", rest[match.end() - match.start() :])
+    return rest if end is None else rest[: match.end() - match.start() + end.start() + 1]
 
 
 class CatalogueError(ValueError):

@@ -158,3 +158,25 @@ def test_gradescope_document(config):
     assert extra["forbidden"] == []
     assert extra["grader_errors"] == ["x::h: KeyError: 'k'"]
     assert sum(t["score"] for t in document["tests"]) == document["score"]
+
+
+def test_a_named_mistake_in_any_failing_test_is_the_components_first_problem(config):
+    named = (
+        "Wrong shape. Known mistake in scale(x): [scale/added] You added the factor; multiply "
+        "by it. Read: course notes, Scaling."
+    )
+    tests = [
+        run("scale", status="failed", message="First failure. More.", name="a"),
+        run("scale", status="failed", message=named, name="b"),
+    ]
+    (scale, _) = grade(config, tests).components
+    assert scale.problem == "[scale/added] You added the factor; multiply by it."
+
+
+def test_without_a_named_mistake_the_first_failures_first_sentence_is_the_problem(config):
+    tests = [
+        run("scale", status="failed", message="First failure [not an id] here. More.", name="a"),
+        run("scale", status="failed", message="Second. More.", name="b"),
+    ]
+    (scale, _) = grade(config, tests).components
+    assert scale.problem == "First failure [not an id] here."
