@@ -50,6 +50,14 @@ RAISED_OTHER = "{what} should raise {exc_name}, but it raised {got} instead{wher
 _HIDDEN: ContextVar[bool] = ContextVar("autograder_hidden_test", default=False)
 
 
+class AnyOf:
+    """Several results one mistake can give (e.g. a ReLU moved after W_2, or added there too):
+    `expect_close(..., mistakes={sentence: AnyOf(a, b)})` names the mistake if any matches."""
+
+    def __init__(self, *arrays: object) -> None:
+        self.arrays = arrays
+
+
 class GradingFailure(AssertionError):
     """A check failed; `.message` is the learner-facing explanation, in full sentences."""
 
@@ -133,8 +141,9 @@ def expect_close(
 ) -> None:
     """Fail unless got matches expected within |got - expected| <= atol + rtol * |expected|.
 
-    mistakes: {sentence describing a known mistake: the array that mistake produces}; when got
-    is wrong but matches one of them, the failure names that mistake.
+    mistakes: {sentence describing a known mistake: the array that mistake produces, or an
+    AnyOf of the arrays it can produce}; when got is wrong but matches one of them, the failure
+    names that mistake.
     """
     want = _as_float_array(expected, "the expected value")
     have = _as_float_array(got, what)
@@ -300,10 +309,11 @@ def _mistake(
     what: str, have: np.ndarray, mistakes: Mapping[str, object] | None, atol: float, rtol: float
 ) -> list[str]:
     for description, produced in (mistakes or {}).items():
-        try:
-            array = _as_float_array(produced, "a known mistake")
-        except GradingFailure:
-            continue
-        if array.shape == have.shape and _close(have, array, atol, rtol).all():
-            return [KNOWN_MISTAKE.format(what=what, mistake=_sentence(description))]
+        for candidate in produced.arrays if isinstance(produced, AnyOf) else (produced,):
+            try:
+                array = _as_float_array(candidate, "a known mistake")
+            except GradingFailure:
+                continue
+            if array.shape == have.shape and _close(have, array, atol, rtol).all():
+                return [KNOWN_MISTAKE.format(what=what, mistake=_sentence(description))]
     return []

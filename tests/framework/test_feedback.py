@@ -224,3 +224,19 @@ def test_expect_raises_passes_other_learner_errors_through(kind):
     with pytest.raises(LearnerError) as caught:
         expect_raises("ValueError", remote_raising(error), what="f(1)")
     assert caught.value is error
+
+
+def test_any_of_names_a_mistake_that_has_several_results():
+    expected = np.array([1.0, 2.0])
+    relu_twice, relu_moved = np.array([0.0, 2.0]), np.array([5.0, 5.0])
+    sentence = "You moved the ReLU."
+    for got in (relu_twice, relu_moved):
+        with pytest.raises(fb.GradingFailure) as caught:
+            fb.expect_close(
+                got,
+                expected,
+                what="f(x)",
+                atol=1e-9,
+                mistakes={sentence: fb.AnyOf(relu_twice, relu_moved)},
+            )
+        assert caught.value.message == fb.KNOWN_MISTAKE.format(what="f(x)", mistake=sentence)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 import torch
 import torch.nn.functional as F
 
+from autograder.feedback import AnyOf
 from tests.graders.support.catalogue import mistake
 
 NO_RELU = "feed_forward/no-relu"
@@ -36,13 +37,12 @@ def expected_and_mistakes(
             hidden = activation(F.linear(x, state["W_1.weight"], state["W_1.bias"]))
             return after(F.linear(hidden, state["W_2.weight"], state["W_2.bias"]))
 
-    relu_after = mistake(RELU_AFTER_SECOND_LINEAR)
     mistakes = {
         mistake(NO_RELU): forward(_identity),
-        relu_after: forward(F.relu, F.relu),  # a ReLU after W_2 as well
-        # The ReLU moved after W_2 (none between): the same mistake, so the same sentence; the
-        # trailing space only keeps the key apart (feedback strips it).
-        relu_after + " ": forward(_identity, F.relu),
+        # A ReLU after W_2 as well, or moved there (none between): one mistake, two results.
+        mistake(RELU_AFTER_SECOND_LINEAR): AnyOf(
+            forward(F.relu, F.relu), forward(_identity, F.relu)
+        ),
         mistake(GELU): forward(F.gelu),
     }
     return forward(F.relu), mistakes
