@@ -262,9 +262,27 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             name=_display_name(item),
             seed=seed_for(state.seed, key),
         )
+        _skip_replaced_tracebacks(item)
     if problems:
         state.usage_errors.extend(problems)
         raise pytest.UsageError(*problems)
+
+
+def _skip_replaced_tracebacks(item: pytest.Item) -> None:
+    """pytest formats a failure's traceback (parsing the source file of every frame) before
+    pytest_runtest_makereport below replaces the first failure of a grader test with its
+    learner-facing message. For a submission that fails most tests that discarded work was most
+    of the harness's time (benchmarks/README.md); it is skipped, and only it: a later failure
+    of the same test (a teardown error) keeps pytest's full traceback."""
+    full = item._repr_failure_py
+
+    def repr_failure_py(excinfo: Any, style: Any = None) -> Any:
+        outcome = item.stash.get(OUTCOME, None)
+        if outcome is None or outcome.status == "passed":
+            return "(replaced by the grader's message)"
+        return full(excinfo, style)
+
+    item._repr_failure_py = repr_failure_py  # type: ignore[method-assign]
 
 
 def _visibility(course: CourseConfig, path: Path) -> str | None:
