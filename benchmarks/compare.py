@@ -1,4 +1,4 @@
-"""Benchmark: our batch grader against nbgrader autograde (and Otter when installed).
+"""Benchmark: our batch grader against nbgrader autograde and Otter, on the same submissions.
 
     python benchmarks/compare.py --quick        N = 10 only, one cold-start sample
     python benchmarks/compare.py                N = 10, 100, 1000 (hours on 2 cores)
@@ -12,7 +12,8 @@ What it measures, each in one run on this machine:
    * by `autograder grade-class` (default jobs: one per core),
    * by `nbgrader autograde` on the same submissions, the checks written as an nbgrader
      notebook (benchmarks/nb_checks.py, one graded cell per component),
-   * by `otter run`, only if otter-grader is installed (it is not in the core install).
+   * by `otter run` of each submission in turn (the same checks as Otter test files), when
+     otter-grader is installed (on PATH or in /tmp/otter-venv; see README.md).
    Wall time, time per submission, the ratio to ours, and the peak resident memory of the
    whole process tree (sampled every 0.2 s).
 3. The table goes between the markers in benchmarks/README.md (--no-write to skip).
@@ -41,6 +42,8 @@ from nb_checks import CELLS, SETUP  # noqa: E402
 CLASS = ROOT / "examples" / "submissions"
 EXCLUDED = {"kofi"}  # the planted hang: we would be timing the time-out, not the grader
 README = ROOT / "benchmarks" / "README.md"
+#: Where benchmarks/README.md says to install otter-grader (a venv of its own, never ours).
+OTTER_VENV = "/tmp/otter-venv/bin/otter"
 START, END = "<!-- results:start -->", "<!-- results:end -->"
 
 
@@ -184,10 +187,45 @@ def bench_nbgrader(entries: list[tuple[str, Path]], work: Path) -> Measure:
     return run_measured(["nbgrader", "autograde", "t101", "--force"], cwd=course)
 
 
-def bench_otter() -> Measure:
-    if shutil.which("otter") is None:
+def otter_test(name: str, points: int, source: str) -> str:
+    """An Otter (OK-format) test file: one doctest case that runs the nbgrader cell's code."""
+    case = {"code": f">>> exec({source!r})\n", "hidden": False, "locked": False}
+    suite = {"cases": [case], "scored": True, "setup": "", "teardown": "", "type": "doctest"}
+    test = {"name": name, "points": points, "suites": [suite]}
+    return f"OK_FORMAT = True\n\ntest = {test!r}\n"
+
+
+def bench_otter(entries: list[tuple[str, Path]], work: Path, otter: str | None) -> Measure:
+    """`otter run` of each submission (a notebook whose one cell imports the learner's
+    package), one after the other, against an autograder zip holding the same checks as the
+    nbgrader notebook; all N runs are measured as one process tree."""
+    if otter is None:
         return Measure(0, 0, False, "otter-grader is not installed here")
-    return Measure(0, 0, False, "otter run is not wired up yet")
+    folder = work / "otter"
+    (folder / "tests").mkdir(parents=True)
+    for name, points, source in CELLS:
+        (folder / "tests" / f"{name}.py").write_text(otter_test(name, points, source))
+    generate = subprocess.run(
+        [otter, "generate", "--no-config", "--no-requirements", "--no-environment"]
+        + ["-t", "tests", "-o", "autograder.zip"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+    )
+    if generate.returncode != 0:
+        return Measure(0, 0, False, "otter generate failed: " + generate.stderr[-300:])
+    script = []
+    for name, repo in entries:
+        submission = notebook(repo / "assignments")
+        submission["cells"] = submission["cells"][:1]  # the setup cell; the checks are tests
+        (folder / f"{name}.ipynb").write_text(json.dumps(submission))
+        (folder / "out" / name).mkdir(parents=True)
+        script.append(f"{otter} run --no-logo -a autograder.zip -o out/{name} {name}.ipynb")
+    measure = run_measured(["sh", "-c", " && ".join(script)], cwd=folder)
+    scored = sum((folder / "out" / name / "results.json").is_file() for name, _ in entries)
+    if scored != len(entries):
+        measure.ok, measure.note = False, f"only {scored} of {len(entries)} results.json written"
+    return measure
 
 
 def cold_start(work: Path, samples: int) -> tuple[float, float]:
@@ -227,27 +265,27 @@ def table(rows: list[dict], torch_s: float, cold_s: float) -> str:
         f'* `python -c "import torch"`: {torch_s:.1f} s; cold `autograder grade` of one '
         f"submission: {cold_s:.1f} s ({cold_s / torch_s:.1f}x the torch import; target 1.5x).",
         "",
-        "| N | ours: wall s | ours: s / submission | ours: peak MB | nbgrader: wall s | "
-        "nbgrader: s / submission | nbgrader: peak MB | nbgrader / ours | otter |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| N | ours: wall s | ours: s / submission | ours: peak MB "
+        "| nbgrader: wall s | nbgrader: s / submission | nbgrader: peak MB | nbgrader / ours "
+        "| otter: wall s | otter: s / submission | otter: peak MB | otter / ours |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
-        ours, nb = r["ours"], r["nbgrader"]
+        ours = r["ours"]
         per_ours = ours.seconds / r["n"]
-        nb_cells = ["n/a", "n/a", "n/a", f"not run: {nb.note}"]
-        if nb.ok:
-            per_nb = nb.seconds / r["n"]
-            nb_cells = [
-                f"{nb.seconds:.1f}",
-                f"{per_nb:.2f}",
-                f"{nb.peak_mb:.0f}",
-                f"{per_nb / per_ours:.2f}x",
-            ]
-        lines.append(
-            f"| {r['n']} | {ours.seconds:.1f} | {per_ours:.2f} | {ours.peak_mb:.0f} | "
-            + " | ".join(nb_cells)
-            + f" | not run: {r['otter'].note} |"
-        )
+        cells = [f"{r['n']}", f"{ours.seconds:.1f}", f"{per_ours:.2f}", f"{ours.peak_mb:.0f}"]
+        for other in (r["nbgrader"], r["otter"]):
+            if other.ok:
+                per = other.seconds / r["n"]
+                cells += [
+                    f"{other.seconds:.1f}",
+                    f"{per:.2f}",
+                    f"{other.peak_mb:.0f}",
+                    f"{per / per_ours:.1f}x",
+                ]
+            else:
+                cells += ["n/a", "n/a", "n/a", f"not run: {other.note}"]
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -264,6 +302,12 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="*", help="class sizes (default 10 100 1000)")
     parser.add_argument("--no-nbgrader", action="store_true", help="skip nbgrader")
     parser.add_argument("--no-write", action="store_true", help="do not touch README.md")
+    parser.add_argument(
+        "--otter",
+        default=shutil.which("otter") or (OTTER_VENV if os.access(OTTER_VENV, os.X_OK) else None),
+        help=f"the otter command (default: on PATH, else {OTTER_VENV})",
+    )
+    parser.add_argument("--no-otter", action="store_true", help="skip otter")
     args = parser.parse_args()
     sizes = args.sizes or ([10] if args.quick else [10, 100, 1000])
     work = Path(tempfile.mkdtemp(prefix="t101-bench-"))
@@ -285,9 +329,14 @@ def main() -> None:
                     f"N={n} nbgrader {nb.seconds:.1f} s peak {nb.peak_mb:.0f} MB {nb.note}",
                     flush=True,
                 )
-            rows.append(
-                {"n": n, "ours": ours, "nbgrader": nb, "otter": bench_otter(), "load": load}
-            )
+            otter = Measure(0, 0, False, "skipped (--no-otter)")
+            if not args.no_otter:
+                otter = bench_otter(entries, run, args.otter)
+                print(
+                    f"N={n} otter {otter.seconds:.1f} s peak {otter.peak_mb:.0f} MB {otter.note}",
+                    flush=True,
+                )
+            rows.append({"n": n, "ours": ours, "nbgrader": nb, "otter": otter, "load": load})
         text = table(rows, torch_s, cold_s)
         print(text)
         if not args.no_write:
