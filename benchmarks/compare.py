@@ -308,6 +308,9 @@ def main() -> None:
         help=f"the otter command (default: on PATH, else {OTTER_VENV})",
     )
     parser.add_argument("--no-otter", action="store_true", help="skip otter")
+    parser.add_argument(
+        "--otter-up-to", type=int, metavar="N", help="run otter only for classes of at most N"
+    )
     args = parser.parse_args()
     sizes = args.sizes or ([10] if args.quick else [10, 100, 1000])
     work = Path(tempfile.mkdtemp(prefix="t101-bench-"))
@@ -330,7 +333,9 @@ def main() -> None:
                     flush=True,
                 )
             otter = Measure(0, 0, False, "skipped (--no-otter)")
-            if not args.no_otter:
+            if args.otter_up_to is not None and n > args.otter_up_to:
+                otter = Measure(0, 0, False, f"skipped above N = {args.otter_up_to} (time)")
+            elif not args.no_otter:
                 otter = bench_otter(entries, run, args.otter)
                 print(
                     f"N={n} otter {otter.seconds:.1f} s peak {otter.peak_mb:.0f} MB {otter.note}",
