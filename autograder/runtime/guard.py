@@ -14,6 +14,11 @@ running one of ``codes`` (a stand-in's forward) with ``self`` one of ``objects``
 any learner frame: the learner's code called the stand-in, not the API. Only the stand-ins the
 harness installed on the object a request is about are exempt, and only during that request (see
 ops.Worker.handle); a learner frame met first (learner code the stand-in reached) still records.
+
+Code can name any file as its own (``compile(source, torch.__file__, "exec")``), so a call with no
+learner frame on the stack is still recorded while the worker runs learner code
+(``learner_code(home)``): against ``home``, the file of the object the request is about, or
+UNKNOWN_FILE; line 0. The harness charges such a record to the component under test.
 """
 
 from __future__ import annotations
@@ -33,6 +38,12 @@ _records: list[Record] = []
 _package_dir = ""
 _exempt_ids: frozenset[int] = frozenset()
 _exempt_codes: frozenset[Any] = frozenset()
+#: While the worker runs learner code: the file of the object the request is about (or
+#: UNKNOWN_FILE); None while the worker runs its own code.
+_learner_home: str | None = None
+
+#: The file of a record made by learner code that hid its own file name.
+UNKNOWN_FILE = "<code with no file in the package>"
 
 
 def install(apis: Sequence[str], package_dir: str) -> list[str]:
@@ -77,6 +88,20 @@ def exempting(objects: Collection[Any], codes: Collection[Any]) -> Iterator[None
         yield
     finally:
         _exempt_ids, _exempt_codes = saved
+
+
+@contextmanager
+def learner_code(home: str | None) -> Iterator[None]:
+    """Within the block the worker runs learner code for a request about an object of ``home``
+    (its file relative to the package dir, None when unknown): a forbidden call with no learner
+    frame on the stack is recorded against ``home``."""
+    global _learner_home
+    saved = _learner_home
+    _learner_home = home or UNKNOWN_FILE
+    try:
+        yield
+    finally:
+        _learner_home = saved
 
 
 def _resolve(api: str) -> tuple[Any, str, Any] | None:
@@ -130,3 +155,5 @@ def _record(api: str) -> None:
             _records.append((api, relative, frame.f_lineno))
             return
         frame = frame.f_back
+    if _learner_home is not None:  # learner code that names another file as its own
+        _records.append((api, _learner_home, 0))

@@ -251,16 +251,21 @@ class _learner:
     """Run a block of learner code: its exceptions become LearnerFailed with the error fields.
 
     WireError (raised by the codec, not by learner code) and our own failures pass through.
+    Inside the block the guard records forbidden calls even with no learner frame on the stack
+    (guard.learner_code), against the file of the object the request is about.
     """
 
     def __init__(self, worker: Worker, phase: str) -> None:
         self.worker = worker
         self.phase = phase
+        self.recording = guard.learner_code(getattr(worker, "home", None))
 
     def __enter__(self) -> None:
+        self.recording.__enter__()
         return None
 
     def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> bool:
+        self.recording.__exit__(None, None, None)
         if exc is None or isinstance(exc, (wire.WireError, LearnerFailed, ImportFailure)):
             return False
         raise LearnerFailed(self.worker.describe(exc, self.phase)) from None

@@ -81,6 +81,27 @@ def test_calls_without_a_learner_frame_are_not_recorded(fakelib):
     assert guard.drain() == []
 
 
+def test_learner_code_compiled_under_another_file_name_is_still_recorded(fakelib):
+    # A learner module can compile its code under a library's file name, so that no frame on
+    # the stack lies in the package; while the worker runs learner code that still records.
+    guard.install(["fakelib_for_guard.nn.attention"], str(fakelib.package_dir))
+    disguised = types.ModuleType("disguised")
+    exec(compile(LEARNER_SOURCE, guard.__file__, "exec"), disguised.__dict__)
+    assert disguised.use_function(2) == 4
+    assert guard.drain() == []  # the worker's own code: nothing to charge
+    with guard.learner_code("multi_head_attention.py"):
+        assert disguised.use_function(2) == 4
+    with guard.learner_code(None):
+        assert disguised.use_function(3) == 6
+    assert guard.drain() == [
+        ("fakelib_for_guard.nn.attention", "multi_head_attention.py", 0),
+        ("fakelib_for_guard.nn.attention", guard.UNKNOWN_FILE, 0),
+    ]
+    with guard.learner_code("multi_head_attention.py"):
+        assert fakelib.learner.use_function(2) == 4  # a learner frame still names its line
+    assert guard.drain() == [("fakelib_for_guard.nn.attention", "layers.py", 5)]
+
+
 def test_repeated_calls_from_one_line_are_recorded_once(fakelib):
     guard.install(["fakelib_for_guard.nn.attention"], str(fakelib.package_dir))
     for _ in range(3):
