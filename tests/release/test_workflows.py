@@ -85,7 +85,7 @@ def test_comment_job_edits_one_marked_comment(workflow):
 def _tool(name):
     path = shutil.which(name)
     if path is None:
-        pytest.skip(f"{name} is not installed (pip install -e '.[workflow-lint]')")
+        pytest.skip(f"{name} is not installed (pip install -e '.[dev]')")
     return path
 
 
