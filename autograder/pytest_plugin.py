@@ -89,7 +89,8 @@ class _RunState:
     test_timeout: float | None
     results: list[TestResult] = field(default_factory=list)
     grader_errors: list[str] = field(default_factory=list)
-    forbidden: set[tuple[str, str, int]] = field(default_factory=set)
+    #: (api, file, line), or (api, file, line, component) for a file no component owns
+    forbidden: set[tuple] = field(default_factory=set)
     usage_errors: list[str] = field(default_factory=list)
 
 
@@ -399,6 +400,12 @@ def _end_test(request: pytest.FixtureRequest, session: Any) -> None:
     except LearnerError:
         return  # the worker died at the very end; the test's own outcome already says so
     outcome.output = trace.output or ""
+    # A forbidden call from a file no component owns (a helper module) costs the component
+    # under test; otherwise a learner could hide one there for free (results.forbidden_uses).
+    info, state = request.node.stash.get(INFO, None), request.config.stash[STATE]
+    for api, file, line in _records(trace.forbidden):
+        if info is not None and state.course.component_for_file(file) is None:
+            state.forbidden.add((api, file, line, info.component))
 
 
 def _records(records: Any) -> set[tuple[str, str, int]]:
@@ -504,7 +511,7 @@ class ResultCollector:
     def __init__(self) -> None:
         self.results: list[TestResult] = []
         self.grader_errors: list[str] = []
-        self.forbidden: set[tuple[str, str, int]] = set()
+        self.forbidden: set[tuple] = set()  # as _RunState.forbidden
         self.errors: list[str] = []  # why the graders could not run (collection, usage)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:

@@ -6,7 +6,10 @@ The points rule (docs/architecture.md):
   (`@pytest.mark.weight(n)`, default 1): a test is worth `points * weight / sum of the weights
   of that component's tests that ran`, all or nothing.
 * A component whose own module file called a forbidden API scores zero, whatever its tests
-  said; every one of its tests carries the forbidden sentence.
+  said; every one of its tests carries the forbidden sentence. A call from a learner file no
+  component owns (a helper module, or code that named no file of the package as its own) is
+  charged to the component whose test was running: the record then carries that component,
+  (api, file, line, component).
 * A component none of whose tests ran scores zero out of its points.
 * Totals are exact sums (computed with fractions); only display rounds, to 2 decimals.
 
@@ -28,6 +31,10 @@ from autograder.mistakes.catalogue import named_mistake
 from autograder.reports.sanitize import clean, first_sentence
 
 FORBIDDEN_AT = "{sentence} It was called in {file} at line {line}."
+#: Line 0: the call came from learner code compiled under another file's name (guard.py).
+FORBIDDEN_DISGUISED = (
+    "{sentence} It was called by code of {file} that was compiled under another file's name."
+)
 NO_TESTS_RAN = "No test of this component ran, so it scores zero."
 FIX_FIRST = "Fix {parts} first: this part builds on {them}, and {their} own tests fail."
 PRINTED = "Your code printed:"
@@ -212,18 +219,22 @@ def _note_dependencies(
 
 
 def forbidden_uses(
-    config: CourseConfig, records: Iterable[tuple[str, str, int]]
+    config: CourseConfig, records: Iterable[tuple[str, str, int] | tuple[str, str, int, str]]
 ) -> list[ForbiddenUse]:
-    """(api, file, line) records from the worker, deduplicated, each with its component."""
+    """(api, file, line) records from the worker, deduplicated, each with its component: the
+    one whose module is the file, else the one a 4-tuple (api, file, line, component) names."""
+    records = set(records)
+    charged = {record[:3] for record in records if len(record) == 4}
     uses = []
-    for api, file, line in sorted(set(records)):
-        component = config.component_for_file(file)
-        sentence = FORBIDDEN_AT.format(
-            sentence=config.forbidden.sentence(api), file=file, line=line
-        )
-        uses.append(
-            ForbiddenUse(api, file, int(line), component.name if component else "", sentence)
-        )
+    for record in sorted(records):
+        api, file, line = record[:3]
+        if len(record) == 3 and record in charged:
+            continue  # the same call, charged to the component whose test made it
+        owner = config.component_for_file(file)
+        component = owner.name if owner else (record[3] if len(record) == 4 else "")
+        at = FORBIDDEN_AT if line else FORBIDDEN_DISGUISED
+        sentence = at.format(sentence=config.forbidden.sentence(api), file=file, line=line)
+        uses.append(ForbiddenUse(api, file, int(line), component, sentence))
     return uses
 
 
@@ -234,7 +245,7 @@ def build_grade_result(
     submission: str,
     seed: int,
     hidden_included: bool,
-    forbidden: Iterable[tuple[str, str, int]] = (),
+    forbidden: Iterable[tuple[str, str, int] | tuple[str, str, int, str]] = (),
     grader_errors: Iterable[str] = (),
     duration: float = 0.0,
     started_at: str = "",

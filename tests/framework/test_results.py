@@ -107,6 +107,22 @@ def test_forbidden_call_outside_component_files_is_reported_but_zeroes_nothing(c
     assert [(u.file, u.component) for u in result.forbidden] == [("helpers.py", "")]
 
 
+def test_forbidden_call_from_a_helper_file_costs_the_component_whose_test_made_it(config):
+    # The plugin adds (api, file, line, component) for a call from a file no component owns
+    # made during a test of that component, next to the worker's (api, file, line).
+    tests = [run("scale"), run("normalize")]
+    records = [
+        ("numpy.linalg.norm", "helpers.py", 2),
+        ("numpy.linalg.norm", "helpers.py", 2, "normalize"),
+    ]
+    result = grade(config, tests, forbidden=records)
+    assert (result.components[0].score, result.components[1].score) == (10.0, 0.0)
+    assert [(u.file, u.line, u.component) for u in result.forbidden] == [
+        ("helpers.py", 2, "normalize")
+    ]
+    assert result.components[1].problem.endswith("It was called in helpers.py at line 2.")
+
+
 def test_forbidden_uses_map_files_to_components(config):
     uses = forbidden_uses(config, [("a.b", "toypkg/scale.py", 4), ("a.b", "__init__.py", 1)])
     assert [(u.component, u.line) for u in uses] == [("", 1), ("scale", 4)]
@@ -180,3 +196,11 @@ def test_without_a_named_mistake_the_first_failures_first_sentence_is_the_proble
     ]
     (scale, _) = grade(config, tests).components
     assert scale.problem == "First failure [not an id] here."
+
+
+def test_a_call_from_code_compiled_under_another_name_says_so(config):
+    uses = forbidden_uses(config, [("a.b", "scale.py", 0)])
+    assert [(u.component, u.line) for u in uses] == [("scale", 0)]
+    assert uses[0].sentence.endswith(
+        "code of scale.py that was compiled under another file's name."
+    )

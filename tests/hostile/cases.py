@@ -112,6 +112,25 @@ def _forward(self, *args, **kwargs):
 MultiHeadAttention.forward = _forward
 """
 
+# Forward compiled under torch's own file name: no frame of the call lies in the package.
+FORBIDDEN_DISGUISED = """
+import torch as _t
+_ns = {"_own": PositionwiseFeedForward.forward, "nn": _t.nn}
+_src = "def forward(self, x):\\n    nn.MultiheadAttention(4, 1)\\n    return _own(self, x)\\n"
+exec(compile(_src, _t.__file__, "exec"), _ns)
+PositionwiseFeedForward.forward = _ns["forward"]
+"""
+
+# Forward compiled as a package file no component owns (a helper module's name).
+FORBIDDEN_HELPER = """
+import os as _os
+import torch as _t
+_ns = {"_own": AddNorm.forward, "nn": _t.nn}
+_src = "def forward(self, *a):\\n    nn.MultiheadAttention(4, 1)\\n    return _own(self, *a)\\n"
+exec(compile(_src, _os.path.join(_os.path.dirname(__file__), "_helpers.py"), "exec"), _ns)
+AddNorm.forward = _ns["forward"]
+"""
+
 FORBIDDEN_C = """
 _own_forward = PositionwiseFeedForward.forward
 def _forward(self, x):
@@ -418,6 +437,28 @@ RUNS = (
             ),
         ),
         neighbours=("add_norm",),
+    ),
+    Run(
+        "forbidden_from_no_component_file",
+        (
+            Case(
+                "forbidden_under_a_library_file_name",
+                "feed_forward",
+                "append",
+                FORBIDDEN_DISGUISED,
+                phrase="torch.nn.MultiheadAttention",
+                expect="zero",
+            ),
+            Case(
+                "forbidden_in_a_helper_file",
+                "add_norm",
+                "append",
+                FORBIDDEN_HELPER,
+                phrase="torch.nn.MultiheadAttention",
+                expect="zero",
+            ),
+        ),
+        neighbours=("softmax",),
     ),
     Run(
         "encodings",
