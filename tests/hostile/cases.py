@@ -131,6 +131,17 @@ exec(compile(_src, _os.path.join(_os.path.dirname(__file__), "_helpers.py"), "ex
 AddNorm.forward = _ns["forward"]
 """
 
+# torch's private attention kernel: returns (output, weights), a whole attention.
+FORBIDDEN_PRIVATE = """
+_own_forward = MultiHeadAttention.forward
+def _forward(self, *args, **kwargs):
+    import torch
+    q = torch.zeros(1, 2, 4)
+    torch._scaled_dot_product_attention_math(q, q, q)
+    return _own_forward(self, *args, **kwargs)
+MultiHeadAttention.forward = _forward
+"""
+
 FORBIDDEN_C = """
 _own_forward = PositionwiseFeedForward.forward
 def _forward(self, x):
@@ -455,6 +466,14 @@ RUNS = (
                 "append",
                 FORBIDDEN_HELPER,
                 phrase="torch.nn.MultiheadAttention",
+                expect="zero",
+            ),
+            Case(
+                "forbidden_private_kernel",
+                "multi_head_attention",
+                "append",
+                FORBIDDEN_PRIVATE,
+                phrase="torch._scaled_dot_product_attention_math",
                 expect="zero",
             ),
         ),
