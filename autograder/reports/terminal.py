@@ -52,23 +52,27 @@ def submission_table(result: GradeResult) -> Table:
 
 
 def class_table(results: list[GradeResult | Ungraded]) -> Table:
-    """One row per submission: its total and each component's score."""
-    graded = [r for r in results if isinstance(r, GradeResult)]
-    components = graded[0].components if graded else []
+    """One row per submission: its total and the components that lost points (by name, with
+    their score), so the table stays readable at 80 columns whatever the course's titles; each
+    submission's own table above it has every component."""
     table = Table(title="Class overview", title_justify="left")
-    table.add_column("Submission")
-    table.add_column("Total", justify="right")
-    for c in components:
-        table.add_column(Text(clean(c.title, 60)), justify="right")
+    table.add_column("Submission", overflow="fold")
+    table.add_column("Total", justify="right", no_wrap=True)
+    table.add_column("Points lost in", overflow="fold")
     for result in results:
         if isinstance(result, Ungraded):
             reason = Text(f"not graded: {_short(result.reason)}", style="red")
-            table.add_row(Text(clean(result.submission, 200)), reason, *[""] * len(components))
+            table.add_row(Text(clean(result.submission, 200)), "", reason)
             continue
+        lost = [
+            f"{c.name} {points(c.score)}/{points(c.max_score)}"
+            for c in result.components
+            if c.score < c.max_score
+        ]
         table.add_row(
             Text(clean(result.submission, 200)),
             f"{points(result.score)} / {points(result.max_score)}",
-            *[points(c.score) for c in result.components],
+            Text(", ".join(lost) or "nothing"),
         )
     return table
 

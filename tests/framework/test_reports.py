@@ -161,3 +161,30 @@ def test_terminal_rich_markup_in_learner_text_is_not_interpreted():
     assert "[bold red]boom[/bold red] here." in text
     assert "not graded: It was missing." in text
     assert "Class overview" in text
+
+
+def test_class_overview_names_the_components_that_lost_points_and_fits_80_columns():
+    config = load_course(TOY / "course.toml")
+    tests = [
+        TestResult("a", "t::a", "scale", status="failed", message="Wrong."),
+        TestResult("b", "t::b", "normalize", status="passed"),
+    ]
+    partial = build_grade_result(config, tests, submission="sam", seed=0, hidden_included=False)
+    full = build_grade_result(
+        config,
+        [
+            TestResult(n, f"t::{n}", c, status="passed")
+            for n, c in (("c", "scale"), ("d", "normalize"))
+        ],
+        submission="kim",
+        seed=0,
+        hidden_included=False,
+    )
+    console = Console(record=True, width=80, color_system=None)
+    terminal.print_class([partial, full], console)
+    lines = console.export_text().splitlines()
+    assert max(len(line) for line in lines) <= 80
+    (sam,) = [line for line in lines if "sam" in line]
+    assert "5.00 / 15.00" in sam and "scale 0.00/10.00" in sam and "normalize" not in sam
+    (kim,) = [line for line in lines if "kim" in line]
+    assert "15.00 / 15.00" in kim and "nothing" in kim
