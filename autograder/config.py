@@ -122,6 +122,29 @@ class Component(_Section):
         return self.module.replace(".", "/") + ".py"
 
 
+def _dependency_cycle(graph: dict[str, tuple[str, ...]]) -> list[str]:
+    """A cycle of depends_on as names, first name repeated at the end; [] when there is none."""
+    done: set[str] = set()
+
+    def visit(name: str, path: list[str]) -> list[str]:
+        if name in path:
+            return [*path[path.index(name) :], name]
+        if name in done:
+            return []
+        for other in graph.get(name, ()):
+            found = visit(other, [*path, name])
+            if found:
+                return found
+        done.add(name)
+        return []
+
+    for name in graph:
+        found = visit(name, [])
+        if found:
+            return found
+    return []
+
+
 class ForbiddenSection(_Section):
     message: str = DEFAULT_FORBIDDEN_MESSAGE
     apis: tuple[DottedName, ...] = ()
@@ -188,6 +211,14 @@ class CourseConfig(_Section):
                         f"components[{index}].depends_on names {other!r}; expected the name of "
                         f"another component: {', '.join(n for n in names if n != component.name)}"
                     )
+        cycle = _dependency_cycle({c.name: c.depends_on for c in self.components})
+        if cycle:
+            index = names.index(cycle[0])
+            raise ValueError(
+                f"components[{index}].depends_on closes a cycle ({' -> '.join(cycle)}); "
+                "expected each component to build only on parts that do not build on it, so "
+                "that the advice 'fix these first' has an end"
+            )
         return self
 
     @property

@@ -211,3 +211,13 @@ def test_every_problem_is_reported_at_once(tmp_path):
     text = GOOD.replace("points = 4", "points = 0").replace("points = 6.5", "points = -1")
     message = error_of(tmp_path, text)
     assert "components[0].points" in message and "components[1].points" in message
+
+
+def test_a_depends_on_cycle_is_refused_with_its_path(tmp_path):
+    text = GOOD.replace("points = 4\n", 'points = 4\ndepends_on = ["beta"]\n').replace(
+        "points = 6.5\n", 'points = 6.5\ndepends_on = ["alpha"]\n'
+    )
+    message = error_of(tmp_path, text)
+    assert "components[0].depends_on closes a cycle (alpha -> beta -> alpha)" in message
+    one_way = GOOD.replace("points = 6.5\n", 'points = 6.5\ndepends_on = ["alpha"]\n')
+    assert load_course(write(tmp_path, one_way)).components[1].depends_on == ("alpha",)
