@@ -339,6 +339,7 @@ _EXPECTED = {
     "tuple_type": "a list",
     "model_type": "a table",
     "model_attributes_type": "a table",
+    "path_type": "a path (a string)",
 }
 
 

@@ -221,3 +221,10 @@ def test_a_depends_on_cycle_is_refused_with_its_path(tmp_path):
     assert "components[0].depends_on closes a cycle (alpha -> beta -> alpha)" in message
     one_way = GOOD.replace("points = 6.5\n", 'points = 6.5\ndepends_on = ["alpha"]\n')
     assert load_course(write(tmp_path, one_way)).components[1].depends_on == ("alpha",)
+
+
+def test_a_folder_setting_that_is_not_a_string_says_so(tmp_path):
+    message = error_of(
+        tmp_path, GOOD.replace('hidden_tests = "graders/hidden"', "hidden_tests = 5")
+    )
+    assert message.endswith("course.hidden_tests must be a path (a string); got 5.")
