@@ -53,6 +53,22 @@ def named_mistake(text: str) -> str | None:
     return rest if end is None else rest[: match.end() - match.start() + end.start() + 1]
 
 
+def named_mistake_in_full(text: str) -> tuple[str, str] | None:
+    """(id, its whole sentence up to and including "Read: course notes, ...") for the first
+    named mistake in a feedback text, or None."""
+    match = MARKER.search(text)
+    if match is None:
+        return None
+    rest = text[match.start() :].split("\n", 1)[0]
+    read = rest.find(" Read: course notes, ")
+    start = read if read >= 0 else match.end() - match.start()
+    end = re.search(r"[.!?](\s|$)", rest[start + 1 :] if read >= 0 else rest[start:])
+    if end is None:
+        return match.group(1), rest
+    stop = (start + 1 if read >= 0 else start) + end.start() + 1
+    return match.group(1), rest[:stop]
+
+
 class CatalogueError(ValueError):
     """The catalogue cannot be used; the message says which file and why, in full sentences."""
 

@@ -188,3 +188,22 @@ def test_class_overview_names_the_components_that_lost_points_and_fits_80_column
     assert "5.00 / 15.00" in sam and "scale 0.00/10.00" in sam and "normalize" not in sam
     (kim,) = [line for line in lines if "kim" in line]
     assert "15.00 / 15.00" in kim and "nothing" in kim
+
+
+def test_summary_lists_a_named_mistake_once_with_the_tests_that_found_it():
+    config = load_course(TOY / "course.toml")
+    sentence = "[scale/added] You added the factor; multiply by it. Read: course notes, Scaling."
+    tests = [
+        TestResult(
+            "a", "t::a", "scale", status="failed", message=f"Known mistake in f(1): {sentence}"
+        ),
+        TestResult(
+            "b", "t::b", "scale", status="failed", message=f"Known mistake in f(2): {sentence}"
+        ),
+        TestResult("c", "t::c", "scale", status="failed", message="Something else. More."),
+    ]
+    result = build_grade_result(config, tests, submission="s", seed=0, hidden_included=False)
+    text = markdown.render_summary(result).split(markdown.TO_FIX, 1)[1]
+    assert text.count("You added the factor") == 1
+    assert "(found by 2 tests: a; b.)" in text
+    assert "- **Scaling: c**: Something else. More." in text
