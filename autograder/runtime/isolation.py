@@ -3,10 +3,11 @@
 Levels, strongest first (``probe()`` picks one once per harness process):
 
 ``namespaces``
-    The harness is root: the worker starts under ``unshare`` in fresh PID, mount and network
-    namespaces. It is PID 1 of its namespace, so when it dies the kernel kills every process
-    learner code started, detached ones included; its ``/proc`` shows only its own processes
-    (never the harness's environment); it has no network. Before any learner code runs it covers
+    The harness is root: the worker starts under ``unshare`` in fresh PID, mount, network and
+    IPC namespaces, with a private empty ``/dev/shm``. It is PID 1 of its namespace, so when it
+    dies the kernel kills every process learner code started, detached ones included; its
+    ``/proc`` shows only its own processes (never the harness's environment); it has no network.
+    Before any learner code runs it covers
     the hidden paths (the course root with the references and hidden tests, the harness's
     folder and home, the original submission) with empty read-only mounts, remounts every other
     file system read-only (only its private copy stays writable) and gives up root: it becomes
@@ -42,7 +43,7 @@ from typing import Any
 NAMESPACES = "namespaces"
 USER_NAMESPACES = "user-namespaces"
 PROCESS_GROUP = "process-group"
-_UNSHARE = ("--pid", "--fork", "--kill-child", "--mount", "--mount-proc", "--net")
+_UNSHARE = ("--pid", "--fork", "--kill-child", "--mount", "--mount-proc", "--net", "--ipc")
 _UNSHARE_USER = ("--user", "--map-root-user")
 MAX_HIDDEN = 500  # mount points per worker; a huge home folder is covered in one piece instead
 NOBODY = 65534
@@ -83,7 +84,13 @@ _CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID, _CLONE_NEWNET = (
     0x20000000,
     1 << 30,
 )
+_CLONE_NEWIPC = 0x08000000
 _CAP_VERSION_3 = 0x20080522
+#: A private, empty /dev/shm per worker: POSIX shared memory (shm_open, multiprocessing's
+#: SharedMemory) is files there, which the IPC namespace does not separate; /dev is not
+#: remounted read-only, so without this one learner's worker could leave data for the next.
+_SHM = "/dev/shm"
+_SHM_OPTIONS = "size=64m,mode=1777"
 
 
 @functools.cache
@@ -149,15 +156,15 @@ def hide_targets(roots: Iterable[Path], keep: Sequence[Path]) -> list[str]:
 
 def enter_namespaces(level: str) -> None:
     """Do in this (single-threaded, freshly forked) process what ``probe()``'s ``unshare`` prefix
-    does for a fresh worker: new mount, PID and network namespaces (and a user namespace mapping
-    this uid to root, for ``user-namespaces``), then fork. Returns only in the child, which is
-    PID 1 of the new PID namespace with its own ``/proc``, and is killed when this process dies.
-    This process waits for it and exits as it did (``--fork --kill-child``). Raises OSError when
-    the kernel refuses a namespace (before any fork)."""
+    does for a fresh worker: new mount, PID, network and IPC namespaces (and a user namespace
+    mapping this uid to root, for ``user-namespaces``), then fork. Returns only in the child,
+    which is PID 1 of the new PID namespace with its own ``/proc``, and is killed when this
+    process dies. This process waits for it and exits as it did (``--fork --kill-child``).
+    Raises OSError when the kernel refuses a namespace (before any fork)."""
     if level == PROCESS_GROUP:
         return
     libc = ctypes.CDLL(None, use_errno=True)
-    flags = _CLONE_NEWNS | _CLONE_NEWPID | _CLONE_NEWNET
+    flags = _CLONE_NEWNS | _CLONE_NEWPID | _CLONE_NEWNET | _CLONE_NEWIPC
     uid, gid = os.getuid(), os.getgid()
     if level == USER_NAMESPACES:
         flags |= _CLONE_NEWUSER
@@ -231,6 +238,9 @@ def confine(plan: dict[str, Any]) -> dict[str, Any]:
     for target in plan["hide"]:
         if _cover(libc, target):
             report["hidden"] += 1
+    if os.path.isdir(_SHM):
+        shm_flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+        report["private_shm"] = _mount(libc, "tmpfs", _SHM, "tmpfs", shm_flags, _SHM_OPTIONS)
     os.chdir(os.getcwd())  # onto the writable bind mount, not the folder it covers
     covered = set(plan["hide"])
     report["writable_mounts"] = _remount_read_only(libc, keep=writable, covered=covered)

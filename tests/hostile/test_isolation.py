@@ -134,6 +134,17 @@ def test_the_worker_sees_only_its_own_processes_and_no_network(probe):
     assert tools.connect() == "OSError"
 
 
+def test_shared_memory_is_private_to_the_worker(probe):
+    # /dev is not remounted read-only: without a private tmpfs on /dev/shm one learner's worker
+    # could leave files (multiprocessing.shared_memory) there for the next learner's.
+    needs(isolation.NAMESPACES)
+    session, tools, _ = probe
+    name = f"/dev/shm/autograder-probe-{os.getpid()}"
+    assert tools.write(name) == "written"
+    assert not os.path.exists(name)
+    assert session.isolation["private_shm"] is True
+
+
 USERNS_PROBE = """
 import ctypes, json, os, sys
 sys.path.insert(0, sys.argv[1])
