@@ -84,9 +84,26 @@ def _scrub_output(output: dict[str, Any], hidden: tuple[str, ...]) -> None:
         output["traceback"] = [scrub(str(entry), hidden) for entry in output["traceback"]]
     data = output.get("data")
     if isinstance(data, dict):
+        # Every type, not only text/*: image/svg+xml, application/javascript and the like are
+        # text too, application/json holds strings, and learner code can display any of them.
         for mime, value in data.items():
-            if mime.startswith("text/"):
+            if isinstance(value, str) or (
+                isinstance(value, list) and all(isinstance(v, str) for v in value)
+            ):
                 data[mime] = scrub(_text(value), hidden)
+            else:
+                data[mime] = _scrub_strings(value, hidden)
+
+
+def _scrub_strings(value: Any, hidden: tuple[str, ...]) -> Any:
+    """value (JSON data) with every string in it scrubbed."""
+    if isinstance(value, str):
+        return scrub(value, hidden)
+    if isinstance(value, list):
+        return [_scrub_strings(v, hidden) for v in value]
+    if isinstance(value, dict):
+        return {k: _scrub_strings(v, hidden) for k, v in value.items()}
+    return value
 
 
 def _strip_hidden(text: str) -> str:

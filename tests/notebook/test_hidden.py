@@ -72,3 +72,25 @@ def test_the_learners_copy_has_no_hidden_source_and_no_quoting_output():
     assert error["traceback"] == ["Cell In[7], line 4", SCRUBBED]
     assert error["evalue"] == "Missing words in order."
     assert result["data"]["text/plain"] == SCRUBBED
+
+
+def test_every_textual_output_type_is_scrubbed_not_only_text():
+    hidden = hidden_lines(_notebook(TEST_CELL, []))
+    svg = f"<svg><text>{HIDDEN_ASSERT}</text></svg>"
+    outputs = [
+        {
+            "output_type": "display_data",
+            "data": {
+                "image/svg+xml": [svg],
+                "application/javascript": f"console.log(1)\n// {HIDDEN_ASSERT}",
+                "image/png": "iVBORw0KGgo=",
+                "application/json": {"cells": [HIDDEN_ASSERT, 3]},
+            },
+        }
+    ]
+    (cell,) = without_hidden_tests(_notebook(TEST_CELL, outputs), hidden)["cells"]
+    data = cell["outputs"][0]["data"]
+    assert data["image/svg+xml"] == SCRUBBED
+    assert data["application/javascript"] == f"console.log(1)\n{SCRUBBED}"
+    assert data["image/png"] == "iVBORw0KGgo="
+    assert data["application/json"] == {"cells": [SCRUBBED, 3]}
