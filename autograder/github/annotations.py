@@ -52,7 +52,12 @@ def component_annotations(
 ) -> list[Annotation]:
     """An error annotation for every component that lost points, in course order."""
     repo_path = PurePosixPath(config.course.package_dir)
-    forbidden_lines = {u.component: u.line for u in result.forbidden if u.component}
+    # A line in the component's own file; a call charged from a helper file has its line there.
+    forbidden_lines = {
+        u.component: u.line
+        for u in result.forbidden
+        if u.component and config.component_for_file(u.file) is not None
+    }
     annotations = []
     for component, outcome in zip(config.components, result.components, strict=True):
         if outcome.score >= outcome.max_score and outcome.passed == outcome.total > 0:

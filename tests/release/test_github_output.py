@@ -127,3 +127,30 @@ def test_bad_pass_rule_is_a_sentence(text):
     with pytest.raises(PassRuleError) as error:
         PassRule.parse(text)
     assert str(error.value) == BAD_RULE.format(value=text.strip())
+
+
+def test_a_forbidden_call_charged_from_a_helper_file_is_not_annotated_at_its_line(tmp_path):
+    # The helper's line number means nothing in the component's own file.
+    from pathlib import Path
+
+    from autograder.config import load_course
+    from autograder.github.annotations import component_annotations
+    from autograder.results import build_grade_result
+
+    toy = Path(__file__).resolve().parents[1] / "framework" / "toy_course"
+    config = load_course(toy / "course.toml")
+    (tmp_path / "scale.py").write_text("import numpy\n\n\ndef scale(x, factor):\n    pass\n")
+    (tmp_path / "normalize.py").write_text("\n\ndef normalize(v):\n    pass\n")
+    tests = [
+        TestResult(name=c, nodeid=f"x::{c}", component=c, weight=1.0, status="passed")
+        for c in ("scale", "normalize")
+    ]
+    records = [
+        ("numpy.linalg.norm", "helpers.py", 40, "scale"),
+        ("numpy.linalg.norm", "normalize.py", 2),
+    ]
+    result = build_grade_result(
+        config, tests, submission="s", seed=0, hidden_included=False, forbidden=records
+    )
+    lines = {a.file: a.line for a in component_annotations(config, result, tmp_path)}
+    assert lines == {"toypkg/scale.py": 4, "toypkg/normalize.py": 2}
