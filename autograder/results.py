@@ -35,6 +35,8 @@ FORBIDDEN_AT = "{sentence} It was called in {file} at line {line}."
 FORBIDDEN_DISGUISED = (
     "{sentence} It was called by code of {file} that was compiled under another file's name."
 )
+#: ... and the object called came from no file of the package either (guard.UNKNOWN_FILE).
+FORBIDDEN_NO_FILE = "{sentence} It was called by learner code compiled under another file's name."
 NO_TESTS_RAN = "No test of this component ran, so it scores zero."
 FIX_FIRST = "Fix {parts} first: this part builds on {them}, and {their} own tests fail."
 PRINTED = "Your code printed:"
@@ -232,7 +234,13 @@ def forbidden_uses(
             continue  # the same call, charged to the component whose test made it
         owner = config.component_for_file(file)
         component = owner.name if owner else (record[3] if len(record) == 4 else "")
-        at = FORBIDDEN_AT if line else FORBIDDEN_DISGUISED
+        at = (
+            FORBIDDEN_AT
+            if line
+            else FORBIDDEN_NO_FILE
+            if file.startswith("<")
+            else FORBIDDEN_DISGUISED
+        )
         sentence = at.format(sentence=config.forbidden.sentence(api), file=file, line=line)
         uses.append(ForbiddenUse(api, file, int(line), component, sentence))
     return uses

@@ -204,3 +204,14 @@ def test_a_call_from_code_compiled_under_another_name_says_so(config):
     assert uses[0].sentence.endswith(
         "code of scale.py that was compiled under another file's name."
     )
+
+
+def test_a_call_from_no_file_of_the_package_names_no_file():
+    from autograder.runtime.guard import UNKNOWN_FILE
+
+    config = load_course(TOY / "course.toml")
+    (use,) = forbidden_uses(config, [("a.b", UNKNOWN_FILE, 0, "scale")])
+    assert use.component == "scale"
+    assert use.sentence.endswith(
+        " It was called by learner code compiled under another file's name."
+    )
