@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Sequence
-from contextlib import redirect_stderr, redirect_stdout
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -65,6 +65,41 @@ NOT_GRADED = "{name} was not graded: {reason}"
 UNKNOWN_COMPONENT = "--component {name} is not a component of {course}; choose from: {names}."
 
 _EXIT_OK, _EXIT_FAILED, _EXIT_ERROR = 0, 1, 2
+
+
+@contextmanager
+def _own_grader_packages(folders: list[Path], root: Path) -> Iterator[None]:
+    """Run pytest with this course's grader packages, not another course's that this process
+    imported earlier under the same top-level name (both may call theirs `tests`): pytest would
+    otherwise look for this course's grader files inside the other package and fail to find
+    them. The other course's modules are put back afterwards."""
+    tops = set()
+    for folder in folders:
+        top = Path(folder).resolve()
+        while (top.parent / "__init__.py").is_file():
+            top = top.parent
+        if (top / "__init__.py").is_file():
+            tops.add(top.name)
+    root = Path(root).resolve()
+
+    def ours(name: str) -> bool:
+        file = getattr(sys.modules[name], "__file__", None)
+        return file is not None and Path(file).resolve().is_relative_to(root)
+
+    names = [n for n in sys.modules if n.split(".", 1)[0] in tops]
+    if all(map(ours, names)):
+        yield
+        return
+    before = {name: sys.modules[name] for name in names}
+    for name in names:
+        if not ours(name):
+            del sys.modules[name]
+    try:
+        yield
+    finally:
+        for name in [n for n in sys.modules if n.split(".", 1)[0] in tops]:
+            del sys.modules[name]
+        sys.modules.update(before)
 
 
 def main(
@@ -210,6 +245,7 @@ def grade_submission(
         log.open("w", encoding="utf-8") as stream,
         redirect_stdout(stream),
         redirect_stderr(stream),
+        _own_grader_packages(folders, config.root),
     ):
         code = pytest.main(args, plugins=[collector])
     if code == pytest.ExitCode.NO_TESTS_COLLECTED:
