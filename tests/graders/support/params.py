@@ -19,11 +19,6 @@ WRONG_ORDER = (
     "{what} creates its parameters in the order {got}; expected {expected}, so that a seeded "
     "run reproduces the class notebook."
 )
-SHARED_LAYERS = (
-    "Your {what} reuses one EncoderLayer object num_layers times: its layers share parameters "
-    "({shared}). Create a new EncoderLayer for each position, for example nn.ModuleList("
-    "[EncoderLayer(...) for _ in range(num_layers)])."
-)
 NO_GRADIENT = (
     "After a backward pass through {what}, these parameters got no gradient: {names}. Every "
     "parameter must take part in the forward computation (no .detach(), no torch.no_grad(), no "
@@ -86,32 +81,6 @@ def expect_names(learner, module, expected: Sequence[str], *, what: str, hint: s
         sorted(got) == sorted(expected),
         f"{what} has the parameters {', '.join(got) or 'none'}; expected "
         f"{', '.join(expected)}.{tail}",
-    )
-
-
-def expect_independent_layers(
-    learner, module, num_layers: int, layer_names: Sequence[str], *, what: str
-) -> None:
-    """Fail unless `module.layers` holds num_layers layers, each with its own parameters."""
-    count = module.layers.__len__()
-    expect(
-        count == num_layers,
-        f"{what}.layers holds {count} layers; expected num_layers = {num_layers}. Hint: build "
-        "self.layers = nn.ModuleList([EncoderLayer(...) for _ in range(num_layers)]).",
-    )
-    owner: dict[object, str] = {}
-    for i in range(num_layers):
-        for p in learner.parameters(module.layers.__getitem__(i)):
-            name = f"layers.{i}.{p.name}"
-            first = owner.setdefault(p.storage, name)
-            expect(first == name, SHARED_LAYERS.format(what=what, shared=f"{first} and {name}"))
-    got = sorted(p.name for p in learner.parameters(module))
-    expected = sorted(f"layers.{i}.{name}" for i in range(num_layers) for name in layer_names)
-    expect(
-        got == expected,
-        f"{what} has the parameters {', '.join(got) or 'none'}; expected layers.0 to "
-        f"layers.{num_layers - 1}, each with {', '.join(layer_names)}. Hint: self.layers must be "
-        "an nn.ModuleList of num_layers EncoderLayers and nothing else may hold parameters.",
     )
 
 
