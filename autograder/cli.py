@@ -9,6 +9,37 @@ import click
 from autograder import __version__
 
 
+# Options several commands share: one definition each, so their names, types and units agree.
+def _course_option(help_text: str):
+    return click.option("--course", type=click.Path(dir_okay=False, path_type=Path), help=help_text)
+
+
+def _timeout_option(whose: str = "learner code"):
+    return click.option(
+        "--timeout",
+        "test_timeout",
+        type=float,
+        metavar="S",
+        help=f"Seconds of {whose} allowed per test (default: test_timeout in course.toml).",
+    )
+
+
+def _jobs_option(what: str):
+    return click.option(
+        "--jobs", "-j", type=int, metavar="N", help=f"{what} at once (default: one per core)."
+    )
+
+
+def _quiet_option(help_text: str):
+    return click.option("--quiet", "-q", is_flag=True, help=help_text)
+
+
+def _manifest_option(help_text: str):
+    return click.option(
+        "--manifest", type=click.Path(dir_okay=False, path_type=Path), help=help_text
+    )
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="autograder")
 def cli() -> None:
@@ -27,24 +58,16 @@ def cli() -> None:
     help="Folder for the reports. One submission: the reports go straight into it "
     "(default ./grades/NAME). Several: one subfolder per submission (default ./grades).",
 )
-@click.option(
-    "--course",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="The course.toml to grade against (default: the nearest one above the current "
-    "folder; never one inside a submission).",
+@_course_option(
+    "The course.toml to grade against (default: the nearest one above the current "
+    "folder; never one inside a submission)."
 )
 @click.option(
     "--visible-only",
     is_flag=True,
     help="Run only the visible tests, as a learner's own repository has them.",
 )
-@click.option(
-    "--timeout",
-    "test_timeout",
-    type=float,
-    metavar="S",
-    help="Seconds of learner code allowed per test (default: test_timeout in course.toml).",
-)
+@_timeout_option()
 @click.option(
     "--seed",
     type=int,
@@ -53,7 +76,7 @@ def cli() -> None:
     metavar="N",
     help="Base seed for the random inputs; the same seed gives the same inputs.",
 )
-@click.option("--quiet", "-q", is_flag=True, help="Print no tables; only problems.")
+@_quiet_option("Print no tables; only problems.")
 @click.option(
     "--component",
     "components",
@@ -73,11 +96,9 @@ def cli() -> None:
     help="With --github: 'all' (every test passes) or 'min_score:N' (at least N points) "
     "(default: [ci] pass_rule in course.toml, else 'all').",
 )
-@click.option(
-    "--manifest",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="A release manifest (.autograder/manifest.json): report protected files the "
-    "submission changed, in results.json and the job summary.",
+@_manifest_option(
+    "A release manifest (.autograder/manifest.json): report protected files the "
+    "submission changed, in results.json and the job summary."
 )
 def grade(
     submissions: tuple[Path, ...],
@@ -139,11 +160,7 @@ def _warm_workers():
     type=click.Path(file_okay=False, path_type=Path),
     help="A new (or empty) folder for the learner repository.",
 )
-@click.option(
-    "--course",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="The course.toml to release (default: the nearest one above the current folder).",
-)
+@_course_option("The course.toml to release (default: the nearest one above the current folder).")
 @click.option(
     "--pass-rule",
     metavar="RULE",
@@ -184,14 +201,10 @@ def release(
     type=click.Path(file_okay=False, path_type=Path),
     help="Folder for the gradebook, the class report and one subfolder per learner.",
 )
-@click.option(
-    "--course",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="The course.toml to grade against (default: the nearest one above the current folder).",
+@_course_option(
+    "The course.toml to grade against (default: the nearest one above the current folder)."
 )
-@click.option(
-    "--jobs", "-j", type=int, metavar="N", help="Learners graded at once (default: one per core)."
-)
+@_jobs_option("Learners graded")
 @click.option(
     "--deadline",
     metavar="ISO8601",
@@ -199,20 +212,12 @@ def release(
 )
 @click.option("--shard", metavar="I/N", help="Grade only shard I of N of the roster (see `merge`).")
 @click.option("--force", is_flag=True, help="Regrade learners that already have a result in --out.")
-@click.option(
-    "--timeout",
-    "test_timeout",
-    type=float,
-    metavar="S",
-    help="Seconds of learner code allowed per test (default: test_timeout in course.toml).",
-)
+@_timeout_option()
 @click.option("--seed", type=int, default=0, show_default=True, metavar="N", help="Base seed.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no table; only problems.")
-@click.option(
-    "--manifest",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="The release manifest (.autograder/manifest.json): protected files a learner changed "
-    "raise the gradebook's tamper flag.",
+@_quiet_option("No progress bar and no table; only problems.")
+@_manifest_option(
+    "The release manifest (.autograder/manifest.json): protected files a learner changed "
+    "raise the gradebook's tamper flag."
 )
 def grade_class(
     roster: Path,
@@ -264,12 +269,8 @@ def grade_class(
     type=click.Path(file_okay=False, path_type=Path),
     help="Folder for the merged gradebook and class report.",
 )
-@click.option(
-    "--course",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="The course.toml the shards were graded against (default: the nearest one).",
-)
-@click.option("--quiet", "-q", is_flag=True, help="Print no table; only problems.")
+@_course_option("The course.toml the shards were graded against (default: the nearest one).")
+@_quiet_option("Print no table; only problems.")
 def merge(shards: tuple[Path, ...], out: Path, course: Path | None, quiet: bool) -> None:
     """Merge the output folders of `grade-class --shard I/N` runs into one gradebook."""
     from autograder.commands import merge as command
@@ -278,14 +279,8 @@ def merge(shards: tuple[Path, ...], out: Path, course: Path | None, quiet: bool)
 
 
 @cli.command()
-@click.option(
-    "--course",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="The course.toml to check (default: the nearest one above the current folder).",
-)
-@click.option(
-    "--jobs", "-j", type=int, metavar="N", help="Cases graded at once (default: one per core)."
-)
+@_course_option("The course.toml to check (default: the nearest one above the current folder).")
+@_jobs_option("Cases graded")
 @click.option(
     "--component",
     "components",
@@ -301,14 +296,8 @@ def merge(shards: tuple[Path, ...], out: Path, course: Path | None, quiet: bool)
     help="A new (or empty) folder that keeps each case's repository (DIR/submissions) and its "
     "reports (DIR/results).",
 )
-@click.option(
-    "--timeout",
-    "test_timeout",
-    type=float,
-    metavar="S",
-    help="Seconds of code allowed per test (default: test_timeout in course.toml).",
-)
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@_timeout_option("code")
+@_quiet_option("No progress bar.")
 def check(
     course: Path | None,
     jobs: int | None,
