@@ -151,7 +151,7 @@ def component_table(config: CourseConfig, records: list[store.LearnerRecord]) ->
     """Per component: mean score and learners with full marks (of those graded for it); the
     total as the footer."""
     graded = [r for r in records if not r.failed]
-    parts = class_components(config)
+    parts = report.submitted_components(graded, class_components(config))
     table = Table(
         title=f"{config.course.name}: {len(graded)} of {len(records)} graded",
         title_justify="left",

@@ -71,6 +71,7 @@ def build_report(
     out: Path, records: list[LearnerRecord], components: list[Component], course: str
 ) -> ClassReport:
     graded = [r for r in records if not r.failed]
+    components = submitted_components(graded, components)
     max_score = sum(c.points for c in components)
     rows, notes = [], []
     for c in components:
@@ -93,7 +94,11 @@ def build_report(
                 message = first_sentence(clean(test.get("output", ""))) or "(no message)"
                 seen.add(message)
         failures.update(seen)  # count learners, not tests
-    tests = [(name, passed[name], ran[name]) for name in sorted(ran)]
+    # The tests most learners fail first: that is where the class needs help.
+    tests = sorted(
+        ((name, passed[name], ran[name]) for name in ran),
+        key=lambda row: (row[1] / row[2] if row[2] else 1.0, row[0]),
+    )
     return ClassReport(
         course=course,
         learners=len(records),
@@ -107,6 +112,14 @@ def build_report(
         tampered=[(r.learner, "; ".join(r.tamper)) for r in records if r.tamper],
         notes=notes,
     )
+
+
+def submitted_components(
+    graded: list[LearnerRecord], components: list[Component]
+) -> list[Component]:
+    """The components to report: every course component, and an optional one (a notebook) only
+    when some graded learner has it, so that a class without notebooks is out of 100, not 120."""
+    return [c for c in components if not c.optional or component_scores(graded, c)]
 
 
 def component_scores(graded: list[LearnerRecord], component: Component) -> list[float]:
@@ -183,7 +196,7 @@ def render_markdown(report: ClassReport) -> str:
     out += ["## Score distribution", ""]
     out += [f"![Score distribution]({FIGURE_FILE})" if report.figure else "(no figure)", ""]
     out += [
-        "## Pass rate per component",
+        "## Score per component",
         "",
         "| Component | Mean | Full marks |",
         "|---|---:|---:|",
@@ -191,7 +204,7 @@ def render_markdown(report: ClassReport) -> str:
     for title, mean, points, full, count in report.components:
         rate = f"{full} / {count}"
         out.append(f"| {_cell(title)} | {mean:.2f} / {points:.2f} | {rate} |")
-    out += ["", "## Pass rate per test", "", "| Test | Passed |", "|---|---:|"]
+    out += ["", "## Pass rate per test (most failed first)", "", "| Test | Passed |", "|---|---:|"]
     out += [f"| {_cell(name)} | {p} / {n} |" for name, p, n in report.tests]
     out += ["", "## Most common failure messages", "", "| Learners | Message |", "|---:|---|"]
     out += [f"| {count} | {_cell(message)} |" for message, count in report.failures]
@@ -226,14 +239,14 @@ def render_html(report: ClassReport) -> str:
     if report.figure:
         data = base64.b64encode(report.figure).decode("ascii")
         parts.append(f'<img alt="Score distribution" src="data:image/png;base64,{data}">')
-    parts += ["<h2>Pass rate per component</h2>"]
+    parts += ["<h2>Score per component</h2>"]
     parts.append(
         _table(
             ["Component", "Mean", "Full marks"],
             [[clean(t), f"{m:.2f} / {p:.2f}", f"{f} / {n}"] for t, m, p, f, n in report.components],
         )
     )
-    parts += ["<h2>Pass rate per test</h2>"]
+    parts += ["<h2>Pass rate per test (most failed first)</h2>"]
     parts.append(_table(["Test", "Passed"], [[clean(n), f"{p} / {r}"] for n, p, r in report.tests]))
     parts += ["<h2>Most common failure messages</h2>"]
     parts.append(_table(["Learners", "Message"], [[str(c), m] for m, c in report.failures]))
