@@ -1,5 +1,6 @@
-"""summary.md: the total, a per-component table, then what to fix: each catalogued mistake
-once (with the tests that found it), then the other failures test by test.
+"""summary.md: the total, a per-component table, then what to fix: each catalogued mistake, and
+each message several tests share, once per component with the tests that found it. Hidden tests
+are counted, never named.
 
 Everything that came from learner code or a grader message is escaped with sanitize.py: table
 cells cannot be split by a pipe, HTML does not render, escape sequences are gone, and printed
@@ -28,7 +29,8 @@ TITLE = "# {course}: grade for {submission}"
 TOTAL = "**Total: {score} / {max_score}**"
 RUN_LINE = "Seed {seed}; {tests} tests; hidden tests {hidden}; started {started_at}."
 ALL_PASSED = "Every test passed. Well done."
-SEEN_IN = "(found by {count} test{s}: {tests}.)"
+SEEN_IN = "(found by {count} tests: {tests}.)"
+HIDDEN_TEST = "a hidden test"
 TO_FIX = "## What to fix"
 FORBIDDEN_HEADING = "## Forbidden library calls"
 GRADER_ERRORS_HEADING = "## Grader errors (not your fault)"
@@ -66,23 +68,17 @@ def render_summary(result: GradeResult) -> str:
     if failing:
         lines += [TO_FIX, ""]
         titles = {c.name: c.title for c in result.components}
-        named, others = _group_named_mistakes(failing)
-        for (component, _), (sentence, names) in named.items():
+        for component, sentence, tests in _group_failures(failing):
             title = markdown_inline(titles.get(component, component))
-            tests = "; ".join(markdown_inline(n) for n in names)
-            lines.append(
-                f"- **{title}**: {markdown_inline(sentence, MESSAGE_LIMIT)} "
-                + SEEN_IN.format(count=len(names), s="" if len(names) == 1 else "s", tests=tests)
-            )
-        for test in others:
-            title = titles.get(test.component, test.component)
-            lines.append(
-                f"- **{markdown_inline(title)}: {markdown_inline(test.name)}**: "
-                f"{markdown_inline(test.message, MESSAGE_LIMIT)}"
-            )
-            if test.output and test.visibility == "visible":
-                shown = neutralise_workflow_commands(test.output)  # summaries get printed to logs
-                lines += ["", _indent(markdown_block(shown, OUTPUT_LIMIT)), ""]
+            text = markdown_inline(sentence, MESSAGE_LIMIT)
+            if len(tests) == 1:
+                lines.append(f"- **{title}: {_test_name(tests[0])}**: {text}")
+            else:
+                lines.append(f"- **{title}**: {text} {_found_by(tests)}")
+            shown = next((t for t in tests if t.output and t.visibility == "visible"), None)
+            if shown is not None:
+                output = neutralise_workflow_commands(shown.output)  # summaries reach logs
+                lines += ["", _indent(markdown_block(output, OUTPUT_LIMIT)), ""]
         lines.append("")
     if result.forbidden:
         lines += [FORBIDDEN_HEADING, ""]
@@ -95,22 +91,30 @@ def render_summary(result: GradeResult) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def _group_named_mistakes(
-    failing: list[TestResult],
-) -> tuple[dict[tuple[str, str], tuple[str, list[str]]], list[TestResult]]:
-    """Failing tests whose message names a catalogued mistake, grouped per (component, id) as
-    (the mistake's sentence, the tests' names), in order of first appearance; and the others,
-    which are listed test by test."""
-    named: dict[tuple[str, str], tuple[str, list[str]]] = {}
-    others = []
+def _group_failures(failing: list[TestResult]) -> list[tuple[str, str, list[TestResult]]]:
+    """[(component, sentence, tests)]: the failing tests of a component that name the same
+    catalogued mistake (the sentence is the mistake's), or that fail with the same message,
+    together, in order of first appearance."""
+    groups: dict[tuple[str, str], tuple[str, list[TestResult]]] = {}
     for test in failing:
         found = named_mistake_in_full(test.message)
-        if found is None:
-            others.append(test)
-            continue
-        mistake_id, sentence = found
-        named.setdefault((test.component, mistake_id), (sentence, []))[1].append(test.name)
-    return named, others
+        key, sentence = found if found is not None else (test.message, test.message)
+        groups.setdefault((test.component, key), (sentence, []))[1].append(test)
+    return [(component, sentence, tests) for (component, _), (sentence, tests) in groups.items()]
+
+
+def _test_name(test: TestResult) -> str:
+    """A test's name, or "a hidden test": hidden tests' names are not shown before results
+    are (Gradescope's visibility)."""
+    return markdown_inline(test.name) if test.visibility == "visible" else HIDDEN_TEST
+
+
+def _found_by(tests: list[TestResult]) -> str:
+    names = [markdown_inline(t.name) for t in tests if t.visibility == "visible"]
+    hidden = len(tests) - len(names)
+    if hidden:
+        names.append(f"{hidden} hidden test{'s' if hidden != 1 else ''}")
+    return SEEN_IN.format(count=len(tests), tests="; ".join(names))
 
 
 def write_summary(result: GradeResult, path: Path) -> Path:

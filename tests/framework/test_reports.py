@@ -92,7 +92,7 @@ def test_summary_has_total_table_and_one_sentence_per_failing_test(result):
         assert row.replace("\\|", "").count("|") == 5
     assert markdown.TO_FIX in lines
     assert "- **Scaling: rejects \\| nan**: a \\| b" in text
-    assert "- **Normalizing: hidden**: Hid." in text
+    assert "- **Normalizing: a hidden test**: Hid." in text  # its name is not shown
     assert "\x1b" not in text
     assert "````text\n  ```\n" in text  # learner output fenced, the fence longer than its runs
     outside_fences = re.sub(r"````text\n.*?\n  ````", "", text, flags=re.S)
@@ -207,3 +207,21 @@ def test_summary_lists_a_named_mistake_once_with_the_tests_that_found_it():
     assert text.count("You added the factor") == 1
     assert "(found by 2 tests: a; b.)" in text
     assert "- **Scaling: c**: Something else. More." in text
+
+
+def test_summary_groups_a_repeated_message_and_never_names_hidden_tests():
+    config = load_course(TOY / "course.toml")
+    stub = "scale(...) is not implemented yet."
+    tests = [
+        TestResult("a", "t::a", "scale", status="failed", message=stub),
+        TestResult("secret_b", "t::b", "scale", status="failed", message=stub, visibility="hidden"),
+        TestResult(
+            "secret_c", "t::c", "normalize", status="failed", message="Off.", visibility="hidden"
+        ),
+    ]
+    result = build_grade_result(config, tests, submission="s", seed=0, hidden_included=True)
+    text = markdown.render_summary(result).split(markdown.TO_FIX, 1)[1]
+    assert text.count(stub) == 1
+    assert "(found by 2 tests: a; 1 hidden test.)" in text
+    assert "- **Normalizing: a hidden test**: Off." in text
+    assert "secret" not in text
