@@ -15,7 +15,7 @@ from rich.text import Text
 from autograder.reports.sanitize import clean, first_sentence
 from autograder.results import GradeResult, points
 
-PROBLEM_LIMIT = 160
+PROBLEM_LIMIT = 300
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,8 @@ class Ungraded:
 
 
 def submission_table(result: GradeResult) -> Table:
-    """Component, score / max, tests passed, first problem; the total as the footer."""
+    """Component, score / max, tests passed; the total as the footer. Each component's first
+    problem is printed under the table (print_submission), where it can use the full width."""
     table = Table(
         title=Text(clean(f"{result.course}: {result.submission}", 200)),
         show_footer=True,
@@ -39,16 +40,25 @@ def submission_table(result: GradeResult) -> Table:
     )
     passed = sum(t.passed for t in result.tests)
     table.add_column("Tests passed", justify="right", footer=f"{passed} / {len(result.tests)}")
-    table.add_column("First problem", overflow="fold")
     for c in result.components:
         style = "green" if c.total and c.passed == c.total and not c.forbidden else "red"
         table.add_row(
             Text(clean(c.title, 200)),
             Text(f"{points(c.score)} / {points(c.max_score)}", style=style),
             f"{c.passed} / {c.total}",
-            Text(_short(first_sentence(c.problem))),
         )
     return table
+
+
+def first_problems(result: GradeResult) -> list[Text]:
+    """One line per component that lost points: its title, then its first problem."""
+    lines = []
+    for c in result.components:
+        if c.problem:
+            line = Text(f"{clean(c.title, 200)}: ", style="bold")
+            line.append(_short(first_sentence(c.problem)))
+            lines.append(line)
+    return lines
 
 
 def class_table(results: list[GradeResult | Ungraded]) -> Table:
@@ -85,6 +95,12 @@ def _short(text: str) -> str:
 
 def print_submission(result: GradeResult, console: Console) -> None:
     console.print(submission_table(result))
+    problems = first_problems(result)
+    if problems:
+        console.print("First problem per component:")
+        for line in problems:
+            console.print(line, overflow="fold")
+        console.print()
 
 
 def print_class(results: list[GradeResult | Ungraded], console: Console) -> None:
