@@ -115,6 +115,8 @@ def main(
         if force or not _reusable(store.read_record(out, learner.id), settings, learner)
     ]
     err = Console(stderr=True, highlight=False, quiet=quiet)
+    if len(pending) < len(learners):
+        err.print(RESUMING.format(done=len(learners) - len(pending), total=len(learners), out=out))
     try:
         grade_pending(settings, pending, len(learners), jobs, err)
     except KeyboardInterrupt:
@@ -194,7 +196,7 @@ def grade_pending(
         TextColumn(f"[bold]{label}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("failed {task.fields[failed]}"),
+        TextColumn("not graded {task.fields[failed]}"),
         TimeElapsedColumn(),
         TextColumn("ETA"),
         TimeRemainingColumn(),
@@ -226,6 +228,12 @@ def grade_pending(
             for child, _ in running.values():
                 child.join(5)
             raise
+
+
+RESUMING = (
+    "{done} of {total} learners already have a result in {out} from the same settings; grading "
+    "the others (--force regrades everyone)."
+)
 
 
 def _error(sentence: str) -> int:
