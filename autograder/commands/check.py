@@ -32,6 +32,7 @@ from rich.table import Table
 from rich.text import Text
 
 from autograder.commands.grade_class import grade_pending
+from autograder.commands.options import OptionError, check_timeout, jobs_or_cores
 from autograder.config import CourseConfigError, find_course_file, load_course
 from autograder.gradebook.job import JobSettings
 from autograder.gradebook.roster import Learner
@@ -43,8 +44,6 @@ from autograder.mistakes.verdicts import Row, judge, read_outcome
 SUBMISSIONS_DIR = "submissions"  # DIR/submissions/<case>/<package_dir>
 RESULTS_DIR = "results"  # DIR/results/<case>/results.json, summary.md, record.json, ...
 
-BAD_JOBS = "--jobs must be a whole number of at least 1; got {value}."
-BAD_TIMEOUT = "--timeout must be a positive number of seconds; got {value}."
 KEEP_NOT_EMPTY = (
     "The folder {path} given to --keep already exists and is not empty; choose a new folder so "
     "that no old result is mixed into this check."
@@ -73,11 +72,11 @@ def main(
         plan = plan_cases(config, list(components))
     except (CourseConfigError, CatalogueError, MutantError, CheckError) as error:
         return _error(str(error))
-    jobs = jobs if jobs is not None else os.cpu_count() or 1
-    if jobs < 1:
-        return _error(BAD_JOBS.format(value=jobs))
-    if test_timeout is not None and not test_timeout > 0:
-        return _error(BAD_TIMEOUT.format(value=test_timeout))
+    try:
+        jobs = jobs_or_cores(jobs)
+        check_timeout(test_timeout)
+    except OptionError as error:
+        return _error(str(error))
     if keep is not None:
         keep = Path(keep).resolve()
         if keep.exists() and (not keep.is_dir() or any(keep.iterdir())):

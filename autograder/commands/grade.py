@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from autograder.commands.options import OptionError, check_timeout
 from autograder.config import (
     CourseConfig,
     CourseConfigError,
@@ -49,7 +50,6 @@ DEFAULT_OUT = Path("grades")
 REPORT_FILES = (results_json.FILE_NAME, markdown.FILE_NAME, junit.FILE_NAME, LOG_FILE)
 
 NO_SUBMISSIONS = "Name at least one submission folder to grade."
-BAD_TIMEOUT = "--timeout must be a positive number of seconds; got {value}."
 SAME_NAME = (
     "Two submissions are both named {name} ({first} and {second}); their reports would "
     "overwrite each other, so rename one or grade them separately."
@@ -127,8 +127,10 @@ def main(
         return _error(str(error))
     if not submissions:
         return _error(NO_SUBMISSIONS)
-    if test_timeout is not None and not test_timeout > 0:
-        return _error(BAD_TIMEOUT.format(value=test_timeout))
+    try:
+        check_timeout(test_timeout)
+    except OptionError as error:
+        return _error(str(error))
     names = [c.name for c in config.components]
     for component in components:
         if component not in names:

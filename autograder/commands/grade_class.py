@@ -35,6 +35,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from autograder.commands.options import OptionError, check_timeout, jobs_or_cores
 from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
 from autograder.gradebook import report, roster, snapshot, store
 from autograder.gradebook.job import JobSettings, failed_record, run_job, settings_key
@@ -57,8 +58,6 @@ WARM_MODULES = [
     "_hypothesis_pytestplugin",
     "platformdirs.pytest_plugin",
 ]
-BAD_JOBS = "--jobs must be a whole number of at least 1; got {value}."
-BAD_TIMEOUT = "--timeout must be a positive number of seconds; got {value}."
 INTERRUPTED = (
     "Interrupted: {done} of {total} learners are saved in {out}; run the same command again to "
     "grade the rest."
@@ -90,11 +89,11 @@ def main(
             read_manifest(manifest)
     except (CourseConfigError, roster.RosterError, ValueError, ManifestError) as error:
         return _error(str(error))
-    jobs = jobs if jobs is not None else os.cpu_count() or 1
-    if jobs < 1:
-        return _error(BAD_JOBS.format(value=jobs))
-    if test_timeout is not None and not test_timeout > 0:
-        return _error(BAD_TIMEOUT.format(value=test_timeout))
+    try:
+        jobs = jobs_or_cores(jobs)
+        check_timeout(test_timeout)
+    except OptionError as error:
+        return _error(str(error))
 
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)

@@ -21,6 +21,7 @@ import autograder
 from autograder import __version__
 from autograder.cli import cli
 from autograder.commands import grade as command
+from autograder.commands.options import BAD_TIMEOUT
 from autograder.config import SUBMISSION_MISSING, load_course
 from autograder.feedback import FIRST_DIFFERENCE, KNOWN_MISTAKE
 from autograder.pytest_plugin import COLLECT_ERROR, seed_for
@@ -263,7 +264,7 @@ def test_two_submissions_with_one_name_are_refused(tmp_path):
 def test_a_non_positive_timeout_is_refused():
     result = invoke("grade", str(TOY), "--course", str(COURSE), "--timeout", "0")
     assert result.exit_code == 2
-    assert result.stderr.strip() == command.BAD_TIMEOUT.format(value=0.0)
+    assert result.stderr.strip() == BAD_TIMEOUT.format(value=0.0)
 
 
 def test_version_and_help():
