@@ -43,16 +43,18 @@ from torch import nn
 NO_KIND = "No stand-in kind is called {kind!r}; expected one of: {names}."
 BAD_CONFIG = "The stand-in {kind!r} expects the settings {expected}; got {got}."
 BAD_SETTING = "The stand-in {kind!r} setting {name} must be {type}; got {value!r}."
-BAD_MASK = "A stand-in expected a mask broadcastable to {expected} (B, h, L, S); got shape {got}."
+BAD_MASK = "Expected a mask broadcastable to {expected} (B, h, L, S); got shape {got}."
 
 
 class StandInError(ValueError):
     """A stand-in cannot be built as asked; the message says what was expected and what came."""
 
 
-def _torch_mask(mask: Any, batch: int, heads: int, queries: int, keys: int) -> Any:
+def torch_attn_mask(mask: Any, batch: int, heads: int, queries: int, keys: int) -> Any:
     """A contract mask (True = may attend) as the (B*h, L, S) bool mask torch's attention
-    modules read (True = may NOT attend); None stays None."""
+    modules read (True = may NOT attend); None stays None. The mask may be (L, S), (B, L, S)
+    (shared by the heads) or (B, h, L, S); ValueError (a sentence) when it does not broadcast.
+    The graders use it too (tests/graders/support/torch_equivalents.py)."""
     if mask is None:
         return None
     m = torch.as_tensor(mask).bool()
@@ -77,7 +79,7 @@ class MultiHeadAttentionStandIn(nn.Module):
 
     def forward(self, query, key, value, mask=None):
         heads = self.attention.num_heads
-        attn_mask = _torch_mask(mask, query.shape[0], heads, query.shape[1], key.shape[1])
+        attn_mask = torch_attn_mask(mask, query.shape[0], heads, query.shape[1], key.shape[1])
         return self.attention(
             query,
             key,
@@ -110,25 +112,33 @@ class AddNormStandIn(nn.Module):
         return self.norm(x + sublayer_output)
 
 
+def new_torch_encoder_layer(
+    d_model: int, num_heads: int, d_ff: int, eps: float
+) -> nn.TransformerEncoderLayer:
+    """nn.TransformerEncoderLayer as the contract's EncoderLayer: ReLU, post-norm, batch_first,
+    no dropout. The graders build theirs with it too."""
+    return nn.TransformerEncoderLayer(
+        d_model,
+        num_heads,
+        d_ff,
+        dropout=0.0,
+        activation="relu",
+        layer_norm_eps=eps,
+        batch_first=True,
+        norm_first=False,
+    )
+
+
 class EncoderLayerStandIn(nn.Module):
     """nn.TransformerEncoderLayer (relu, post-norm, batch_first) called as forward(x, mask)."""
 
     def __init__(self, d_model: int, num_heads: int, d_ff: int, eps: float) -> None:
         super().__init__()
-        self.layer = nn.TransformerEncoderLayer(
-            d_model,
-            num_heads,
-            d_ff,
-            dropout=0.0,
-            activation="relu",
-            layer_norm_eps=eps,
-            batch_first=True,
-            norm_first=False,
-        )
+        self.layer = new_torch_encoder_layer(d_model, num_heads, d_ff, eps)
 
     def forward(self, x, mask=None):
         heads = self.layer.self_attn.num_heads
-        src_mask = _torch_mask(mask, x.shape[0], heads, x.shape[1], x.shape[1])
+        src_mask = torch_attn_mask(mask, x.shape[0], heads, x.shape[1], x.shape[1])
         return self.layer(x, src_mask=src_mask)
 
 

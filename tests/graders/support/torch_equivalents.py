@@ -30,6 +30,8 @@ from collections.abc import Mapping
 import torch
 from torch import nn
 
+from autograder.runtime.standins import new_torch_encoder_layer, torch_attn_mask
+
 __all__ = [
     "invert_mask",
     "mha_state_to_torch",
@@ -92,20 +94,7 @@ def to_torch_attn_mask(
             batch element, shared by the heads; the head axis is inserted), or (B, h, L, S).
         returns: (B*h, L, S) bool, True where the query may NOT attend.
     """
-    if mask is None:
-        return None
-    m = torch.as_tensor(mask).bool()
-    if m.dim() == 3:
-        m = m.unsqueeze(1)  # (B, 1, L, S): per batch element, shared by the heads
-    try:
-        m = m.expand(batch_size, num_heads, tgt_len, src_len)  # (B, h, L, S)
-    except RuntimeError as err:
-        raise ValueError(
-            f"to_torch_attn_mask: expected a mask broadcastable to "
-            f"{(batch_size, num_heads, tgt_len, src_len)} (B, h, L, S), got shape "
-            f"{tuple(m.shape)}."
-        ) from err
-    return (~m).reshape(batch_size * num_heads, tgt_len, src_len)
+    return torch_attn_mask(mask, batch_size, num_heads, tgt_len, src_len)
 
 
 def mha_state_to_torch(state: StateDict, bias: bool) -> dict[str, torch.Tensor]:
@@ -153,7 +142,7 @@ def torch_encoder_layer_from(
     """nn.TransformerEncoderLayer (relu, post-norm, batch_first, dropout 0) with the weights of
     a contract EncoderLayer."""
     dtype = _dtype(layer_state_dict, "self_attn.W_q.weight", "torch_encoder_layer_from")
-    layer = _new_torch_layer(d_model, num_heads, d_ff, eps)
+    layer = new_torch_encoder_layer(d_model, num_heads, d_ff, eps)
     layer.load_state_dict(encoder_layer_state_to_torch(layer_state_dict), strict=True)
     return layer.to(dtype).eval()
 
@@ -169,7 +158,7 @@ def torch_encoder_from(
     """nn.TransformerEncoder of `num_layers` such layers (no final norm, no nested tensors) with
     the weights of a contract Encoder (`layers.<i>.<EncoderLayer names>`)."""
     dtype = _dtype(encoder_state_dict, "layers.0.self_attn.W_q.weight", "torch_encoder_from")
-    layer = _new_torch_layer(d_model, num_heads, d_ff, eps)
+    layer = new_torch_encoder_layer(d_model, num_heads, d_ff, eps)
     encoder = nn.TransformerEncoder(layer, num_layers, enable_nested_tensor=False)
     state = {}
     for i in range(num_layers):
@@ -177,21 +166,6 @@ def torch_encoder_from(
         state.update({f"layers.{i}.{k}": v for k, v in layer_state.items()})
     encoder.load_state_dict(state, strict=True)
     return encoder.to(dtype).eval()
-
-
-def _new_torch_layer(
-    d_model: int, num_heads: int, d_ff: int, eps: float
-) -> nn.TransformerEncoderLayer:
-    return nn.TransformerEncoderLayer(
-        d_model,
-        num_heads,
-        d_ff,
-        dropout=0.0,
-        activation="relu",
-        layer_norm_eps=eps,
-        batch_first=True,
-        norm_first=False,
-    )
 
 
 def torch_mha_forward(
