@@ -230,8 +230,17 @@ def grade_submission(
         f"--seed={seed}",
         f"--rootdir={config.root}",
         "--strict-markers",
+        # Only pytest's own plugins and ours: a plugin that happens to be installed beside the
+        # grader (pytest-randomly, pytest-xdist, ...) must not change a grade or slow it down.
+        "--disable-plugin-autoload",
+        "-p",
+        "autograder.pytest_plugin",
         "-p",
         "no:cacheprovider",
+        # Learner code logs in the worker, never here; pytest's log capture would add and
+        # remove its handlers around every test phase (a tenth of a warm learner's time).
+        "-p",
+        "no:logging",
         "--color=no",
         "-v",
         "-rfE",

@@ -12,6 +12,7 @@ The child ignores Ctrl-C (the parent stops it) and exits on its own if the paren
 from __future__ import annotations
 
 import filecmp
+import gc
 import hashlib
 import os
 import shutil
@@ -71,6 +72,7 @@ def run_job(settings: JobSettings, learner: Learner) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _exit_with_parent(settings.parent_pid)
     _cache_bytecode(settings.out)
+    gc.freeze()  # what the fork server imported is never garbage: collections skip it
     from autograder.config import load_course
 
     start = time.monotonic()
