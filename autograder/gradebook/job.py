@@ -105,7 +105,7 @@ def _grade(
     scratch: Path,
     record: store.LearnerRecord,
 ) -> None:
-    from autograder.commands.grade import grade_submission
+    from autograder.grading import grade_submission
     from autograder.reports.terminal import Ungraded
 
     if learner.repo is None:

@@ -1,0 +1,260 @@
+"""One submission through pytest into its report files (used by `grade`, `grade-class`, `check`).
+
+1. resolve the submission's package folder (grader_package);
+2. run pytest over the course's grader folders with a ResultCollector, its console in
+   DIR/grader.log (pytest_args, pytest_console, own_grader_packages);
+3. apply the points rule (results.py), add the notebook component and the protected-file
+   changes, and write DIR/results.json, DIR/summary.md and DIR/junit.xml, even when every test
+   failed (write_grade).
+
+`grade_submission` does all three in this process. A batch (gradebook/session.py) runs step 2
+once up to collection and forks one child per learner to run the collected tests, then step 3.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from autograder.config import CourseConfig, SubmissionError
+from autograder.notebook.submission import NOTEBOOK, add_notebook
+from autograder.pytest_plugin import ResultCollector
+from autograder.release.manifest import compare_manifest
+from autograder.reports import junit, markdown, results_json
+from autograder.reports.terminal import Ungraded
+from autograder.results import GradeResult, build_grade_result
+
+LOG_FILE = "grader.log"
+REPORT_FILES = (results_json.FILE_NAME, markdown.FILE_NAME, junit.FILE_NAME, LOG_FILE)
+NO_VISIBLE_TESTS = (
+    "The visible tests folder {path} does not exist; check visible_tests in {course}."
+)
+PYTEST_FAILED = (
+    "The graders could not run for {name} (pytest exit status {code}); see {log} for details."
+)
+NO_TESTS = "No grader tests were collected from {folders}; check the course's test folders."
+
+
+def grade_submission(
+    config: CourseConfig,
+    submission: Path,
+    out_dir: Path,
+    *,
+    name: str,
+    visible_only: bool,
+    test_timeout: float | None,
+    seed: int,
+    components: Sequence[str] = (),
+    manifest: Path | None = None,
+) -> GradeResult | Ungraded:
+    """Grade one submission into out_dir under the name `name` (its repository's folder name);
+    an Ungraded, with its sentence, when it cannot run. ``components``: run only their tests
+    (the others score zero with "no tests ran"); empty: all."""
+    clear_reports(out_dir)
+    package_dir = grader_package(config, submission, name)
+    if isinstance(package_dir, Ungraded):
+        return package_dir
+    folders = grader_folders(config, visible_only)
+    if isinstance(folders, Ungraded):
+        return Ungraded(name, folders.reason)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    log = out_dir / LOG_FILE
+    args = pytest_args(
+        config,
+        folders,
+        submission=package_dir,
+        seed=seed,
+        test_timeout=test_timeout,
+        components=components,
+    )
+    collector = ResultCollector()
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
+    start = time.monotonic()
+    with log.open("w", encoding="utf-8") as stream, pytest_console(stream):
+        with own_grader_packages(folders, config.root):
+            code = pytest.main(args, plugins=[collector])
+    if code == pytest.ExitCode.NO_TESTS_COLLECTED:
+        return Ungraded(name, NO_TESTS.format(folders=", ".join(map(str, folders))))
+    if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or collector.errors:
+        reason = collector.errors[0] if collector.errors else None
+        return Ungraded(name, reason or PYTEST_FAILED.format(name=name, code=int(code), log=log))
+    return write_grade(
+        config,
+        collector,
+        submission=submission,
+        name=name,
+        out_dir=out_dir,
+        seed=seed,
+        hidden_included=len(folders) > 1,
+        duration=time.monotonic() - start,
+        started_at=started_at,
+        components=components,
+        manifest=manifest,
+    )
+
+
+def clear_reports(out_dir: Path) -> None:
+    """Never leave last run's grade beside this run's failure."""
+    for stale in REPORT_FILES:
+        (out_dir / stale).unlink(missing_ok=True)
+
+
+def grader_package(config: CourseConfig, submission: Path, name: str) -> Path | Ungraded:
+    """The submission's package folder (course.toml's place, else the one folder of that name
+    within a few levels), or an Ungraded saying why there is none."""
+    try:
+        return config.package_dir_for(submission)
+    except SubmissionError as error:
+        package_dir = find_package(submission, config.package)
+        return Ungraded(name, str(error)) if package_dir is None else package_dir
+
+
+def grader_folders(config: CourseConfig, visible_only: bool) -> list[Path] | Ungraded:
+    """The visible tests folder, then the hidden one (unless visible_only or absent)."""
+    if not config.visible_tests.is_dir():
+        reason = NO_VISIBLE_TESTS.format(path=config.visible_tests, course=config.path)
+        return Ungraded("", reason)
+    folders = [config.visible_tests]
+    hidden = config.hidden_tests
+    if not visible_only and hidden is not None and hidden.is_dir():
+        folders.append(hidden)
+    return folders
+
+
+def pytest_args(
+    config: CourseConfig,
+    folders: Sequence[Path],
+    *,
+    submission: Path,
+    seed: int,
+    test_timeout: float | None,
+    components: Sequence[str] = (),
+) -> list[str]:
+    """pytest's command line for grading `submission` (its package folder)."""
+    args = [
+        *map(str, folders),
+        f"--course={config.path}",
+        f"--submission={submission}",
+        f"--seed={seed}",
+        f"--rootdir={config.root}",
+        "--strict-markers",
+        # Only pytest's own plugins and ours: a plugin that happens to be installed beside the
+        # grader (pytest-randomly, pytest-xdist, ...) must not change a grade or slow it down.
+        "--disable-plugin-autoload",
+        "-p",
+        "autograder.pytest_plugin",
+        "-p",
+        "no:cacheprovider",
+        # Learner code logs in the worker, never here; pytest's log capture would add and
+        # remove its handlers around every test phase (a tenth of a warm learner's time).
+        "-p",
+        "no:logging",
+        "--color=no",
+        "-v",
+        "-rfE",
+    ]
+    if test_timeout is not None:
+        args.append(f"--test-timeout={test_timeout}")
+    if components:
+        args += ["-m", " or ".join(components)]
+    return args
+
+
+@contextmanager
+def pytest_console(stream) -> Iterator[None]:
+    """pytest's console output (and anything else printed meanwhile) into `stream`."""
+    with redirect_stdout(stream), redirect_stderr(stream):
+        yield
+
+
+def write_grade(
+    config: CourseConfig,
+    collector: ResultCollector,
+    *,
+    submission: Path,
+    name: str,
+    out_dir: Path,
+    seed: int,
+    hidden_included: bool,
+    duration: float,
+    started_at: str,
+    components: Sequence[str] = (),
+    manifest: Path | None = None,
+) -> GradeResult:
+    """The points rule over what pytest saw, the notebook component and the protected-file
+    changes; then results.json, summary.md and junit.xml in out_dir."""
+    result = build_grade_result(
+        config,
+        collector.results,
+        submission=name,
+        seed=seed,
+        hidden_included=hidden_included,
+        forbidden=collector.forbidden,
+        grader_errors=collector.grader_errors,
+        duration=duration,
+        started_at=started_at,
+    )
+    if not components or NOTEBOOK in components:  # docs/notebook.md
+        result = add_notebook(config, submission, result, out_dir)
+    if manifest is not None:
+        root = config.submission_root(submission)
+        result.protected_changes = [
+            {**vars(c), "sentence": c.sentence} for c in compare_manifest(manifest, root)
+        ]
+    results_json.write_results_json(result, out_dir / results_json.FILE_NAME)
+    markdown.write_summary(result, out_dir / markdown.FILE_NAME)
+    junit.write_junit(result, out_dir / junit.FILE_NAME)
+    return result
+
+
+@contextmanager
+def own_grader_packages(folders: list[Path], root: Path) -> Iterator[None]:
+    """Run pytest with this course's grader packages, not another course's that this process
+    imported earlier under the same top-level name (both may call theirs `tests`): pytest would
+    otherwise look for this course's grader files inside the other package and fail to find
+    them. The other course's modules are put back afterwards."""
+    tops = set()
+    for folder in folders:
+        top = Path(folder).resolve()
+        while (top.parent / "__init__.py").is_file():
+            top = top.parent
+        if (top / "__init__.py").is_file():
+            tops.add(top.name)
+    root = Path(root).resolve()
+
+    def ours(name: str) -> bool:
+        file = getattr(sys.modules[name], "__file__", None)
+        return file is not None and Path(file).resolve().is_relative_to(root)
+
+    names = [n for n in sys.modules if n.split(".", 1)[0] in tops]
+    if all(map(ours, names)):
+        yield
+        return
+    before = {name: sys.modules[name] for name in names}
+    for name in names:
+        if not ours(name):
+            del sys.modules[name]
+    try:
+        yield
+    finally:
+        for name in [n for n in sys.modules if n.split(".", 1)[0] in tops]:
+            del sys.modules[name]
+        sys.modules.update(before)
+
+
+def find_package(submission: Path, package: str, depth: int = 3) -> Path | None:
+    """The one folder named `package` with an __init__.py within `depth` levels of a submission
+    laid out differently (e.g. t101/ at the repository root); None if there is none or several."""
+    if not submission.is_dir():
+        return None
+    found = []
+    for level in range(depth):
+        pattern = "/".join(["*"] * level + [package, "__init__.py"])
+        found += [p.parent for p in submission.glob(pattern) if ".git" not in p.parts]
+    return found[0].resolve() if len(found) == 1 else None
