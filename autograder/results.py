@@ -241,7 +241,8 @@ def forbidden_uses(
             if file.startswith("<")
             else FORBIDDEN_DISGUISED
         )
-        sentence = at.format(sentence=config.forbidden.sentence(api), file=file, line=line)
+        shown = f"{config.course.package_dir.as_posix()}/{file}"  # as the learner's repo names it
+        sentence = at.format(sentence=config.forbidden.sentence(api), file=shown, line=line)
         uses.append(ForbiddenUse(api, file, int(line), component, sentence))
     return uses
 

@@ -284,7 +284,7 @@ class LearnerSession:
         own = [record for record in records if record[1] == response.get("home")]
         if own and self.forbidden_raises:  # made in the called code's own file
             raise failures.forbidden(
-                own, package=self.package, course_message=self.forbidden_message
+                own, shown_dir=self.display_dir, course_message=self.forbidden_message
             )
         if not response["ok"]:
             if "internal" in response:
@@ -384,11 +384,13 @@ class LearnerSession:
     # -- imports ----------------------------------------------------------------------------
 
     def _file_of(self, name: str) -> str:
-        return f"{self.package}/{name.replace('.', '/')}.py"
+        """The module's file as messages name it: under display_dir, as the learner's
+        repository names it."""
+        return f"{self.display_dir.rstrip('/')}/{name.replace('.', '/')}.py"
 
     def _ensure_package(self) -> None:
         while not self._package_ready:
-            label = f"{IMPORT_LABEL}{self.package}/__init__.py"
+            label = f"{IMPORT_LABEL}{self._file_of('__init__')}"
             try:
                 response = self._request({"op": "import_package"}, label=label, phase="import")
             except LearnerError as err:
@@ -400,7 +402,7 @@ class LearnerSession:
             self._package_ready = True
             if response.get("init_error"):
                 self.package_init_error = failures.from_worker(
-                    response["init_error"], f"Importing {self.package}/__init__.py"
+                    response["init_error"], f"Importing {self._file_of('__init__')}"
                 )
 
     def _ensure_module(self, name: str) -> None:

@@ -1,7 +1,9 @@
 """Turning an exception raised by learner code into the fields of a LearnerError (in the worker).
 
-Only frames whose file lies under the private root are shown, relative to it
-(``t101/attention.py``); the worker's and the libraries' frames never reach the learner.
+Only frames whose file lies under the private root are shown, and each is named as the
+learner's repository names it (``assignments/t101/attention.py``: ``shown_dir``, the package
+folder as shown, in place of the private copy's folder), so the learner can open it; the worker's
+and the libraries' frames never reach the learner.
 """
 
 from __future__ import annotations
@@ -41,27 +43,43 @@ def relative(filename: str, root: str) -> str | None:
     return filename[len(prefix) :].replace(os.sep, "/")
 
 
+def shown_path(path: str, shown_dir: str) -> str:
+    """A path relative to the private root (``t101/softmax.py``: the package folder, then the
+    file) as the learner's repository names it: ``shown_dir`` in place of the package folder
+    (``assignments/t101/softmax.py``). Unchanged when ``shown_dir`` is empty."""
+    folder = shown_dir.rstrip("/")
+    rest = path.partition("/")[2]
+    if not folder or not rest:
+        return path
+    return f"{folder}/{rest}"
+
+
 def learner_frames(tb: TracebackType | None, root: str) -> list[tuple[str, int, str]]:
     """(file relative to root, line, function) of each learner frame, outermost first."""
     frames = []
     for frame, line in traceback.walk_tb(tb):
-        shown = relative(frame.f_code.co_filename, root)
-        if shown is not None:
-            frames.append((shown, line, frame.f_code.co_name))
+        inside = relative(frame.f_code.co_filename, root)
+        if inside is not None:
+            frames.append((inside, line, frame.f_code.co_name))
     return frames
 
 
-def describe(exc: BaseException, *, phase: str, root: str, memory_mb: int) -> dict[str, Any]:
+def describe(
+    exc: BaseException, *, phase: str, root: str, memory_mb: int, shown_dir: str = ""
+) -> dict[str, Any]:
     """The error fields for ``exc``; ``feedback`` is left for the caller to compose, except for
-    syntax errors, whose sentence needs no call."""
+    syntax errors, whose sentence needs no call. Learner files are named with ``shown_dir`` (the
+    package folder as the learner's repository names it, e.g. "assignments/t101") in place of
+    the private copy's folder; "" keeps them relative to the private root (``t101/a.py``)."""
     kind = classify(exc, phase)
     message = messages.sanitize(_safe_str(exc))
     frames = learner_frames(exc.__traceback__, root)
-    location = f"{frames[-1][0]}:{frames[-1][1]} in {frames[-1][2]}" if frames else ""
+    shown = [(shown_path(inside, shown_dir), line, function) for inside, line, function in frames]
+    location = f"{shown[-1][0]}:{shown[-1][1]} in {shown[-1][2]}" if shown else ""
     lines = []
-    for shown, line, function in frames:
-        lines.append(f'  File "{shown}", line {line}, in {function}')
-        source = linecache.getline(os.path.join(root, shown), line).strip()
+    for (inside, line, function), (file, _, _) in zip(frames, shown, strict=True):
+        lines.append(f'  File "{file}", line {line}, in {function}')
+        source = linecache.getline(os.path.join(root, inside), line).strip()
         if source:
             lines.append(f"    {source}")
     error: dict[str, Any] = {
@@ -74,14 +92,15 @@ def describe(exc: BaseException, *, phase: str, root: str, memory_mb: int) -> di
     }
     if kind == "syntax_error":
         assert isinstance(exc, SyntaxError)
-        shown = relative(exc.filename or "", root) or os.path.basename(exc.filename or "?")
+        inside = relative(exc.filename or "", root)
+        file = shown_path(inside, shown_dir) if inside else os.path.basename(exc.filename or "?")
         line = exc.lineno or 0
         error["message"] = messages.sanitize(str(exc.msg))
-        error["location"] = f"{shown}:{line}"
+        error["location"] = f"{file}:{line}"
         text = messages.sanitize((exc.text or "").strip(), cap=200)
-        error["traceback"] = f'  File "{shown}", line {line}\n    {text}\nSyntaxError: {exc.msg}'
+        error["traceback"] = f'  File "{file}", line {line}\n    {text}\nSyntaxError: {exc.msg}'
         error["feedback"] = messages.SYNTAX_ERROR.format(
-            file=shown, line=line, message=error["message"]
+            file=file, line=line, message=error["message"]
         )
         return error
     lines.append(f"{type(exc).__name__}: {message}" if message else type(exc).__name__)
@@ -92,7 +111,7 @@ def describe(exc: BaseException, *, phase: str, root: str, memory_mb: int) -> di
 
 def compose(error: dict[str, Any], call: str) -> str:
     """The learner's sentence for a worker error raised by ``call`` ("softmax(...)" or, for an
-    import, "Importing t101/softmax.py")."""
+    import, "Importing assignments/t101/softmax.py")."""
     if error.get("feedback"):
         return str(error["feedback"])
     kind = error["kind"]

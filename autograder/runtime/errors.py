@@ -31,7 +31,7 @@ class LearnerError(Exception):
         exc_mro: names of that class and its bases, e.g. ("ValueError", "Exception", ...), so a
             grader can check "raises ValueError" across the process boundary.
         message: the exception's own message, sanitized and capped.
-        location: "t101/attention.py:42 in scaled_dot_product_attention" or "".
+        location: "assignments/t101/attention.py:42 in scaled_dot_product_attention" or "".
         traceback: the learner-code frames only, as text (may be "").
         forbidden: for kind "forbidden", the (api, "file.py", line) records observed.
     """

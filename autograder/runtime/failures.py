@@ -28,7 +28,8 @@ def from_worker(error: dict[str, Any], label: str) -> LearnerError:
 
 
 def timeout(label: str, seconds: float) -> LearnerError:
-    """``label`` ran past its limit: a call ("softmax(...)") or an import (IMPORT_LABEL + file)."""
+    """``label`` ran past its limit: a call ("softmax(...)") or an import (IMPORT_LABEL + the
+    file as the learner's repository names it)."""
     shown = messages.seconds(seconds)
     if label.startswith(IMPORT_LABEL):
         file = label.removeprefix(IMPORT_LABEL)
@@ -66,11 +67,13 @@ def stale(type_name: str) -> LearnerError:
     return LearnerError(kind="crash", feedback=messages.STALE_OBJECT.format(type_name=short))
 
 
-def forbidden(records: list[Record], *, package: str, course_message: str) -> LearnerError:
-    """Forbidden calls made in the called code's own file; the first one is named."""
+def forbidden(records: list[Record], *, shown_dir: str, course_message: str) -> LearnerError:
+    """Forbidden calls made in the called code's own file; the first one is named, its file
+    (relative to the package folder) under ``shown_dir``, the package folder as the learner's
+    repository names it ("assignments/t101")."""
     api, file, line = records[0]
     more = f" (and {len(records) - 1} more place(s))" if len(records) > 1 else ""
-    shown = f"{package}/{file}"
+    shown = f"{shown_dir.rstrip('/')}/{file}"
     feedback = course_message.replace("{api}", api) + messages.FORBIDDEN_AT.format(
         file=shown, line=line, more=more
     )

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.runtime import messages
-from autograder.runtime.describe import compose
+from autograder.runtime.describe import compose, shown_path
 
 
 class ImportFailure(Exception):
@@ -72,8 +72,13 @@ class LearnerImporter:
         return module
 
     def file_of(self, name: str) -> str:
-        """``softmax`` -> ``t101/softmax.py`` (as the learner would name it)."""
+        """``softmax`` -> ``t101/softmax.py`` (relative to the private root)."""
         return f"{self.package}/{name.replace('.', '/')}.py"
+
+    def shown_file_of(self, name: str) -> str:
+        """``softmax`` -> ``assignments/t101/softmax.py``: the file as the learner's repository
+        names it, for sentences."""
+        return shown_path(self.file_of(name), self.shown_dir)
 
     def import_module(self, name: str) -> types.ModuleType:
         """``t101.<name>``; raises ImportFailure with the learner's sentence when it cannot."""
@@ -99,25 +104,24 @@ class LearnerImporter:
             exc.lineno = exc.lineno or _first_null_line(exc.filename)
         error = self.describe(exc, "import")
         if "feedback" not in error:
-            error["feedback"] = compose(error, f"Importing {self.file_of(name)}")
+            error["feedback"] = compose(error, f"Importing {self.shown_file_of(name)}")
         return error
 
     def _missing(self, name: str) -> dict[str, Any]:
         relative = name.replace(".", "/") + ".py"
-        file = self.file_of(name)
-        expected = f"{self.shown_dir}/{relative}"
+        file = self.shown_file_of(name)
         reason = self.refused.get(relative)
         if reason is not None:
-            feedback = messages.REFUSED_MODULE.format(file=file, reason=reason, expected=expected)
+            feedback = messages.REFUSED_MODULE.format(file=file, reason=reason)
         else:
-            feedback = messages.MISSING_MODULE.format(file=file, expected=expected)
+            feedback = messages.MISSING_MODULE.format(file=file)
         return _prepared(ModuleNotFoundError, f"No module named '{self.package}.{name}'", feedback)
 
     def resolve(self, module: types.ModuleType, name: str, qualname: str) -> Any:
         """``module.<qualname>``; a missing top-level name gives the learner's sentence."""
         head, *rest = qualname.split(".")
         if not hasattr(module, head):
-            feedback = messages.MISSING_NAME.format(file=self.file_of(name), name=head)
+            feedback = messages.MISSING_NAME.format(file=self.shown_file_of(name), name=head)
             message = f"module '{module.__name__}' has no attribute '{head}'"
             raise ImportFailure(_prepared(AttributeError, message, feedback))
         obj = getattr(module, head)

@@ -1,8 +1,9 @@
 """Learner-facing sentences of the runtime, as named templates the tests reuse.
 
 Placeholders: ``call`` is the learner-facing call (``softmax(...)``,
-``MultiHeadAttention.forward(...)``), ``file`` a path such as ``t101/softmax.py``, ``where`` a
-suffix " at t101/softmax.py:12 in softmax" (or ""), ``seconds`` and ``mb`` numbers.
+``MultiHeadAttention.forward(...)``), ``file`` a learner file as the learner's repository names
+it, such as ``assignments/t101/softmax.py`` (so they can open it), ``where`` a suffix
+" at assignments/t101/softmax.py:12 in softmax" (or ""), ``seconds`` and ``mb`` numbers.
 """
 
 from __future__ import annotations
@@ -37,10 +38,13 @@ NO_TENSOR = "{call} returned no tensor, so its gradients cannot be checked."
 SYNTAX_ERROR = (
     "{file} has a syntax error at line {line}: {message}. Fix it and run the tests again."
 )
-MISSING_MODULE = "Could not find {file} in your submission (expected at {expected})."
+MISSING_MODULE = (
+    "Could not find {file} in your submission; the assignment expects that file at that path "
+    "in your repository."
+)
 REFUSED_MODULE = (
-    "Could not use {file} from your submission: it is {reason}; submit the file itself "
-    "(expected at {expected})."
+    "Could not use {file} from your submission: it is {reason}; submit the file itself at that "
+    "path."
 )
 MISSING_NAME = (
     "{file} does not define {name}; the assignment expects a function or class named {name} "
@@ -103,7 +107,8 @@ def sanitize(text: str, cap: int = MESSAGE_CAP) -> str:
 
 
 def where(location: str) -> str:
-    """The " at t101/x.py:3 in f" suffix, or "" when no learner frame was involved."""
+    """The " at assignments/t101/x.py:3 in f" suffix, or "" when no learner frame was
+    involved."""
     return f" at {location}" if location else ""
 
 

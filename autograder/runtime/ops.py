@@ -36,6 +36,7 @@ class Worker:
     def __init__(self, init: dict[str, Any], *, memory_mb: int) -> None:
         self.package = init["package"]
         self.root = init["root"]
+        self.shown_dir = init["shown_dir"]  # the package folder as the learner names it
         self.memory_mb = memory_mb
         self.max_bytes = init["max_bytes"]
         self.max_depth = init["max_depth"]
@@ -59,7 +60,9 @@ class Worker:
         return {"pid": os.getpid(), "torch": str(torch.__version__), "guarded": self.guarded}
 
     def describe(self, exc: BaseException, phase: str) -> dict[str, Any]:
-        return describe(exc, phase=phase, root=self.root, memory_mb=self.memory_mb)
+        return describe(
+            exc, phase=phase, root=self.root, memory_mb=self.memory_mb, shown_dir=self.shown_dir
+        )
 
     # -- dispatch -------------------------------------------------------------------------
 

@@ -82,7 +82,7 @@ class RemoteCallable:
 
     def fetch(self) -> Any:
         """The attribute's value itself (a constant, or a RemoteObject), without calling it."""
-        file = f"{self._session.package}/{self._module.replace('.', '/')}.py"
+        file = self._session._file_of(self._module)
         return self._session._getattr(self._target, None, f"Reading {self._qualname} from {file}")
 
     def __repr__(self) -> str:

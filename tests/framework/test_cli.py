@@ -118,7 +118,7 @@ def test_hidden_messages_carry_no_values(graded):
 def test_a_forbidden_call_zeroes_its_component(graded, config):
     document = report(graded, "forbidden")
     sentence = FORBIDDEN_AT.format(
-        sentence=config.forbidden.sentence("numpy.linalg.norm"), file="normalize.py", line=7
+        sentence=config.forbidden.sentence("numpy.linalg.norm"), file="toypkg/normalize.py", line=7
     )
     assert document["score"] == 10.0
     normalize = [t for t in document["tests"] if t["tags"] == ["normalize"]]

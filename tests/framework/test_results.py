@@ -80,7 +80,7 @@ def test_forbidden_call_in_a_components_own_file_zeroes_it(config):
     records = [("numpy.linalg.norm", "normalize.py", 7), ("numpy.linalg.norm", "normalize.py", 7)]
     result = grade(config, tests, forbidden=records)
     sentence = FORBIDDEN_AT.format(
-        sentence=config.forbidden.sentence("numpy.linalg.norm"), file="normalize.py", line=7
+        sentence=config.forbidden.sentence("numpy.linalg.norm"), file="toypkg/normalize.py", line=7
     )
     normalize = result.components[1]
     assert (normalize.score, normalize.passed, normalize.forbidden) == (0.0, 0, [sentence])
@@ -120,7 +120,7 @@ def test_forbidden_call_from_a_helper_file_costs_the_component_whose_test_made_i
     assert [(u.file, u.line, u.component) for u in result.forbidden] == [
         ("helpers.py", 2, "normalize")
     ]
-    assert result.components[1].problem.endswith("It was called in helpers.py at line 2.")
+    assert result.components[1].problem.endswith("It was called in toypkg/helpers.py at line 2.")
 
 
 def test_forbidden_uses_map_files_to_components(config):
@@ -202,7 +202,7 @@ def test_a_call_from_code_compiled_under_another_name_says_so(config):
     uses = forbidden_uses(config, [("a.b", "scale.py", 0)])
     assert [(u.component, u.line) for u in uses] == [("scale", 0)]
     assert uses[0].sentence.endswith(
-        "code of scale.py that was compiled under another file's name."
+        "code of toypkg/scale.py that was compiled under another file's name."
     )
 
 

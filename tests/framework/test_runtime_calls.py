@@ -217,7 +217,7 @@ def test_module_constants_can_be_fetched_without_calling(funcs):
     assert funcs.SETTINGS.fetch() == {"width": 4, "names": ("a", "b")}
     with pytest.raises(LearnerError) as info:
         funcs.NOT_THERE.fetch()
-    assert info.value.feedback.startswith("toypkg/funcs.py does not define NOT_THERE;")
+    assert info.value.feedback.startswith("submission/toypkg/funcs.py does not define NOT_THERE;")
 
 
 def test_call_returns_the_arguments_after_the_call(funcs):
@@ -315,10 +315,10 @@ def test_not_implemented_is_its_own_kind(funcs):
         funcs.todo(1)
     error = info.value
     assert error.kind == "not_implemented"
-    assert error.location == "toypkg/funcs.py:17 in todo"
+    assert error.location == "submission/toypkg/funcs.py:17 in todo"
     assert error.feedback.startswith(
         "todo(...) is not implemented yet: it raised "
-        "NotImplementedError at toypkg/funcs.py:17 in todo."
+        "NotImplementedError at submission/toypkg/funcs.py:17 in todo."
     )
 
 
@@ -327,14 +327,14 @@ def test_exceptions_carry_only_learner_frames(funcs):
         funcs.deep_failure(torch.ones(2, 3), torch.ones(2, 3))
     error = info.value
     assert error.kind == "exception" and error.is_instance("RuntimeError")
-    assert error.location == "toypkg/funcs.py:25 in _inner"
+    assert error.location == "submission/toypkg/funcs.py:25 in _inner"
     lines = error.traceback.splitlines()
-    assert lines[0] == '  File "toypkg/funcs.py", line 21, in deep_failure'
-    assert lines[2] == '  File "toypkg/funcs.py", line 25, in _inner'
+    assert lines[0] == '  File "submission/toypkg/funcs.py", line 21, in deep_failure'
+    assert lines[2] == '  File "submission/toypkg/funcs.py", line 25, in _inner'
     assert "autograder" not in error.traceback and "/tmp" not in error.traceback
     assert error.feedback.startswith(
         "deep_failure(...) raised RuntimeError at "
-        "toypkg/funcs.py:25 in _inner: mat1 and mat2 shapes"
+        "submission/toypkg/funcs.py:25 in _inner: mat1 and mat2 shapes"
     )
     assert "tensor(" not in error.feedback  # never the grader's argument values
 
@@ -353,8 +353,10 @@ def test_syntax_errors_name_file_and_line_and_spare_other_modules(session, funcs
         session.module("broken_syntax").f(1)
     error = info.value
     assert error.kind == "syntax_error"
-    assert error.location == "toypkg/broken_syntax.py:3"
-    assert error.feedback.startswith("toypkg/broken_syntax.py has a syntax error at line 3")
+    assert error.location == "submission/toypkg/broken_syntax.py:3"
+    assert error.feedback.startswith(
+        "submission/toypkg/broken_syntax.py has a syntax error at line 3"
+    )
     with pytest.raises(LearnerError) as again:
         session.module("broken_syntax").g()
     assert again.value is error  # remembered, not re-imported
@@ -367,12 +369,12 @@ def test_missing_modules_and_names_say_what_was_expected(session, funcs):
         session.module("softmax").softmax(np.ones(2))
     assert info.value.kind == "import_error"
     assert info.value.feedback == (
-        "Could not find toypkg/softmax.py in your submission "
-        "(expected at submission/toypkg/softmax.py)."
+        "Could not find submission/toypkg/softmax.py in your submission; the assignment "
+        "expects that file at that path in your repository."
     )
     with pytest.raises(LearnerError) as info:
         funcs.softmax(np.ones(2))
-    assert info.value.feedback.startswith("toypkg/funcs.py does not define softmax;")
+    assert info.value.feedback.startswith("submission/toypkg/funcs.py does not define softmax;")
 
 
 def test_values_that_cannot_cross_are_bad_returns_and_objects_become_refs(funcs):
@@ -439,7 +441,7 @@ def test_forbidden_apis_are_reported_with_the_learner_file_and_line(session):
     assert error.forbidden == ((api, "layers.py", 18),)
     assert error.feedback == (
         f"The course asks you to build this yourself; {api} is not allowed. "
-        "It was called at toypkg/layers.py:18."
+        "It was called at submission/toypkg/layers.py:18."
     )
     with pytest.raises(LearnerError) as info:
         layers.uses_mha(4)

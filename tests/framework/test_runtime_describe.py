@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from autograder.runtime import messages
-from autograder.runtime.describe import classify, compose, describe
+from autograder.runtime.describe import classify, compose, describe, shown_path
 from autograder.runtime.importer import ImportFailure, LearnerImporter
 
 
@@ -71,6 +71,19 @@ def test_describe_keeps_only_learner_frames_relative_to_the_root(tmp_path: Path)
     assert feedback.startswith("load(...) raised JSONDecodeError at toypkg/layers.py:4 in load: ")
 
 
+def test_describe_names_learner_files_as_their_repository_does(tmp_path: Path):
+    root = tmp_path.resolve()
+    exc = raise_through_library(root)
+    error = describe(exc, phase="call", root=str(root), memory_mb=512, shown_dir="hw/toypkg/")
+    assert error["location"] == "hw/toypkg/layers.py:4 in load"
+    assert error["traceback"].splitlines()[:2] == [
+        '  File "hw/toypkg/layers.py", line 4, in load',
+        "    return json.loads(text)",  # the source line is still read from the private copy
+    ]
+    assert shown_path("toypkg/sub/a.py", "assignments/toypkg") == "assignments/toypkg/sub/a.py"
+    assert shown_path("toypkg/a.py", "") == "toypkg/a.py"
+
+
 def test_compose_names_the_call_for_each_kind():
     base = {"exc_type": "X", "message": "m", "location": "p/a.py:3 in f", "memory_mb": 256}
     assert compose(
@@ -98,7 +111,9 @@ def importer(tmp_path: Path):
         str(root),
         shown_dir=f"assignments/{package}",
         refused={"leak.py": "a symbolic link to outside your package"},
-        describe=lambda exc, phase: describe(exc, phase=phase, root=str(root), memory_mb=1),
+        describe=lambda exc, phase: describe(
+            exc, phase=phase, root=str(root), memory_mb=1, shown_dir=f"assignments/{package}"
+        ),
     )
     yield made
     for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
@@ -118,10 +133,11 @@ def test_a_failing_init_falls_back_to_a_bare_package(importer):
         importer.import_module("broken")
     error = info.value.error
     assert (
-        error["kind"] == "syntax_error" and error["location"] == f"{importer.package}/broken.py:1"
+        error["kind"] == "syntax_error"
+        and error["location"] == f"assignments/{importer.package}/broken.py:1"
     )
     assert error["feedback"].startswith(
-        f"{importer.package}/broken.py has a syntax error at line 1"
+        f"assignments/{importer.package}/broken.py has a syntax error at line 1"
     )
 
 
@@ -130,8 +146,8 @@ def test_missing_refused_and_misnamed_modules_get_sentences(importer):
     with pytest.raises(ImportFailure) as info:
         importer.import_module("softmax")
     assert info.value.error["feedback"] == (
-        f"Could not find {pkg}/softmax.py in your submission "
-        f"(expected at assignments/{pkg}/softmax.py)."
+        f"Could not find assignments/{pkg}/softmax.py in your submission; the assignment "
+        "expects that file at that path in your repository."
     )
     assert info.value.error["kind"] == "import_error"
     with pytest.raises(ImportFailure) as info:
@@ -141,7 +157,9 @@ def test_missing_refused_and_misnamed_modules_get_sentences(importer):
     module = importer.import_module("named")
     with pytest.raises(ImportFailure) as info:
         importer.resolve(module, "named", "softmax")
-    assert info.value.error["feedback"].startswith(f"{pkg}/named.py does not define softmax;")
+    assert info.value.error["feedback"].startswith(
+        f"assignments/{pkg}/named.py does not define softmax;"
+    )
     assert importer.resolve(module, "named", "sofmax")(3) == 3
 
 
@@ -153,7 +171,8 @@ def test_exceptions_at_import_name_the_file_and_line(importer):
     error = info.value.error
     assert error["kind"] == "import_error" and error["exc_type"] == "NameError"
     assert error["feedback"] == (
-        f"Importing {pkg}/nameerr.py raised NameError at {pkg}/nameerr.py:3 in <module>: "
+        f"Importing assignments/{pkg}/nameerr.py raised NameError at "
+        f"assignments/{pkg}/nameerr.py:3 in <module>: "
         "name 'undefined_name' is not defined"
     )
 
@@ -172,8 +191,8 @@ def test_a_missing_package_folder_reports_each_module_missing(tmp_path: Path):
         with pytest.raises(ImportFailure) as info:
             importer.import_module("funcs")
         assert info.value.error["feedback"] == (
-            "Could not find toypkg_absent/funcs.py in your submission "
-            "(expected at sub/toypkg_absent/funcs.py)."
+            "Could not find sub/toypkg_absent/funcs.py in your submission; the assignment "
+            "expects that file at that path in your repository."
         )
     finally:
         sys.modules.pop("toypkg_absent", None)

@@ -130,6 +130,7 @@ def session(tmp_path_factory: pytest.TempPathFactory):
         package_dir,
         package="toypkg",
         limits=Limits(test_timeout=2, import_timeout=2, memory_mb=MEMORY_MB),
+        display_dir="assignments/toypkg",  # messages name files as the learner's repository does
     )
     try:
         yield made
@@ -146,7 +147,9 @@ def test_a_hanging_package_init_is_skipped_after_its_time_out(session, bad):
     assert bad.ok(1) == 2
     error = session.package_init_error
     assert error is not None and error.kind == "timeout"
-    assert error.feedback == messages.IMPORT_TIMEOUT.format(file="toypkg/__init__.py", seconds="2")
+    assert error.feedback == messages.IMPORT_TIMEOUT.format(
+        file="assignments/toypkg/__init__.py", seconds="2"
+    )
 
 
 def test_an_infinite_loop_times_out_and_the_next_call_gets_a_fresh_worker(session, bad):
@@ -202,7 +205,7 @@ def test_an_infinite_loop_at_import_fails_that_module_only_and_is_remembered(ses
         hanging.anything()
     assert info.value.kind == "timeout"
     assert info.value.feedback == messages.IMPORT_TIMEOUT.format(
-        file="toypkg/hang_at_import.py", seconds="2"
+        file="assignments/toypkg/hang_at_import.py", seconds="2"
     )
     started = time.monotonic()
     with pytest.raises(LearnerError) as again:
@@ -217,7 +220,7 @@ def test_sys_exit_is_an_error_and_the_worker_survives(session, bad):
     with pytest.raises(LearnerError) as info:
         bad.quit_politely()
     assert info.value.kind == "exit" and info.value.is_instance("SystemExit")
-    assert info.value.location == "toypkg/bad.py:27 in quit_politely"
+    assert info.value.location == "assignments/toypkg/bad.py:27 in quit_politely"
     bad.pid()
     assert worker_pid(session) == pid
 
@@ -249,7 +252,7 @@ def test_memory_error_under_the_memory_limit(session, bad):
         bad.hog()
     assert info.value.kind == "memory" and info.value.is_instance("MemoryError")
     assert f"(the limit is {MEMORY_MB} MB)" in info.value.feedback
-    assert info.value.location == "toypkg/bad.py:40 in hog"
+    assert info.value.location == "assignments/toypkg/bad.py:40 in hog"
     bad.pid()
     assert worker_pid(session) == pid
 
