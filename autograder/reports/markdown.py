@@ -2,9 +2,11 @@
 each message several tests share, once per component with the tests that found it. Hidden tests
 are counted, never named.
 
-Everything that came from learner code or a grader message is escaped with sanitize.py: table
-cells cannot be split by a pipe, HTML does not render, escape sequences are gone, and printed
-output sits in a fence it cannot close.
+The file is read both rendered (GitHub) and raw (a terminal, an editor). Everything that came
+from learner code or a grader message goes through sanitize.markdown_inline, which escapes only
+what Markdown would misread in that place (a pipe in a table cell, a tag, emphasis, a leading
+`#`...), so the raw text stays readable; escape sequences are gone, and printed output sits in a
+fence it cannot close.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ def render_summary(result: GradeResult) -> str:
     hidden = "included" if result.hidden_included else "not run"
     lines = [
         TITLE.format(
-            course=markdown_inline(result.course), submission=markdown_inline(result.submission)
+            course=markdown_inline(result.course, table=False),
+            submission=markdown_inline(result.submission, table=False),
         ),
         "",
         TOTAL.format(score=points(result.score), max_score=points(result.max_score)),
@@ -69,8 +72,8 @@ def render_summary(result: GradeResult) -> str:
         lines += [TO_FIX, ""]
         titles = {c.name: c.title for c in result.components}
         for component, sentence, tests in _group_failures(failing):
-            title = markdown_inline(titles.get(component, component))
-            text = markdown_inline(sentence, MESSAGE_LIMIT)
+            title = markdown_inline(titles.get(component, component), table=False)
+            text = markdown_inline(sentence, MESSAGE_LIMIT, table=False)
             if len(tests) == 1:
                 lines.append(f"- **{title}: {_test_name(tests[0])}**: {text}")
             else:
@@ -82,11 +85,13 @@ def render_summary(result: GradeResult) -> str:
         lines.append("")
     if result.forbidden:
         lines += [FORBIDDEN_HEADING, ""]
-        lines += [f"- {markdown_inline(use.sentence)}" for use in result.forbidden]
+        lines += [f"- {markdown_inline(use.sentence, table=False)}" for use in result.forbidden]
         lines.append("")
     if result.grader_errors:
         lines += [GRADER_ERRORS_HEADING, ""]
-        lines += [f"- {markdown_inline(e, MESSAGE_LIMIT)}" for e in result.grader_errors]
+        lines += [
+            f"- {markdown_inline(e, MESSAGE_LIMIT, table=False)}" for e in result.grader_errors
+        ]
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"
 
@@ -106,11 +111,11 @@ def _group_failures(failing: list[TestResult]) -> list[tuple[str, str, list[Test
 def _test_name(test: TestResult) -> str:
     """A test's name, or "a hidden test": hidden tests' names are not shown before results
     are (Gradescope's visibility)."""
-    return markdown_inline(test.name) if test.visibility == "visible" else HIDDEN_TEST
+    return markdown_inline(test.name, table=False) if test.visibility == "visible" else HIDDEN_TEST
 
 
 def _found_by(tests: list[TestResult]) -> str:
-    names = [markdown_inline(t.name) for t in tests if t.visibility == "visible"]
+    names = [markdown_inline(t.name, table=False) for t in tests if t.visibility == "visible"]
     hidden = len(tests) - len(names)
     if hidden:
         names.append(f"{hidden} hidden test{'s' if hidden != 1 else ''}")

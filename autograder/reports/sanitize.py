@@ -18,7 +18,6 @@ CUT_NOTE = "\n… ({count} more characters cut)"
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
 # C0 controls except tab and newline, DEL, C1 controls, bidi overrides and isolates.
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|#~])")
 
 
 def strip_control(text: str) -> str:
@@ -46,13 +45,98 @@ def first_sentence(text: str) -> str:
     return line[: match.start() + 1] if match else line
 
 
-def markdown_inline(text: str, limit: int = OUTPUT_LIMIT) -> str:
-    """Learner text made safe inside a Markdown paragraph or table cell: one line, HTML
-    escaped, Markdown punctuation backslash-escaped, line breaks as <br>."""
+def markdown_inline(text: str, limit: int = OUTPUT_LIMIT, *, table: bool = True) -> str:
+    """Learner text made safe inside a Markdown paragraph, list item or table cell, escaping
+    only what CommonMark and GitHub would misrender there, so that the text reads the same raw
+    (in a terminal or an editor) and rendered: one line (line breaks become <br>); no HTML tag,
+    entity or autolink; no emphasis, strikethrough, math, link or image; no block (a heading,
+    quote, list or rule) at its start; a `|` escaped (table=False: outside a table, where it is
+    plain text). Paired backticks stay code spans (shown as written); a word with an underscore
+    at its edge (`__init__`, `_helper`) becomes one, since that underscore would start or end
+    emphasis."""
     text = clean(text, limit).strip()
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    text = _MARKDOWN_SPECIAL.sub(r"\\\1", text)
-    return text.replace("\n", "<br>")
+    math = text.count("$") >= 2  # GitHub renders $...$ as math
+    lines = [_markdown_line(line.strip(), table=table, math=math) for line in text.split("\n")]
+    return _block_start_escaped("<br>".join(lines))
+
+
+# A backslash that would escape the next character (ASCII punctuation) or end the line (a hard
+# break); an entity such as &amp; or &#38;; `<` that could open a tag or an autolink; `*` and
+# `~` that could open or close emphasis or strikethrough (unless blanks are on both sides); a
+# word with an underscore that is not between two letters or digits; `]` that would close a
+# link, image or link reference definition.
+_BACKSLASH = re.compile(r"\\(?=[!-/:-@\[-`{-~]|$)")
+_ENTITY = re.compile(r"&(?=#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-9]{1,31};)")
+_TAG_OR_AUTOLINK = re.compile(r"<(?=[A-Za-z/!?])")
+_DELIMITER = re.compile(r"(?<=\S)[*~]|[*~](?=\S)")
+_EDGE_UNDERSCORE_WORD = re.compile(r"[\w./-]*(?:(?<![^\W_])_|_(?![^\W_]))[\w./-]*")
+_LINK_END = re.compile(r"\](?=[(\[:])")
+_BACKTICKS = re.compile(r"`+")
+# What would start a block at the start of a paragraph or list item.
+_BLOCK_START = re.compile(r"^(?:[#>]|[-+*](?=\s|$)|-{3,}\s*$)")
+_ORDERED_ITEM = re.compile(r"^(\d{1,9})(?=[.)](?:\s|$))")
+_HEADING_TAIL = re.compile(r"(?<=\s)(?=#+$)")
+
+
+def _markdown_line(line: str, *, table: bool, math: bool) -> str:
+    """One line of learner text: code spans kept as written, the rest escaped where needed."""
+    out, position = [], 0
+    for start, end in _code_spans(line):
+        out.append(_markdown_plain(line[position:start], table=table, math=math))
+        span = line[start:end]
+        out.append(span.replace("|", "\\|") if table else span)  # GFM unescapes it in a cell
+        position = end
+    out.append(_markdown_plain(line[position:], table=table, math=math))
+    return "".join(out)
+
+
+def _code_spans(line: str) -> list[tuple[int, int]]:
+    """(start, end) of each code span: a run of backticks closed by the next run as long."""
+    spans, search = [], 0
+    while (opening := _BACKTICKS.search(line, search)) is not None:
+        width = len(opening.group())
+        runs = _BACKTICKS.finditer(line, opening.end())
+        closing = next((run for run in runs if len(run.group()) == width), None)
+        if closing is None:
+            search = opening.end()
+            continue
+        spans.append((opening.start(), closing.end()))
+        search = closing.end()
+    return spans
+
+
+def _markdown_plain(text: str, *, table: bool, math: bool) -> str:
+    """Text outside code spans, escaped only where Markdown would read it as markup."""
+    text = _BACKSLASH.sub(r"\\\\", text)
+    text = _ENTITY.sub(r"\\&", text)
+    text = _TAG_OR_AUTOLINK.sub("&lt;", text)
+    text = text.replace("`", "\\`")  # a backtick left unpaired
+    text = _DELIMITER.sub(lambda match: "\\" + match.group(), text)
+    text = _EDGE_UNDERSCORE_WORD.sub(_code_word, text)
+    text = _LINK_END.sub(r"\\]", text)
+    if math:
+        text = text.replace("$", "\\$")
+    if table:
+        text = text.replace("|", "\\|")
+    return text
+
+
+def _code_word(match: re.Match[str]) -> str:
+    """A word whose underscore would open or close emphasis, as a code span (a sentence's
+    period stays outside); underscores alone are escaped."""
+    word = match.group()
+    core = word.rstrip(".")
+    if not core.strip("_"):
+        return word.replace("_", "\\_")
+    return f"`{core}`{word[len(core) :]}"
+
+
+def _block_start_escaped(text: str) -> str:
+    """text with a backslash where it would otherwise start a heading, quote, list item or
+    rule, and before a trailing run of # (a heading's closing sequence)."""
+    text = _BLOCK_START.sub(lambda match: "\\" + match.group(), text)
+    text = _ORDERED_ITEM.sub(r"\1\\", text)
+    return _HEADING_TAIL.sub("\\\\", text)
 
 
 def markdown_block(text: str, limit: int = OUTPUT_LIMIT) -> str:
