@@ -231,5 +231,17 @@ def _become_worker(request: dict[str, Any], channel: int, capture: int) -> NoRet
         os._exit(code)
 
 
+def _exit(code: int) -> NoReturn:
+    """End the process without the interpreter's teardown: freeing torch's modules one by one
+    took 0.7 to 1.1 s, and the command that stopped us waits for our exit. Nothing is lost:
+    the workers are killed and FOLDER is removed before, and we write no file but our log."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    _exit(main())
