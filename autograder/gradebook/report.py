@@ -6,6 +6,12 @@ shards reports exactly like one run. Sections: the score distribution (a matplot
 the component's full points) and per test, the most common failure messages, errored learners
 and tamper flags. Learner text is escaped for Markdown tables and for HTML.
 
+Most common failure messages: one row per catalogued mistake a failing test names
+(`[attention/no-scale]`, however many input sizes it was seen at), else per message with its
+numbers and shapes replaced by `…` (so `Encoder(3, 8, 2, 16)` and `Encoder(4, 12, 3, 20)` are
+one row, and no value of a hidden test's inputs or expected values is shown), each with its
+component and how many learners it affects, written as a sentence.
+
 The components are course.toml's and the course's notebook assignments (`notebook`, see
 docs/notebook.md). A notebook is graded only for learners whose repository holds it: its mean
 and pass rate count those learners, and a note says how many of the graded learners they are.
@@ -16,14 +22,16 @@ from __future__ import annotations
 import base64
 import html
 import json
+import re
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.gradebook.store import LearnerRecord, learner_dir
+from autograder.mistakes.catalogue import named_mistake_in_full
 from autograder.reports.files import atomic_write_text
-from autograder.reports.sanitize import clean, first_sentence
+from autograder.reports.sanitize import clean, first_sentence, markdown_inline
 
 MARKDOWN_FILE = "report.md"
 HTML_FILE = "report.html"
@@ -49,6 +57,17 @@ class Component:
     optional: bool = False
 
 
+@dataclass(frozen=True)
+class FailureRow:
+    """A row of "Most common failure messages": how many learners, the component (its title),
+    the catalogued mistake's full id ("" when the message names none), the message."""
+
+    learners: int
+    component: str
+    mistake: str
+    message: str
+
+
 @dataclass
 class ClassReport:
     """Everything the report shows, as plain rows (strings and numbers)."""
@@ -60,7 +79,7 @@ class ClassReport:
     max_score: float
     components: list[tuple[str, float, float, int, int]]  # title, mean, points, full, graded
     tests: list[tuple[str, int, int]]  # test name, passed, ran
-    failures: list[tuple[str, int]]  # message, learners
+    failures: list[FailureRow]
     errored: list[tuple[str, str]]  # learner, error
     tampered: list[tuple[str, str]]  # learner, files
     figure: bytes = b""
@@ -73,45 +92,94 @@ def build_report(
     graded = [r for r in records if not r.failed]
     components = submitted_components(graded, components)
     max_score = sum(c.points for c in components)
-    rows, notes = [], []
+    per_component, notes = [], []
     for c in components:
         scores = component_scores(graded, c)
         full = sum(1 for s in scores if s >= c.points - 1e-9)
         mean = statistics.fmean(scores) if scores else 0.0
-        rows.append((c.title, mean, c.points, full, len(scores)))
+        per_component.append((c.title, mean, c.points, full, len(scores)))
         if c.optional and len(scores) < len(graded):
             notes.append(NOT_SUBMITTED.format(title=c.title, have=len(scores), graded=len(graded)))
     passed: Counter[str] = Counter()
     ran: Counter[str] = Counter()
-    failures: Counter[str] = Counter()
+    failures: Counter[tuple[str, str, str]] = Counter()  # (component, mistake, message)
     for record in graded:
-        seen: set[str] = set()
+        seen: set[tuple[str, str, str]] = set()
         for test in _tests(out, record.learner):
             ran[test["name"]] += 1
             if test.get("status") == "passed":
                 passed[test["name"]] += 1
             else:
-                message = first_sentence(clean(test.get("output", ""))) or "(no message)"
-                seen.add(message)
+                seen.add(failure_key(test))
         failures.update(seen)  # count learners, not tests
     # The tests most learners fail first: that is where the class needs help.
     tests = sorted(
         ((name, passed[name], ran[name]) for name in ran),
         key=lambda row: (row[1] / row[2] if row[2] else 1.0, row[0]),
     )
+    titles = {c.name: c.title for c in components}
+    order = {c.name: i for i, c in enumerate(components)}
+    common = sorted(
+        failures.items(),
+        # most learners first; then in course order, a named mistake before other messages
+        key=lambda item: (-item[1], order.get(item[0][0], len(order)), not item[0][1], item[0]),
+    )[:TOP_FAILURES]
+    rows = [
+        FailureRow(count, titles.get(component, component), mistake, message)
+        for (component, mistake, message), count in common
+    ]
     return ClassReport(
         course=course,
         learners=len(records),
         graded=len(graded),
         totals=[r.total or 0.0 for r in graded],
         max_score=max_score,
-        components=rows,
+        components=per_component,
         tests=tests,
-        failures=sorted(failures.items(), key=lambda item: (-item[1], item[0]))[:TOP_FAILURES],
+        failures=rows,
         errored=[(r.learner, r.error) for r in records if r.failed],
         tampered=[(r.learner, "; ".join(r.tamper)) for r in records if r.tamper],
         notes=notes,
     )
+
+
+NO_MESSAGE = "The test failed without a message."
+# A shape such as (2, 3, 4) or (5,), then any other number (not one inside a name: W_1, t101).
+_SHAPE = re.compile(r"\(\s*-?\d+\s*(?:,\s*-?\d+\s*)*,?\s*\)")
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?!\w)")
+_CODE_FIRST = re.compile(r"^[A-Za-z_][\w.]*[(\[]")
+
+
+def failure_key(test: dict) -> tuple[str, str, str]:
+    """(component, mistake id, message) of a failing test in results.json. A message that
+    names a catalogued mistake is that mistake (its component, its id, its explanation); any
+    other is its first sentence with numbers and shapes replaced by `…`."""
+    text = clean(str(test.get("output", "")))
+    component = str((test.get("tags") or [""])[0])
+    found = named_mistake_in_full(text)
+    if found is not None:
+        mistake, sentence = found
+        explanation = sentence.removeprefix(f"[{mistake}]").strip()
+        return mistake.split("/", 1)[0], mistake, as_sentence(explanation)
+    message = normalise(first_sentence(text))
+    return component, "", as_sentence(message) if message else NO_MESSAGE
+
+
+def normalise(message: str) -> str:
+    """The message with its shapes and numbers replaced by `…`: one row for one failure seen
+    at several sizes, and no input or expected value of a hidden test."""
+    return _NUMBER.sub("…", _SHAPE.sub("(…)", message))
+
+
+def as_sentence(message: str) -> str:
+    """The message as a sentence starting with a capital letter: a leading lowercase word is
+    capitalised ("the gradient of" -> "The gradient of"); a leading call, which must keep its
+    spelling, gets "The call " in front ("The call softmax(...) is not implemented yet")."""
+    if not message or not message[0].islower():
+        return message
+    if _CODE_FIRST.match(message) or "_" in message.split(" ", 1)[0]:
+        return f"The call {message}"
+    return message[0].upper() + message[1:]
 
 
 def submitted_components(
@@ -206,8 +274,13 @@ def render_markdown(report: ClassReport) -> str:
         out.append(f"| {_cell(title)} | {mean:.2f} / {points:.2f} | {rate} |")
     out += ["", "## Pass rate per test (most failed first)", "", "| Test | Passed |", "|---|---:|"]
     out += [f"| {_cell(name)} | {p} / {n} |" for name, p, n in report.tests]
-    out += ["", "## Most common failure messages", "", "| Learners | Message |", "|---:|---|"]
-    out += [f"| {count} | {_cell(message)} |" for message, count in report.failures]
+    out += ["", "## Most common failure messages", ""]
+    out += ["| Learners | Component | Known mistake | Message |", "|---:|---|---|---|"]
+    out += [
+        f"| {row.learners} | {_cell(row.component)} | {_cell(row.mistake)} "
+        f"| {markdown_inline(row.message)} |"
+        for row in report.failures
+    ]
     out += ["", "## Learners whose grading errored", ""]
     out += [f"- `{_cell(who)}`: {_cell(error)}" for who, error in report.errored] or ["None."]
     out += ["", "## Tamper flags (changed visible tests; graded with pristine tests)", ""]
@@ -249,7 +322,12 @@ def render_html(report: ClassReport) -> str:
     parts += ["<h2>Pass rate per test (most failed first)</h2>"]
     parts.append(_table(["Test", "Passed"], [[clean(n), f"{p} / {r}"] for n, p, r in report.tests]))
     parts += ["<h2>Most common failure messages</h2>"]
-    parts.append(_table(["Learners", "Message"], [[str(c), m] for m, c in report.failures]))
+    parts.append(
+        _table(
+            ["Learners", "Component", "Known mistake", "Message"],
+            [[str(r.learners), r.component, r.mistake, r.message] for r in report.failures],
+        )
+    )
     parts += ["<h2>Learners whose grading errored</h2>"]
     parts.append(_table(["Learner", "Error"], [[w, clean(e)] for w, e in report.errored]))
     parts += ["<h2>Tamper flags</h2>"]

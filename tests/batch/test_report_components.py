@@ -1,6 +1,16 @@
-"""The class report's components and order, from gradebook rows alone (no grading)."""
+"""The class report's components and order, and its most common failure messages, from
+gradebook rows and results.json files alone (no grading)."""
 
-from autograder.gradebook.report import Component, build_report
+import json
+
+from autograder.gradebook.report import (
+    Component,
+    FailureRow,
+    as_sentence,
+    build_report,
+    normalise,
+    render_markdown,
+)
 from autograder.gradebook.store import LearnerRecord
 
 PARTS = [Component("a", "Part A", 10.0), Component("notebook", "Notebook", 20.0, optional=True)]
@@ -23,3 +33,85 @@ def test_a_notebook_counts_once_some_learner_has_one(tmp_path):
     notebook = next(row for row in report.components if row[0] == "Notebook")
     assert notebook[1] == 20.0 and notebook[4] == 1  # mean over the one learner who has it
     assert report.notes  # says how many learners submitted it
+
+
+# Most common failure messages ----------------------------------------------------------------
+
+SCALE = (
+    "[a/no-scale] Your scores are not scaled: divide by sqrt(d_k). Read: course notes, Class 06."
+)
+
+
+def _results(out, learner: str, tests: list[tuple[str, str, str]]) -> LearnerRecord:
+    """A learner folder holding results.json with failing tests (name, visibility, output)."""
+    folder = out / learner
+    folder.mkdir()
+    document = {
+        "tests": [
+            {"name": n, "status": "failed", "output": o, "visibility": v, "tags": ["a"]}
+            for n, v, o in tests
+        ]
+    }
+    (folder / "results.json").write_text(json.dumps(document))
+    return LearnerRecord(learner, components={"a": 0.0}, total=0.0, max_score=10.0)
+
+
+def test_failure_rows_group_a_named_mistake_and_normalise_other_messages(tmp_path):
+    gradient = (
+        "the gradient of W_q.weight after a backward pass through MHA(12, 3)(q (2, 4, 12)) "
+        "differs from the expected values: 144 of 144 entries differ. The largest error is 0.37."
+    )
+    records = [
+        _results(
+            tmp_path,
+            "kim",
+            [
+                ("small", "visible", f"Known mistake in f(Q (3, 4)): {SCALE}"),
+                ("large", "after_due_date", f"Known mistake in f(Q (7, 64)): {SCALE}"),
+                ("grad", "visible", gradient),
+            ],
+        ),
+        _results(
+            tmp_path,
+            "sam",
+            [
+                ("secret", "after_due_date", f"Known mistake in f(Q (5, 9, 8)): {SCALE}"),
+                ("grad", "after_due_date", gradient.replace("MHA(12, 3)", "MHA(20, 5)")),
+                ("stub", "visible", "softmax(...) is not implemented yet: it raised it."),
+            ],
+        ),
+    ]
+    report = build_report(tmp_path, records, PARTS, "Course")
+    assert report.failures == [
+        FailureRow(
+            2,
+            "Part A",
+            "a/no-scale",
+            "Your scores are not scaled: divide by sqrt(d_k). Read: course notes, Class 06.",
+        ),
+        FailureRow(
+            2,
+            "Part A",
+            "",
+            "The gradient of W_q.weight after a backward pass through MHA(…)(q (…)) differs "
+            "from the expected values: … of … entries differ.",
+        ),
+        FailureRow(1, "Part A", "", "The call softmax(...) is not implemented yet: it raised it."),
+    ]
+    text = render_markdown(report).split("## Most common failure messages")[1].split("##")[0]
+    assert "| 2 | Part A | a/no-scale | Your scores are not scaled: divide by sqrt(d_k)." in text
+    for hidden in ("5, 9, 8", "7, 64", "20, 5"):  # a hidden test's inputs
+        assert hidden not in text
+
+
+def test_as_sentence_starts_with_a_capital_and_keeps_code_spelled_as_written():
+    assert as_sentence("the output differs.") == "The output differs."
+    assert as_sentence("self_attention(...) raised ValueError.") == (
+        "The call self_attention(...) raised ValueError."
+    )
+    assert as_sentence("MultiHeadAttention(...) is not implemented yet.") == (
+        "MultiHeadAttention(...) is not implemented yet."
+    )
+    assert normalise("Encoder(3, 8, 2, 16) at t101/encoder.py:44 with W_1 and 1e-05") == (
+        "Encoder(…) at t101/encoder.py:… with W_1 and …"
+    )
