@@ -54,6 +54,9 @@ VARIANTS_LINE = "Variants: {kept}/{total} keep full marks"
 UNCOVERED_LINE = "Catalogued mistakes without a mutant: {count}"
 DURATION_LINE = "{cases} cases graded in {seconds:.0f} s with {jobs} job(s)."
 KEPT_LINE = "Each case's repository and reports are kept in {path}."
+#: The score columns: the case's own component (mutants and variants), the whole course.
+COMPONENT_HEADER = "Own component"
+TOTAL_HEADER = "Course total"
 _EXIT_OK, _EXIT_FAILED, _EXIT_BAD, _EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
@@ -156,11 +159,13 @@ def print_report(plan: Plan, rows: list[Row], console: Console) -> None:
 
 
 def check_table(plan: Plan, rows: list[Row]) -> Table:
-    """Case, expected, got, named, verdict: the reference and the stubs first, then one section
-    per component (its name as a heading row) with its mutants (expected: loses points), its
+    """Case, expected, the score of the case's own component, the course total, named,
+    verdict: the reference and the stubs first (no own component), then one section per
+    component (its name as a heading row) with its mutants (expected: loses points), its
     catalogued mistakes without a mutant (expected: a mutant) and its variants (expected: full
-    marks), each by its slug. Fits 80 columns, also when piped (rich then prints plain text,
-    80 wide): the case names stay whole, the other cells wrap."""
+    marks), each by its slug. Every column means one thing on every row; where else a case
+    lost points is said under the table. Fits 80 columns, also when piped (rich then prints
+    plain text, 80 wide): the case names stay whole, the other cells wrap."""
     table = Table(
         title=f"{plan.config.course.name}: autograder check",
         title_justify="left",
@@ -171,7 +176,8 @@ def check_table(plan: Plan, rows: list[Row]) -> Table:
     )
     table.add_column("Case", no_wrap=True, overflow="fold")
     table.add_column("Expected", overflow="fold")
-    table.add_column("Got", overflow="fold")
+    table.add_column(COMPONENT_HEADER, justify="right", overflow="fold")
+    table.add_column(TOTAL_HEADER, justify="right", overflow="fold")
     table.add_column("Named", no_wrap=True)
     table.add_column("Verdict", no_wrap=True)
     for row in rows:
@@ -191,7 +197,7 @@ def check_table(plan: Plan, rows: list[Row]) -> Table:
 def _add_row(table: Table, row: Row, label: str) -> None:
     named = "" if row.case.kind != "mutant" else {True: "yes", False: "no", None: "-"}[row.named]
     verdict = Text(row.verdict, style="green" if row.ok else "bold red")
-    table.add_row(Text(label), row.expected, Text(row.got), named, verdict)
+    table.add_row(Text(label), row.expected, row.component, row.total, named, verdict)
 
 
 def summary_lines(rows: list[Row]) -> list[str]:

@@ -74,11 +74,14 @@ class Outcome:
 
 @dataclass
 class Row:
-    """One line of the check's table."""
+    """One line of the check's table. ``component``: the score of the case's own component
+    (mutants, variants; "" for the references and the stubs, which have none); ``total``: the
+    course total; both "-" when the case was not graded."""
 
     case: Case
     expected: str
-    got: str = ""
+    component: str = ""
+    total: str = ""
     named: bool | None = None  # mutants only
     verdict: str = OK
     reasons: list[str] = field(default_factory=list)
@@ -129,16 +132,16 @@ def judge(plan: Plan, case: Case, outcome: Outcome | None, problem: str = "") ->
     }[case.kind]
     row = Row(case, expected)
     if case.kind == "uncovered":
-        row.got, row.verdict = "none", NO_MUTANT
+        row.component, row.total, row.verdict = "-", "-", NO_MUTANT
         row.reasons.append(uncovered_sentence(plan, case))
         return row
     if problem:
-        row.got, row.verdict = "-", NOT_APPLIED
+        row.component, row.total, row.verdict = "-", "-", NOT_APPLIED
         row.reasons.append(problem)
         return row
     if outcome is None or outcome.error:
         error = outcome.error if outcome is not None else "it was not graded."
-        row.got, row.verdict = "-", ERROR
+        row.component, row.total, row.verdict = "-", "-", ERROR
         row.reasons.append(NOT_GRADED.format(error=error))
         return row
 
@@ -146,14 +149,16 @@ def judge(plan: Plan, case: Case, outcome: Outcome | None, problem: str = "") ->
     scores = {name: outcome.scores.get(name, 0.0) for name in maxima}
     lost = [name for name in maxima if scores[name] < maxima[name] - EPSILON]
     total, total_max = sum(scores.values()), sum(maxima.values())
+    row.total = f"{_short(total)}/{_short(total_max)}"
+    if case.component in maxima:
+        own = case.component
+        row.component = f"{_short(scores[own])}/{_short(maxima[own])}"
     if outcome.grader_errors:
         row.verdict = ERROR
         row.reasons.append(GRADER_ERRORS.format(error=first_sentence(outcome.grader_errors[0])))
 
     if case.kind in ("reference", "variant"):
-        row.got = f"{_short(total)}/{_short(total_max)}"
         if lost:
-            row.got += " (" + ", ".join(lost) + ")"
             row.verdict = row.verdict if row.verdict == ERROR else LOSES
             first = outcome.failures.get(lost[0], [("", "")])[0]
             row.reasons.append(
@@ -166,9 +171,7 @@ def judge(plan: Plan, case: Case, outcome: Outcome | None, problem: str = "") ->
 
     if case.kind == "stubs":
         scoring = [name for name in maxima if scores[name] > EPSILON]
-        row.got = f"{_short(total)}/{_short(total_max)}"
         if scoring:
-            row.got += " (" + ", ".join(scoring) + ")"
             row.verdict = row.verdict if row.verdict == ERROR else NOT_ZERO
             tests = [t for name in scoring for t in outcome.passing.get(name, [])]
             row.reasons.append(
@@ -178,10 +181,7 @@ def judge(plan: Plan, case: Case, outcome: Outcome | None, problem: str = "") ->
 
     # A mutant.
     own = case.component
-    row.got = f"{_short(scores[own])}/{_short(maxima[own])}"
     also = [name for name in lost if name != own]
-    if also:
-        row.got += " +" + ", +".join(also)
     failing = outcome.failures.get(own, [])
     named_ids = {found for _, message in failing for found in NAMED.findall(message)}
     verdicts = []

@@ -78,12 +78,14 @@ def test_toy_check_table_has_one_verdict_per_case(toy_check):
     rows = table_rows(output)
     assert rows["reference"] == ["full marks", "15/15", "ok"]
     assert rows["stubs"] == ["zero", "0/15", "ok"]
-    assert rows["adds-factor"] == ["loses points", "5/10", "no", "not named"]
-    assert rows["accepts-infinity"] == ["loses points", "10/10", "-", "missed"]
+    # Expected, own component, course total, named, verdict (the references and the stubs
+    # have no own component: that cell is empty).
+    assert rows["adds-factor"] == ["loses points", "5/10", "10/15", "no", "not named"]
+    assert rows["accepts-infinity"] == ["loses points", "10/10", "15/15", "-", "missed"]
     assert rows["no-sqrt"][0] == "loses points"
     assert rows["no-sqrt"][-2:] == ["yes", "ok"]
-    assert rows["np-multiply"] == ["full marks", "15/15", "ok"]
-    assert rows["linalg-norm"] == ["full marks", "10/15 (normalize)", "loses points"]
+    assert rows["np-multiply"] == ["full marks", "10/10", "15/15", "ok"]
+    assert rows["linalg-norm"] == ["full marks", "0/5", "10/15", "loses points"]
 
 
 def test_toy_check_scores_and_explains_each_failure(toy_check):
@@ -169,7 +171,10 @@ def test_mutant_that_does_not_apply_and_mistake_without_mutant(toy, tmp_path):
     )
     plan = replace(plan, cases=(gone, uncovered))
     rows = check.run_check(plan, tmp_path, jobs=1, test_timeout=None, err=Console(quiet=True))
-    assert [(r.verdict, r.got) for r in rows] == [("not applied", "-"), ("no mutant", "none")]
+    assert [(r.verdict, r.component, r.total) for r in rows] == [
+        ("not applied", "-", "-"),
+        ("no mutant", "-", "-"),
+    ]
     assert rows[0].reasons == [
         "The mutant normalize/no-sqrt cannot be applied: its text to find occurs 0 times in "
         "normalize.py; expected exactly once. Update it after changing the reference."
@@ -189,10 +194,14 @@ def test_mutant_that_does_not_apply_and_mistake_without_mutant(toy, tmp_path):
     printed = io.StringIO()
     check.print_report(plan, rows, Console(file=printed, width=80, highlight=False))
     text = " ".join(printed.getvalue().split())
-    assert "no-sqrt loses points - - not applied" in text
-    assert "accepts-infinity a mutant none no mutant" in text
+    assert "no-sqrt loses points - - - not applied" in text
+    assert "accepts-infinity a mutant - - no mutant" in text
     assert "mutant normalize/no-sqrt: The mutant normalize/no-sqrt cannot be applied:" in text
     assert "mistake scale/accepts-infinity: The catalogued mistake" in text
+    wide = io.StringIO()
+    check.print_report(plan, rows, Console(file=wide, width=120, highlight=False))
+    header = " ".join(wide.getvalue().split())
+    assert "Case Expected Own component Course total Named Verdict" in header
 
 
 def test_a_catalogued_mistake_without_mutant_becomes_a_case(toy, tmp_path):
@@ -223,7 +232,7 @@ def test_grading_error_and_grader_errors_fail_the_case(toy):
     plan = plan_cases(toy)
     reference = plan.cases[0]
     row = judge(plan, reference, Outcome(error="The graders could not run for reference."))
-    assert (row.verdict, row.got) == ("error", "-")
+    assert (row.verdict, row.component, row.total) == ("error", "-", "-")
     assert row.reasons == ["It could not be graded: The graders could not run for reference."]
     full = Outcome(scores={"scale": 10.0, "normalize": 5.0}, grader_errors=["KeyError: 'x'. More"])
     row = judge(plan, reference, full)
@@ -238,7 +247,7 @@ def test_stubs_that_score_name_the_passing_tests(toy):
         passing={"normalize": ["Normalizing: normalize(zeros) raises ValueError"]},
     )
     row = judge(plan, plan.cases[1], outcome)
-    assert (row.verdict, row.got) == ("not zero", "2.5/15 (normalize)")
+    assert (row.verdict, row.component, row.total) == ("not zero", "", "2.5/15")
     assert row.reasons == [
         "The stubs should score zero but score points in normalize (2.50 / 5.00): "
         "Normalizing: normalize(zeros) raises ValueError pass without any implementation."
@@ -252,7 +261,7 @@ def test_a_mutant_costing_points_in_another_component_leaks(toy):
         failures={"scale": [("test", f"Known mistake in scale(x, 3.0): {ADDS_FACTOR}")]},
     )
     row = judge(plan, _mutant(plan, "scale/adds-factor"), outcome)
-    assert (row.verdict, row.named, row.got) == ("leaks", True, "5/10 +normalize")
+    assert (row.verdict, row.named, row.component, row.total) == ("leaks", True, "5/10", "9/15")
     assert not row.ok and row.caught_and_named
     assert row.reasons == [
         "It also costs points in normalize (4.00 / 5.00); only the mistake's own component "
