@@ -525,6 +525,10 @@ class ResultCollector:
 
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        self.take(config)
+
+    def take(self, config: pytest.Config) -> None:
+        """Keep what the run's tests found (at the end of a run, or of a batch child's tests)."""
         state = config.stash.get(STATE, None)
         if state is None:
             return

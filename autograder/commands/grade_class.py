@@ -3,9 +3,9 @@
 1. read the roster (a folder of repositories or a CSV), keep this shard (--shard i/n);
 2. clear DIR/.partial; skip learners whose DIR/<learner>/record.json was graded with the same
    settings (unless --force): this is what makes a rerun resume;
-3. grade the others in parallel, each in its own child of a warm fork server (numpy, torch,
-   pytest and the framework already imported; no course data, no learner code), --jobs at a
-   time, with a progress bar; each child commits its learner's folder atomically;
+3. grade the others in parallel, --jobs at a time, with a progress bar: one session process
+   collects the graders once and forks a child per learner (gradebook/session.py); each child
+   commits its learner's folder atomically;
 4. rebuild DIR/gradebook.csv from the records (learner order), write the class report, print
    a per-component table. The components are course.toml's, then the course's notebook
    assignments (`notebook`): a learner whose repository has no notebook has an empty cell there.
@@ -20,8 +20,6 @@ import multiprocessing
 import os
 import sys
 import uuid
-from collections import deque
-from multiprocessing.connection import wait
 from pathlib import Path
 
 from rich.console import Console
@@ -38,25 +36,22 @@ from rich.table import Table
 from autograder.commands.options import OptionError, check_timeout, jobs_or_cores
 from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
 from autograder.gradebook import report, roster, snapshot, store
-from autograder.gradebook.job import JobSettings, failed_record, run_job, settings_key
+from autograder.gradebook.job import JobSettings, failed_record, settings_key
+from autograder.gradebook.session import run_batch
 from autograder.notebook import notebook_components
 from autograder.release.manifest import ManifestError, read_manifest
 from autograder.results import points
 
-# Imported once by the fork server that every learner's child is forked from: libraries, pytest
-# and its installed plugins (pytest imports them per run otherwise), and the framework. Never the
-# course's graders or references: the server holds no hidden data. Missing ones are skipped.
+# Imported once by the fork server that the batch's session process is forked from: libraries,
+# pytest and the framework (the session then collects the course's graders itself).
 WARM_MODULES = [
     "numpy",
     "torch",
     "pytest",
     "autograder.pytest_plugin",
-    "autograder.commands.grade",
-    "autograder.gradebook.job",
-    "pytest_benchmark.plugin",
-    "anyio.pytest_plugin",
-    "_hypothesis_pytestplugin",
-    "platformdirs.pytest_plugin",
+    "autograder.grading",
+    "autograder.gradebook.session",
+    "autograder.runtime.client",
 ]
 INTERRUPTED = (
     "Interrupted: {done} of {total} learners are saved in {out}; run the same command again to "
@@ -184,13 +179,19 @@ def grade_pending(
     *,
     label: str = "grading",
 ) -> None:
-    """Grade pending learners into settings.out, `jobs` children of the warm fork server at a
-    time, with a progress bar on err (`label` names the work). Also `autograder check`'s engine:
-    every learner's folder holds record.json and, when graded, results.json."""
+    """Grade pending learners into settings.out, `jobs` at a time, with a progress bar on err
+    (`label` names the work). One session process collects the graders once and forks a child
+    per learner (gradebook/session.py); it is itself a fork of a warm server (numpy, torch,
+    pytest and the framework imported). Also `autograder check`'s engine: every learner's folder
+    holds record.json and, when graded, results.json."""
+    if not pending:
+        return
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(WARM_MODULES)
-    queue = deque(pending)
-    running: dict[int, tuple[multiprocessing.process.BaseProcess, roster.Learner]] = {}
+    reader, writer = context.Pipe(duplex=False)
+    process = context.Process(
+        target=run_batch, args=(settings, pending, jobs, writer), name="grade-session"
+    )
     columns = (
         TextColumn(f"[bold]{label}"),
         BarColumn(),
@@ -200,32 +201,36 @@ def grade_pending(
         TextColumn("ETA"),
         TimeRemainingColumn(),
     )
+    left = {learner.id: learner for learner in pending}
     with Progress(*columns, console=err, transient=False) as progress:
         task = progress.add_task("grading", total=total, completed=total - len(pending), failed=0)
         failed = 0
+
+        def advance(learner_id: str) -> None:
+            nonlocal failed
+            record = store.read_record(settings.out, learner_id)
+            failed += bool(record is None or record.failed)
+            progress.update(task, advance=1, failed=failed)
+
         try:
-            while queue or running:
-                while queue and len(running) < jobs:
-                    learner = queue.popleft()
-                    child = context.Process(
-                        target=run_job, args=(settings, learner), name=f"grade-{learner.id}"
-                    )
-                    child.start()
-                    running[child.sentinel] = (child, learner)
-                for sentinel in wait(list(running), timeout=1.0):
-                    child, learner = running.pop(sentinel)
-                    child.join()
-                    record = store.read_record(settings.out, learner.id)
-                    if record is None or record.run_id != settings.run_id:
-                        failed_record(settings, learner, child.exitcode)
-                        record = store.read_record(settings.out, learner.id)
-                    failed += bool(record is None or record.failed)
-                    progress.update(task, advance=1, failed=failed)
+            process.start()
+            writer.close()
+            while left:
+                if not reader.poll(1.0):
+                    continue
+                try:
+                    learner_id = reader.recv()
+                except EOFError:  # the session process is gone
+                    break
+                if left.pop(learner_id, None) is not None:
+                    advance(learner_id)
+            process.join()
+            for learner in list(left.values()):  # the session died before grading them
+                failed_record(settings, learner, process.exitcode)
+                advance(learner.id)
         except BaseException:
-            for child, _ in running.values():
-                child.terminate()
-            for child, _ in running.values():
-                child.join(5)
+            process.terminate()
+            process.join(5)
             raise
 
 

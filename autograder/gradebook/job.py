@@ -1,29 +1,30 @@
 """Grading one learner of a batch, in a child process, into DIR/<learner> atomically.
 
-`run_job` is the child's whole life: select the commit, export it to a temporary folder, compare
-the learner's copy of the visible tests with the pristine ones (the tamper flag), grade with the
-pristine visible and hidden tests (commands/grade.py), then write the learner's folder through
-store.commit_learner. Anything that goes wrong becomes the row's error sentence.
+`grade_learner` is the child's whole life: select the commit, export it to a temporary folder,
+compare the learner's copy of the visible tests with the pristine ones (the tamper flag), grade
+with the pristine visible and hidden tests (the `grade` it is given: session.py runs the tests
+its parent collected), then write the learner's folder through store.commit_learner. Anything
+that goes wrong becomes the row's error sentence.
 
-The child ignores Ctrl-C (the parent stops it) and exits on its own if the parent disappears
-(kill -9), so an interrupted run never records an interruption as a learner's grade.
+The child ignores Ctrl-C (the batch command stops it) and exits on its own if the command
+disappears (kill -9), so an interrupted run never records an interruption as a learner's grade.
 """
 
 from __future__ import annotations
 
 import filecmp
-import gc
 import hashlib
 import os
 import shutil
-import signal
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from autograder.gradebook import snapshot, store
 from autograder.gradebook.roster import Learner
@@ -67,14 +68,12 @@ def settings_key(settings: JobSettings, learner: Learner) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
 
-def run_job(settings: JobSettings, learner: Learner) -> None:
-    """The child process's entry point: grade one learner and commit their folder."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _exit_with_parent(settings.parent_pid)
-    _cache_bytecode(settings.out)
-    gc.freeze()  # what the fork server imported is never garbage: collections skip it
-    from autograder.config import load_course
+#: grade(config, folder, staged, name): the learner's exported folder graded into staged
+Grade = Callable[[Any, Path, Path, str], Any]
 
+
+def grade_learner(settings: JobSettings, learner: Learner, grade: Grade) -> None:
+    """A learner's child process: grade one learner with `grade` and commit their folder."""
     start = time.monotonic()
     graded_at = datetime.now(UTC).isoformat(timespec="seconds")
     record = store.LearnerRecord(learner=learner.id, graded_at=graded_at)
@@ -83,8 +82,10 @@ def run_job(settings: JobSettings, learner: Learner) -> None:
     staged = store.staging_dir(settings.out, learner.id)
     scratch = Path(tempfile.mkdtemp(prefix=f"t101-batch-{learner.id}-"))
     try:
+        from autograder.config import load_course
+
         config = load_course(settings.course)
-        _grade(config, settings, learner, staged, scratch, record)
+        _grade(config, settings, learner, staged, scratch, record, grade)
     except Exception as error:  # the row must say what happened, whatever it was
         record.error = GRADER_CRASHED.format(kind=type(error).__name__, detail=error)
     finally:
@@ -104,8 +105,8 @@ def _grade(
     staged: Path,
     scratch: Path,
     record: store.LearnerRecord,
+    grade: Grade,
 ) -> None:
-    from autograder.grading import grade_submission
     from autograder.reports.terminal import Ungraded
 
     if learner.repo is None:
@@ -124,16 +125,7 @@ def _grade(
         selection.later,
     )
     record.tamper = tampered_files(config.visible_tests, config.root, folder)
-    outcome = grade_submission(
-        config,
-        folder,
-        staged,
-        name=learner.id,
-        visible_only=False,
-        test_timeout=settings.test_timeout,
-        seed=settings.seed,
-        manifest=settings.manifest,
-    )
+    outcome = grade(config, folder, staged, learner.id)
     if isinstance(outcome, Ungraded):
         record.error = outcome.reason
         return
@@ -173,9 +165,14 @@ def tampered_files(pristine: Path, course_root: Path, repo: Path) -> list[str]:
 
 def failed_record(settings: JobSettings, learner: Learner, code: int | None) -> None:
     """Called by the parent when a child died without committing: record the death."""
+    error_record(settings, learner, PROCESS_DIED.format(learner=learner.id, code=code))
+
+
+def error_record(settings: JobSettings, learner: Learner, error: str) -> None:
+    """A row for a learner who could not be graded at all, saying why."""
     record = store.LearnerRecord(
         learner=learner.id,
-        error=PROCESS_DIED.format(learner=learner.id, code=code),
+        error=error,
         graded_at=datetime.now(UTC).isoformat(timespec="seconds"),
     )
     record.key = settings_key(settings, learner)
@@ -187,7 +184,7 @@ def failed_record(settings: JobSettings, learner: Learner, code: int | None) -> 
     store.commit_learner(settings.out, staged, record)
 
 
-def _cache_bytecode(out: Path) -> None:
+def cache_bytecode(out: Path) -> None:
     """Keep pytest's rewritten grader modules between learners. When bytecode writing is off
     (PYTHONDONTWRITEBYTECODE, often set to keep a repository clean), every learner would rewrite
     and compile every grader module again: about half of the harness's CPU time per learner.
@@ -197,7 +194,7 @@ def _cache_bytecode(out: Path) -> None:
         sys.dont_write_bytecode = False
 
 
-def _exit_with_parent(parent_pid: int) -> None:
+def exit_with_parent(parent_pid: int) -> None:
     """A daemon thread that ends this process once the batch command is gone."""
 
     def watch() -> None:

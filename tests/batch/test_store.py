@@ -87,7 +87,7 @@ def test_grader_bytecode_is_cached_in_the_output_folder_when_writing_is_off(
 
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
     monkeypatch.setattr(sys, "pycache_prefix", None)
-    job._cache_bytecode(tmp_path)
+    job.cache_bytecode(tmp_path)
     assert sys.dont_write_bytecode is False
     assert sys.pycache_prefix == str(tmp_path / ".pycache")
     assert store.read_records(tmp_path) == []  # a dot folder is never a learner

@@ -1,0 +1,267 @@
+"""One pytest session for a whole batch: the graders are collected once, each learner is a fork.
+
+A learner's grade used to start pytest from nothing: parse the options, load the plugins, import
+and collect every grader module, then run the tests. All of that but the tests is the same for
+every learner of a batch, and it was about a third of a warm learner's time. So the batch runs
+one pytest session (`run_batch`, in a process of its own) over the pristine graders, with the
+BatchSession plugin below. pytest configures and collects as usual; then, where pytest would run
+the tests, BatchSession forks one child per learner (`jobs` at a time). A child runs the
+collected tests against its learner's submission exactly as pytest would (the same hooks, the
+same items, its own LearnerSession and worker), writes the learner's reports
+(grading.write_grade) and commits the learner's folder (job.grade_learner); the parent only
+waits, records a child that died without a grade, and reports each learner done on `progress`.
+
+The session process holds the graders and references, as every learner's harness does; never
+learner code, which runs only in the sandboxed worker (SECURITY.md). Each child's console (the
+learner's grader.log) goes through a SwitchableStream that the child points at its own file.
+
+When the graders cannot run at all (a collection error, a bad marker, no tests), every learner
+gets a row saying so, as `autograder grade` would say for each.
+"""
+
+from __future__ import annotations
+
+import gc
+import io
+import os
+import signal
+import sys
+import time
+from collections import deque
+from datetime import UTC, datetime
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from autograder.gradebook.job import (
+    JobSettings,
+    cache_bytecode,
+    error_record,
+    exit_with_parent,
+    failed_record,
+    grade_learner,
+)
+from autograder.gradebook.roster import Learner
+from autograder.gradebook.store import read_record
+
+SESSION_LOG = ".session.log"  # in DIR: pytest's console up to collection (why graders failed)
+COLLECTED = "collected {count} items"
+SUMMARY = "{passed} passed, {failed} failed in {seconds:.2f}s"
+
+
+class SwitchableStream(io.TextIOBase):
+    """A text stream that writes wherever ``target`` points (pytest's console, per learner)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.target: Any = io.StringIO()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        return self.target.write(text)
+
+    def flush(self) -> None:
+        self.target.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return "utf-8"
+
+
+def run_batch(
+    settings: JobSettings, learners: list[Learner], jobs: int, progress: Connection
+) -> None:
+    """The batch's session process: collect the graders once, grade every learner in a fork,
+    send each learner's id on `progress` once their folder is committed."""
+    from autograder.config import load_course
+    from autograder.grading import (
+        NO_TESTS,
+        PYTEST_FAILED,
+        grader_folders,
+        own_grader_packages,
+        pytest_args,
+        pytest_console,
+    )
+    from autograder.pytest_plugin import ResultCollector
+    from autograder.reports.terminal import Ungraded
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the batch command stops this process
+    exit_with_parent(settings.parent_pid)
+    cache_bytecode(settings.out)
+    config = load_course(settings.course)
+    folders = grader_folders(config, visible_only=False)
+    batch = BatchSession(settings, learners, jobs, progress)
+    if isinstance(folders, Ungraded):
+        return batch.not_graded(folders.reason)
+    args = pytest_args(
+        config,
+        folders,
+        submission=config.root,  # each child sets its learner's submission before any test
+        seed=settings.seed,
+        test_timeout=settings.test_timeout,
+    )
+    batch.hidden_included = len(folders) > 1
+    collector = ResultCollector()
+    log = settings.out / SESSION_LOG
+    with (
+        log.open("w", encoding="utf-8") as batch.console.target,
+        pytest_console(batch.console),
+        own_grader_packages(folders, config.root),
+    ):
+        code = pytest.main(args, plugins=[collector, batch])
+    if batch.started:
+        return None
+    if code == pytest.ExitCode.NO_TESTS_COLLECTED:
+        reason = NO_TESTS.format(folders=", ".join(map(str, folders)))
+    elif collector.errors:
+        reason = collector.errors[0]
+    else:
+        reason = PYTEST_FAILED.format(name="this class", code=int(code), log=log)
+    batch.not_graded(reason)
+
+
+class BatchSession:
+    """pytest plugin: where pytest would run the collected tests, fork a child per learner."""
+
+    def __init__(
+        self, settings: JobSettings, learners: list[Learner], jobs: int, progress: Connection
+    ) -> None:
+        self.settings = settings
+        self.learners = learners
+        self.jobs = jobs
+        self.progress = progress
+        self.console = SwitchableStream()
+        self.started = False
+        self.hidden_included = True
+        self.running: dict[int, Learner] = {}
+
+    # -- the session process -----------------------------------------------------------------
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool | None:
+        if session.testsfailed or session.config.option.collectonly:
+            return None  # pytest reports the collection errors; run_batch records them
+        self.started = True
+        signal.signal(signal.SIGTERM, self._stop)
+        queue = deque(self.learners)
+        while queue or self.running:
+            while queue and len(self.running) < self.jobs:
+                learner = queue.popleft()
+                pid = os.fork()
+                if pid == 0:
+                    self._child(session, learner)  # never returns
+                self.running[pid] = learner
+            pid, status = os.wait()
+            learner = self.running.pop(pid, None)
+            if learner is not None:
+                self._done(learner, os.waitstatus_to_exitcode(status))
+        return True
+
+    def _done(self, learner: Learner, code: int) -> None:
+        record = read_record(self.settings.out, learner.id)
+        if record is None or record.run_id != self.settings.run_id:
+            failed_record(self.settings, learner, code)
+        self.progress.send(learner.id)
+
+    def not_graded(self, reason: str) -> None:
+        """Every learner's row says why the graders could not run."""
+        for learner in self.learners:
+            error_record(self.settings, learner, reason)
+            self.progress.send(learner.id)
+
+    def _stop(self, signum: int, frame: Any) -> None:
+        """Stopped by the batch command (Ctrl-C there): stop the learners being graded now."""
+        for pid in self.running:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        os._exit(128 + signum)
+
+    # -- a learner's child ---------------------------------------------------------------------
+
+    def _child(self, session: pytest.Session, learner: Learner) -> None:
+        code = 1
+        try:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            self.progress.close()
+            exit_with_parent(self.settings.parent_pid)
+            gc.freeze()  # the collected session and torch are never garbage
+            grade_learner(self.settings, learner, lambda *a: self._grade(session, *a))
+            code = 0
+        except BaseException:  # the parent records the death; nothing may unwind into pytest
+            pass
+        finally:
+            try:
+                sys.stdout.flush()
+            finally:
+                os._exit(code)
+
+    def _grade(self, session: pytest.Session, config, folder: Path, staged: Path, name: str):
+        """Run the collected tests on this learner's submission; their reports into staged."""
+        from autograder.grading import (
+            LOG_FILE,
+            clear_reports,
+            grader_package,
+            write_grade,
+        )
+        from autograder.pytest_plugin import HEADER, STATE, ResultCollector
+
+        clear_reports(staged)
+        package_dir = grader_package(config, folder, name)
+        if not isinstance(package_dir, Path):
+            return package_dir
+        state = session.config.stash[STATE]
+        state.submission = package_dir
+        staged.mkdir(parents=True, exist_ok=True)
+        started_at = datetime.now(UTC).isoformat(timespec="seconds")
+        start = time.monotonic()
+        items = session.items
+        with (staged / LOG_FILE).open("w", encoding="utf-8") as log:
+            self.console.target = log
+            reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+            header = HEADER.format(
+                course=config.course.name, path=config.path, submission=package_dir, seed=state.seed
+            )
+            log.write(f"{header}\n{COLLECTED.format(count=len(items))}\n\n")
+            for index, item in enumerate(items):
+                following = items[index + 1] if index + 1 < len(items) else None
+                item.config.hook.pytest_runtest_protocol(item=item, nextitem=following)
+            status = pytest.ExitCode.TESTS_FAILED if session.testsfailed else pytest.ExitCode.OK
+            if reporter is not None:
+                reporter.write_line("")
+                session.config.hook.pytest_terminal_summary(
+                    terminalreporter=reporter, exitstatus=status, config=session.config
+                )
+            failed = sum(result.status != "passed" for result in state.results)
+            log.write(
+                "\n"
+                + SUMMARY.format(
+                    passed=len(state.results) - failed,
+                    failed=failed,
+                    seconds=time.monotonic() - start,
+                )
+                + "\n"
+            )
+        self.console.target = io.StringIO()  # anything printed later: not into a closed log
+        collector = ResultCollector()
+        collector.take(session.config)
+        return write_grade(
+            config,
+            collector,
+            submission=folder,
+            name=name,
+            out_dir=staged,
+            seed=self.settings.seed,
+            hidden_included=self.hidden_included,
+            duration=time.monotonic() - start,
+            started_at=started_at,
+            manifest=self.settings.manifest,
+        )
