@@ -1,0 +1,79 @@
+"""A per-user bytecode cache for `autograder grade`, outside the course and the submissions.
+
+Where bytecode writing is off (``PYTHONDONTWRITEBYTECODE``, often set to keep repositories
+clean), every `autograder grade` compiled again, and pytest assertion-rewrote again, every
+grader module and every module imported after torch. Inside ``bytecode_cache`` those files go to
+the user's cache folder instead (platformdirs: ``$XDG_CACHE_HOME/t101-autograder/pycache`` on
+Linux, ``~/.cache/...`` by default), never next to the sources: not into the course tree, not
+into a learner's folder. The batch (gradebook/job.py) keeps its own cache in DIR/.pycache.
+
+``sys.pycache_prefix`` also moves where Python *reads* bytecode: a library imported inside the
+block is read from (and compiled once into) this cache instead of its own ``__pycache__``, so
+enter the block only after the heavy imports (torch, numpy).
+
+A cache folder that cannot be used (not creatable, not writable, inside the course or a
+submission, or writable by other users, who could plant bytecode that the trusted harness would
+run) is skipped without a word: grading then compiles in memory, as before.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "t101-autograder"
+SUBFOLDER = "pycache"
+
+
+def cache_folder() -> Path:
+    """The user's bytecode cache folder for this project (it may not exist yet)."""
+    return platformdirs.user_cache_path(APP_NAME) / SUBFOLDER
+
+
+@contextmanager
+def bytecode_cache(keep_out: Iterable[Path], folder: Path | None = None) -> Iterator[Path | None]:
+    """Within the block, write and read the bytecode of newly imported modules under ``folder``
+    (default: cache_folder()); yields that folder, or None when the cache is not used: bytecode
+    writing is already on (Python's own ``__pycache__`` folders then), or the folder is unusable
+    (see the module docstring). ``keep_out``: folders the cache must not be in or contain
+    (the course root, the submissions). Python's previous settings come back at the end."""
+    usable = None if not sys.dont_write_bytecode else _usable(folder or cache_folder(), keep_out)
+    if usable is None:
+        yield None
+        return
+    before = sys.pycache_prefix, sys.dont_write_bytecode
+    sys.pycache_prefix, sys.dont_write_bytecode = str(usable), False
+    try:
+        yield usable
+    finally:
+        sys.pycache_prefix, sys.dont_write_bytecode = before
+
+
+def _usable(folder: Path, keep_out: Iterable[Path]) -> Path | None:
+    """The folder, resolved and created (mode 0700), if this process alone may write there."""
+    folder = Path(os.path.realpath(folder))
+    for root in keep_out:
+        root = Path(os.path.realpath(root))
+        if folder.is_relative_to(root) or root.is_relative_to(folder):
+            return None
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        status = folder.stat()
+        if not stat.S_ISDIR(status.st_mode):
+            return None
+        if hasattr(os, "getuid") and status.st_uid != os.getuid():
+            return None
+        if status.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            return None
+        with tempfile.TemporaryFile(dir=folder):  # writable, also on a read-only mount
+            pass
+    except OSError:
+        return None
+    return folder
