@@ -252,6 +252,10 @@ def test_lena_is_zeroed_only_where_the_forbidden_call_is_made(graded):
     uses = graded["lena"]["extra_data"]["forbidden"]
     assert uses and {u["component"] for u in uses} == {"multi_head_attention"}
     assert {u["file"] for u in uses} == {"multi_head_attention.py"}
+    # Her sentence names the file as her repository does, so she can open it.
+    assert all(
+        " in assignments/t101/multi_head_attention.py at line " in u["sentence"] for u in uses
+    )
     assert "torch.nn.MultiheadAttention" in {u["api"] for u in uses}
     for test in graded["lena"]["tests"]:
         if test["tags"] == ["multi_head_attention"]:
