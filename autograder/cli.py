@@ -63,11 +63,13 @@ class _Commands(click.Group):
 
 def _leave(code: object) -> None:
     """Exit with click's status as ``sys.exit`` would, skipping the interpreter's teardown
-    when it is safe: the exit handlers can be run first and no other non-daemon thread is
-    left (a normal exit would wait for it); else a normal exit."""
+    when it is safe: the exit handlers can be run first, no other non-daemon thread is left
+    (a normal exit would wait for it) and no profiler or tracer runs (``python -m cProfile``
+    writes its results after the command returns); else a normal exit."""
     run_exit_handlers = getattr(atexit, "_run_exitfuncs", None)
     others = [t for t in threading.enumerate() if t is not threading.main_thread()]
-    if run_exit_handlers is None or any(not t.daemon for t in others):
+    watched = sys.getprofile() is not None or sys.gettrace() is not None
+    if run_exit_handlers is None or watched or any(not t.daemon for t in others):
         raise SystemExit(code)
     if code is None:
         status = 0

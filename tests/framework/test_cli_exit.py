@@ -1,0 +1,123 @@
+"""How the `autograder` command ends (cli.py): from a command line with ``os._exit`` after the
+exit handlers, skipping the interpreter's teardown; with arguments (CliRunner) as usual."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from autograder import cli as cli_module
+from autograder.commands import grade as command
+from autograder.config import SUBMISSION_MISSING
+
+TOY = Path(__file__).parent / "toy_course"
+
+
+class Exited(Exception):
+    """Stands in for os._exit in this process."""
+
+
+@pytest.fixture
+def leave(monkeypatch):
+    """cli._leave with os._exit and the exit handlers recorded instead of run."""
+    calls: list[object] = []
+
+    def fake_exit(status: int) -> None:
+        calls.append(("os._exit", status))
+        raise Exited
+
+    monkeypatch.setattr(cli_module.os, "_exit", fake_exit)
+    monkeypatch.setattr(cli_module.atexit, "_run_exitfuncs", lambda: calls.append("handlers"))
+    monkeypatch.setattr(sys, "getprofile", lambda: None)  # pytest-cov and debuggers trace us
+    monkeypatch.setattr(sys, "gettrace", lambda: None)
+    return calls
+
+
+@pytest.mark.parametrize(("code", "status"), [(None, 0), (0, 0), (1, 1), (2, 2), (130, 130)])
+def test_the_exit_handlers_run_then_the_process_ends_with_clicks_status(leave, code, status):
+    with pytest.raises(Exited):
+        cli_module._leave(code)
+    assert leave == ["handlers", ("os._exit", status)]
+
+
+def test_a_sentence_as_exit_code_is_printed_and_exits_1(leave, capsys):
+    with pytest.raises(Exited):
+        cli_module._leave("The course file is missing.")
+    assert capsys.readouterr().err == "The course file is missing.\n"
+    assert leave == ["handlers", ("os._exit", 1)]
+
+
+def test_a_running_non_daemon_thread_gets_a_normal_exit(leave):
+    release = threading.Event()
+    worker = threading.Thread(target=release.wait, daemon=False)
+    worker.start()
+    try:
+        with pytest.raises(SystemExit) as stop:
+            cli_module._leave(1)
+    finally:
+        release.set()
+        worker.join()
+    assert stop.value.code == 1
+    assert leave == []
+
+
+def test_under_a_profiler_the_exit_is_normal(leave, monkeypatch):
+    monkeypatch.setattr(sys, "getprofile", lambda: object())
+    with pytest.raises(SystemExit) as stop:
+        cli_module._leave(0)
+    assert stop.value.code == 0
+    assert leave == []
+
+
+def test_with_arguments_the_command_returns_to_its_caller(leave):
+    result = CliRunner().invoke(cli_module.cli, ["--version"])
+    assert result.exit_code == 0 and "autograder" in result.output
+    assert leave == []  # os._exit was never called: this test process goes on
+
+
+def run_command(*args: str, temp: Path, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    temp.mkdir(parents=True)
+    return subprocess.run(
+        [sys.executable, "-m", "autograder", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "TMPDIR": str(temp), "COLUMNS": "120"},
+    )
+
+
+def test_a_real_command_line_keeps_its_status_its_sentence_and_its_clean_up():
+    """`python -m autograder grade` of a missing folder: status 2, the sentence on stderr, and
+    the zygote's folder removed before the process ended."""
+    with tempfile.TemporaryDirectory() as short:  # the zygote's socket path must fit
+        temp, missing = Path(short) / "tmp", Path(short) / "nobody"
+        completed = run_command(
+            "grade", str(missing), "--course", str(TOY / "course.toml"), temp=temp
+        )
+        assert completed.returncode == 2
+        reason = SUBMISSION_MISSING.format(path=missing)
+        assert completed.stderr == command.NOT_GRADED.format(name="nobody", reason=reason) + "\n"
+        assert list(temp.iterdir()) == []
+
+
+def test_a_temp_folder_too_deep_for_the_zygotes_socket_still_grades(tmp_path):
+    """A Unix socket's path holds 107 bytes: without a zygote the workers start fresh. The
+    table reaches stdout and the workers' private copies are removed before the process ends."""
+    temp = tmp_path / ("deep" * 30)
+    out = tmp_path / "out"
+    completed = run_command(
+        "grade", "solution", "--visible-only", "--out", str(out), temp=temp, cwd=TOY
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "15.00 / 15.00" in completed.stdout
+    assert json.loads((out / "results.json").read_text(encoding="utf-8"))["score"] == 15.0
+    assert list(temp.iterdir()) == []
