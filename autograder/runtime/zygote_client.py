@@ -104,11 +104,17 @@ def start() -> Zygote:
 
 @contextmanager
 def serving() -> Iterator[Zygote | None]:
-    """A zygote for the workers of this block (None where unsupported or one already serves)."""
+    """A zygote for the workers of this block (None where unsupported, where one already
+    serves, or where it cannot start: e.g. a TMPDIR so deep that its socket's path exceeds
+    the 107 bytes a Unix socket address holds; workers then start fresh)."""
     if os.environ.get(ENV) or not supported() or os.environ.get("AUTOGRADER_NO_ZYGOTE"):
         yield None
         return
-    zygote = start()
+    try:
+        zygote = start()
+    except OSError:
+        yield None
+        return
     os.environ[ENV] = zygote.address
     try:
         yield zygote
