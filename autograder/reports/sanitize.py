@@ -73,7 +73,7 @@ _EDGE_UNDERSCORE_WORD = re.compile(r"[\w./-]*(?:(?<![^\W_])_|_(?![^\W_]))[\w./-]
 _LINK_END = re.compile(r"\](?=[(\[:])")
 _BACKTICKS = re.compile(r"`+")
 # What would start a block at the start of a paragraph or list item.
-_BLOCK_START = re.compile(r"^(?:[#>]|[-+*](?=\s|$)|-{3,}\s*$)")
+_BLOCK_START = re.compile(r"^(?:[#>]|[-+*](?=\s|$)|-[-\s]*$)")
 _ORDERED_ITEM = re.compile(r"^(\d{1,9})(?=[.)](?:\s|$))")
 _HEADING_TAIL = re.compile(r"(?<=\s)(?=#+$)")
 
@@ -128,7 +128,9 @@ def _code_word(match: re.Match[str]) -> str:
     core = word.rstrip(".")
     if not core.strip("_"):
         return word.replace("_", "\\_")
-    return f"`{core}`{word[len(core) :]}"
+    before = match.string[: match.start()]
+    odd = (len(before) - len(before.rstrip("\\"))) % 2  # that backslash would escape the `
+    return ("\\" if odd else "") + f"`{core}`{word[len(core) :]}"
 
 
 def _block_start_escaped(text: str) -> str:

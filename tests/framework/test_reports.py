@@ -97,6 +97,8 @@ MARKUP = [
     "[link](http://x) ![image](x.png) [ref][1] <http://auto.link> <b>tag</b> <!-- c -->",
     "&amp; &#38; &copy; stay as typed; a \\* backslash \\\\ and \\",
     "the end #",
+    "--",
+    "a \\x_ backslash before a word that becomes a code span",
 ]
 
 
