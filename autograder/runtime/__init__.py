@@ -15,7 +15,13 @@ if TYPE_CHECKING:
     from autograder.runtime.client import DEFAULT_FORBIDDEN_MESSAGE, LearnerSession, ParameterInfo
     from autograder.runtime.errors import KINDS, LearnerError
     from autograder.runtime.limits import Limits
-    from autograder.runtime.remote import CallResult, RemoteCallable, RemoteModule, RemoteObject
+    from autograder.runtime.remote import (
+        CallResult,
+        RemoteCallable,
+        RemoteMethod,
+        RemoteModule,
+        RemoteObject,
+    )
     from autograder.runtime.trace import TestTrace
     from autograder.runtime.wire import WireError
 
@@ -28,6 +34,7 @@ _HOME = {
     "Limits": "limits",
     "ParameterInfo": "client",
     "RemoteCallable": "remote",
+    "RemoteMethod": "remote",
     "RemoteModule": "remote",
     "RemoteObject": "remote",
     "TestTrace": "trace",
@@ -42,6 +49,7 @@ __all__ = [
     "Limits",
     "ParameterInfo",
     "RemoteCallable",
+    "RemoteMethod",
     "RemoteModule",
     "RemoteObject",
     "TestTrace",

@@ -29,6 +29,7 @@ from autograder.runtime.trace import TestState, TestTrace
 DEFAULT_FORBIDDEN_MESSAGE = (
     "This course asks you to build this part yourself, so {api} may not be used here."
 )
+MAX_TYPES_PER_RESPONSE = 1000  # type descriptions kept from one response (see _learn_methods)
 _MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
@@ -103,6 +104,8 @@ class LearnerSession:
         self._remotes: weakref.WeakValueDictionary[int, RemoteObject] = (
             weakref.WeakValueDictionary()
         )
+        #: type name -> its method names (ops._method_names), as this worker generation sent them
+        self._methods: dict[str, frozenset[str]] = {}
         self._closed = False
 
     # -- public API -------------------------------------------------------------------------
@@ -196,6 +199,21 @@ class LearnerSession:
         response = self._run("getattr", target, label, {"name": name}, owner=owner)
         return self._decode(response["value"])
 
+    def _has_method(self, obj: RemoteObject, name: str) -> bool:
+        """Whether reading ``name`` from ``obj`` gives a bound method of its class's function
+        (then obj.name(...) is one request, not a read and a call)."""
+        return obj._generation == self.generation and name in self._methods.get(obj._type_name, ())
+
+    def _learn_methods(self, methods: Any) -> None:
+        """Keep the method names the worker sent for types it described for the first time.
+        They only decide whether a call takes one request or two, so anything malformed is
+        ignored."""
+        if not isinstance(methods, dict):
+            return
+        for type_name, names in list(methods.items())[:MAX_TYPES_PER_RESPONSE]:
+            if isinstance(type_name, str) and isinstance(names, list):
+                self._methods[type_name] = frozenset(n for n in names if isinstance(n, str))
+
     def _release(self, obj: RemoteObject) -> None:
         if obj._generation == self.generation and self._worker is not None:
             self._pending_release.append(obj._ref_id)
@@ -281,6 +299,7 @@ class LearnerSession:
             self._stop_worker()
             raise failures.garbled(label) from None
         self._note_forbidden(records)
+        self._learn_methods(response.get("methods"))
         own = [record for record in records if record[1] == response.get("home")]
         if own and self.forbidden_raises:  # made in the called code's own file
             raise failures.forbidden(
@@ -355,6 +374,7 @@ class LearnerSession:
         self.worker_start = worker.started_by
         self._worker = worker
         self.generation += 1
+        self._methods = {}
         self._imported = set()
         self._package_ready = False
         return worker

@@ -11,6 +11,7 @@ import inspect
 import os
 import re
 import sys
+import types
 from typing import Any
 
 import numpy  # noqa: F401  (imported before learner code, like torch)
@@ -55,6 +56,9 @@ class Worker:
         #: ref id of a learner object -> the stand-ins the harness installed in it
         self.standins: dict[int, list[torch.nn.Module]] = {}
         self.next_id = 1
+        #: type names whose method names were sent; those not yet sent (see _method_names)
+        self.described: set[str] = set()
+        self.new_methods: dict[str, list[str]] = {}
 
     def ready_info(self) -> dict[str, Any]:
         return {"pid": os.getpid(), "torch": str(torch.__version__), "guarded": self.guarded}
@@ -73,7 +77,7 @@ class Worker:
         guard.drain()
         self.home = None
         target = request.get("target")
-        exempt = self.standins.get(target[1], ()) if target and target[0] == "ref" else ()
+        exempt = self.standins.get(target[1], ()) if target and target[0] in _REF_TARGETS else ()
         try:
             with guard.exempting(exempt, standins.FORWARD_CODES):
                 response = {"ok": True, **getattr(self, f"op_{op}")(request)}
@@ -81,6 +85,8 @@ class Worker:
             response = {"ok": False, "error": failure.error}
         response["forbidden"] = [list(record) for record in guard.drain()]
         response["home"] = self.home
+        if self.new_methods:
+            response["methods"], self.new_methods = self.new_methods, {}
         return response
 
     def op_ping(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -173,11 +179,18 @@ class Worker:
     # -- helpers ----------------------------------------------------------------------------
 
     def target(self, target: list[Any]) -> Any:
-        """The object a request is about; sets ``self.home``, the file it belongs to."""
+        """The object a request is about; sets ``self.home``, the file it belongs to.
+        ``["attr", id, name]`` is ``getattr(object id, name)``, read as part of the request:
+        a method call in one round trip (client.py sends it for names _method_names listed)."""
         if target[0] == "ref":
             obj = self.objects[target[1]]
             self.home = self.home_file(obj)
             return obj
+        if target[0] == "attr":
+            obj = self.objects[target[1]]
+            self.home = self.home_file(obj)
+            with _learner(self, "call"):
+                return getattr(obj, str(target[2]))
         _, name, qualname = target
         module = self.importer.import_module(name)
         self.home = self.home_file(module)
@@ -241,7 +254,11 @@ class Worker:
             self.objects[ref_id] = obj
             self.ids[id(obj)] = ref_id
         kind = type(obj)
-        return ("ref", ref_id, f"{kind.__module__}.{kind.__qualname__}", call_label(obj))
+        type_name = f"{kind.__module__}.{kind.__qualname__}"
+        if type_name not in self.described:
+            self.described.add(type_name)
+            self.new_methods[type_name] = _method_names(kind)
+        return ("ref", ref_id, type_name, call_label(obj))
 
     def release(self, ref_id: int) -> None:
         obj = self.objects.pop(ref_id, None)
@@ -272,6 +289,28 @@ class _learner:
         if exc is None or isinstance(exc, (wire.WireError, LearnerFailed, ImportFailure)):
             return False
         raise LearnerFailed(self.worker.describe(exc, self.phase)) from None
+
+
+_REF_TARGETS = ("ref", "attr")
+_MAX_METHOD_NAMES = 1000
+
+
+def _method_names(kind: type) -> list[str]:
+    """The names under which ``kind`` has a plain Python function (nn.Module's eval,
+    load_state_dict, __getitem__ of a ModuleList...): reading one from an instance gives a bound
+    method, which the harness may then call with an ``attr`` target instead of reading it
+    first. Looked up statically, so no learner property or __getattr__ runs."""
+    names = []
+    for name in dir(kind):
+        if not isinstance(name, str) or len(names) >= _MAX_METHOD_NAMES:
+            continue
+        try:
+            value = inspect.getattr_static(kind, name)
+        except AttributeError:
+            continue
+        if isinstance(value, types.FunctionType):
+            names.append(name)
+    return names
 
 
 def call_label(obj: Any) -> str:

@@ -3,7 +3,9 @@
 ``session.module("softmax").softmax`` is a RemoteCallable (nothing is imported until it is called);
 an object the learner's code returns that is not a plain value (an ``nn.Module``, a bound method)
 comes back as a RemoteObject. Attribute access on a RemoteObject is a remote getattr that returns
-a value or another RemoteObject; calling either one runs it in the worker.
+a value or another RemoteObject; calling either one runs it in the worker. A name under which the
+object's class has a Python function (``m.eval``, ``m.load_state_dict``) gives a RemoteMethod
+instead, without a request: calling it reads and calls the method in one request.
 """
 
 from __future__ import annotations
@@ -114,6 +116,11 @@ class RemoteObject:
     def __getattr__(self, name: str) -> Any:
         if _is_dunder(name):  # Python's own probes (__array__, __deepcopy__...) stay local
             raise AttributeError(name)
+        return self._attr_or_method(name)
+
+    def _attr_or_method(self, name: str) -> Any:
+        if self._session._has_method(self, name):
+            return RemoteMethod(self, name)
         return self._remote_attr(name)
 
     def _remote_attr(self, name: str) -> Any:
@@ -136,11 +143,11 @@ class RemoteObject:
 
     def __len__(self) -> int:
         """``len()`` of the remote object (e.g. an ``nn.ModuleList``)."""
-        return self._remote_attr("__len__")()
+        return self._attr_or_method("__len__")()
 
     def __getitem__(self, key: Any) -> Any:
         """``obj[key]`` in the worker (e.g. ``layers[0]``: another RemoteObject)."""
-        return self._remote_attr("__getitem__")(key)
+        return self._attr_or_method("__getitem__")(key)
 
     def __iter__(self) -> Any:
         raise TypeError(
@@ -161,3 +168,37 @@ class RemoteObject:
                 session._release(self)
             except Exception:
                 pass
+
+
+class RemoteMethod:
+    """``obj.name`` where obj's class defines a function ``name``: calling it is one request
+    (the worker reads the attribute and calls it, exactly as ``obj.name(...)`` would). Any
+    other use reads the attribute first (``fetch``), as RemoteObject attribute access does."""
+
+    __slots__ = ("_owner", "_name")
+
+    def __init__(self, owner: RemoteObject, name: str) -> None:
+        self._owner = owner
+        self._name = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.call(*args, **kwargs).value
+
+    def call(self, *args: Any, **kwargs: Any) -> CallResult:
+        """Call it; also return the arguments after the call and the learner's output."""
+        owner = self._owner
+        label = f"{owner._short_type}.{self._name}(...)"
+        target = ["attr", owner._ref_id, self._name]
+        return owner._session._call(target, label, args, kwargs, owner=owner)
+
+    def fetch(self) -> Any:
+        """The attribute itself (a RemoteObject for the bound method), read from the worker."""
+        return self._owner._remote_attr(self._name)
+
+    def __getattr__(self, name: str) -> Any:
+        if _is_dunder(name):
+            raise AttributeError(name)
+        return getattr(self.fetch(), name)
+
+    def __repr__(self) -> str:
+        return f"<RemoteMethod {self._owner._short_type}.{self._name} of #{self._owner._ref_id}>"

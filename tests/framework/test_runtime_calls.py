@@ -17,6 +17,7 @@ from autograder.runtime import (
     LearnerSession,
     Limits,
     ParameterInfo,
+    RemoteMethod,
     RemoteObject,
 )
 
@@ -159,6 +160,16 @@ TOY = {
                 self.layers = nn.ModuleList([nn.Linear(2, 2) for _ in range(depth)])
 
 
+        class Shadowed(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.eval = lambda: "the instance's own eval"  # hides nn.Module.eval
+
+            @property
+            def width(self):
+                return 2
+
+
         class Detached(nn.Module):
             def __init__(self):
                 super().__init__()
@@ -251,6 +262,26 @@ def test_modules_stay_remote_and_their_state_dict_round_trips(session):
     out, extra = model(torch.ones(1, 3))
     assert extra == "extra"
     assert torch.allclose(out, torch.full((1, 3), 4.0))
+
+
+def test_a_method_call_is_one_request_and_means_read_then_call(session, monkeypatch):
+    model = session.module("layers").Scaler(3)
+    sent = []
+    request = session._request_with_output
+
+    def counting(message, **kwargs):
+        sent.append(message["op"])
+        return request(message, **kwargs)
+
+    monkeypatch.setattr(session, "_request_with_output", counting)
+    method = model.eval
+    assert isinstance(method, RemoteMethod) and sent == []  # reading it asks nothing
+    assert method() is model and sent == ["call"]
+    assert isinstance(method.fetch(), RemoteObject) and sent == ["call", "getattr"]
+    assert model.training is False  # not a function of the class: read from the worker
+    shadowed = session.module("layers").Shadowed()
+    assert shadowed.eval() == "the instance's own eval"  # what obj.eval() does in Python
+    assert shadowed.width == 2  # a property is read, never called
 
 
 def test_containers_support_len_and_indexing(session):
