@@ -256,11 +256,22 @@ def _summary_lines(report: ClassReport) -> list[str]:
 
 
 def _cell(text: str) -> str:
-    return clean(text).replace("\n", " ").replace("|", "\\|")
+    """Text in a table cell, escaped only where Markdown would misread it (sanitize.py)."""
+    return markdown_inline(text)
+
+
+def _text(text: str) -> str:
+    """Text in a heading or a list item: the same, and a pipe is plain text there."""
+    return markdown_inline(text, table=False)
+
+
+def _code(text: str) -> str:
+    """A learner id as a code span (shown as written; a backtick cannot close it)."""
+    return clean(text).replace("\n", " ").replace("`", "'")
 
 
 def render_markdown(report: ClassReport) -> str:
-    out = [f"# {_cell(report.course)}: class report", "", *_summary_lines(report), ""]
+    out = [f"# {_text(report.course)}: class report", "", *_summary_lines(report), ""]
     out += ["## Score distribution", ""]
     out += [f"![Score distribution]({FIGURE_FILE})" if report.figure else "(no figure)", ""]
     out += [
@@ -277,14 +288,13 @@ def render_markdown(report: ClassReport) -> str:
     out += ["", "## Most common failure messages", ""]
     out += ["| Learners | Component | Known mistake | Message |", "|---:|---|---|---|"]
     out += [
-        f"| {row.learners} | {_cell(row.component)} | {_cell(row.mistake)} "
-        f"| {markdown_inline(row.message)} |"
+        f"| {row.learners} | {_cell(row.component)} | {_cell(row.mistake)} | {_cell(row.message)} |"
         for row in report.failures
     ]
     out += ["", "## Learners whose grading errored", ""]
-    out += [f"- `{_cell(who)}`: {_cell(error)}" for who, error in report.errored] or ["None."]
+    out += [f"- `{_code(who)}`: {_text(error)}" for who, error in report.errored] or ["None."]
     out += ["", "## Tamper flags (changed visible tests; graded with pristine tests)", ""]
-    out += [f"- `{_cell(who)}`: {_cell(files)}" for who, files in report.tampered] or ["None."]
+    out += [f"- `{_code(who)}`: {_text(files)}" for who, files in report.tampered] or ["None."]
     return "\n".join(out) + "\n"
 
 
