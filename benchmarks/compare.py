@@ -14,8 +14,9 @@ What it measures, each in one run on this machine:
      notebook (benchmarks/nb_checks.py, one graded cell per component),
    * by `otter run` of each submission in turn (the same checks as Otter test files), when
      otter-grader is installed (on PATH or in /tmp/otter-venv; see README.md).
-   Wall time, time per submission, the ratio to ours, and the peak resident memory of the
-   whole process tree (sampled every 0.2 s).
+   Wall time, time per submission, the ratio to ours, and the peak memory of the whole
+   process tree (summed PSS, sampled every 0.2 s); between two sizes, the marginal time per
+   submission (the start-up and the class report cancel out).
 3. The table goes between the markers in benchmarks/README.md (--no-write to skip).
 """
 
@@ -56,7 +57,7 @@ class Measure:
 
 
 def run_measured(command: list[str], cwd: Path, env: dict | None = None) -> Measure:
-    """Run command; wall time and the peak summed RSS of its process tree."""
+    """Run command; wall time and the peak memory (summed PSS) of its process tree."""
     start = time.monotonic()
     process = subprocess.Popen(
         command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
@@ -66,7 +67,7 @@ def run_measured(command: list[str], cwd: Path, env: dict | None = None) -> Meas
 
     def sample() -> None:
         while not done.is_set():
-            peak[0] = max(peak[0], tree_rss_mb(process.pid))
+            peak[0] = max(peak[0], tree_memory_mb(process.pid))
             done.wait(0.2)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -79,8 +80,11 @@ def run_measured(command: list[str], cwd: Path, env: dict | None = None) -> Meas
     return Measure(seconds, peak[0], process.returncode in (0, 1), str(note or ""))
 
 
-def tree_rss_mb(root: int) -> float:
-    """Summed resident memory (MB) of root and its descendants, from /proc."""
+def tree_memory_mb(root: int) -> float:
+    """Memory (MB) of root and its descendants, from /proc: the sum of each process's PSS
+    (proportional set size: a page shared by k processes counts 1/k in each), so torch's pages,
+    shared by a fork server and every process forked from it, count once in all. A process
+    whose smaps_rollup cannot be read counts its RSS."""
     children: dict[int, list[int]] = {}
     rss: dict[int, int] = {}
     for entry in os.listdir("/proc"):
@@ -96,9 +100,19 @@ def tree_rss_mb(root: int) -> float:
     total, stack = 0, [root]
     while stack:
         pid = stack.pop()
-        total += rss.get(pid, 0)
+        total += _pss(pid, rss.get(pid, 0))
         stack.extend(children.get(pid, []))
     return total / 2**20
+
+
+def _pss(pid: int, fallback: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return fallback
 
 
 def learners() -> list[Path]:
@@ -286,7 +300,29 @@ def table(rows: list[dict], torch_s: float, cold_s: float) -> str:
             else:
                 cells += ["n/a", "n/a", "n/a", f"not run: {other.note}"]
         lines.append("| " + " | ".join(cells) + " |")
+    lines += marginal(rows)
     return "\n".join(lines)
+
+
+def marginal(rows: list[dict]) -> list[str]:
+    """Per pair of consecutive sizes measured by a system: (wall(N2) - wall(N1)) / (N2 - N1),
+    the time one more submission costs once the start-up (imports, fork servers, collection)
+    and the class report are paid; with the ratios to ours over the same pair."""
+    lines = []
+    for before, after in zip(rows, rows[1:], strict=False):
+        span = after["n"] - before["n"]
+        ours = (after["ours"].seconds - before["ours"].seconds) / span
+        parts = [f"ours {ours:.2f} s"]
+        for name in ("nbgrader", "otter"):
+            if before[name].ok and after[name].ok:
+                other = (after[name].seconds - before[name].seconds) / span
+                parts.append(f"{name} {other:.2f} s ({other / ours:.1f}x ours)")
+        lines.append(
+            f"* Marginal time per submission from N = {before['n']} to {after['n']}: "
+            + "; ".join(parts)
+            + "."
+        )
+    return [""] + lines if lines else []
 
 
 def write_readme(text: str) -> None:
@@ -309,6 +345,12 @@ def main() -> None:
     )
     parser.add_argument("--no-otter", action="store_true", help="skip otter")
     parser.add_argument(
+        "--nbgrader-up-to",
+        type=int,
+        metavar="N",
+        help="run nbgrader only for classes of at most N",
+    )
+    parser.add_argument(
         "--otter-up-to", type=int, metavar="N", help="run otter only for classes of at most N"
     )
     args = parser.parse_args()
@@ -326,7 +368,9 @@ def main() -> None:
             ours = bench_ours(work / f"class{n}", run)
             print(f"N={n} ours {ours.seconds:.1f} s peak {ours.peak_mb:.0f} MB", flush=True)
             nb = Measure(0, 0, False, "skipped (--no-nbgrader)")
-            if not args.no_nbgrader:
+            if args.nbgrader_up_to is not None and n > args.nbgrader_up_to:
+                nb = Measure(0, 0, False, f"skipped above N = {args.nbgrader_up_to} (time)")
+            elif not args.no_nbgrader:
                 nb = bench_nbgrader(entries, run)
                 print(
                     f"N={n} nbgrader {nb.seconds:.1f} s peak {nb.peak_mb:.0f} MB {nb.note}",
