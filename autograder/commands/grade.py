@@ -20,8 +20,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from rich.console import Console
-
 from autograder.commands.bytecode import bytecode_cache
 from autograder.commands.options import OptionError, check_timeout
 from autograder.config import (
@@ -101,7 +99,7 @@ def main(
             return _error(SAME_NAME.format(name=root.name, first=seen[root.name], second=given))
         seen[root.name] = Path(given)
 
-    console = Console(highlight=False)
+    console = None if quiet else terminal.new_console()
     outcomes: list[GradeResult | Ungraded] = []
     if run is not None:
         run.start()
@@ -129,9 +127,9 @@ def main(
                     NOT_GRADED.format(name=outcome.submission, reason=outcome.reason),
                     file=sys.stderr,
                 )
-            elif not quiet:
+            elif console is not None:
                 terminal.print_submission(outcome, console)
-    if len(outcomes) > 1 and not quiet:
+    if len(outcomes) > 1 and console is not None:
         terminal.print_class(outcomes, console)
     if run is not None:
         return run.finish(config, outcomes[0], submission=Path(submissions[0]), out_dir=folder)

@@ -1,19 +1,22 @@
 """The terminal view: a rich table per submission and, for a class, an overview.
 
 Learner text is passed as rich Text (never markup), after sanitize.py, so `[bold]` in an error
-message prints as typed.
+message prints as typed. rich is imported when a table is built, not with this module: a quiet
+`autograder grade` (as benchmarks/compare.py's cold start runs it) prints no table.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from autograder.reports.sanitize import clean, first_sentence
 from autograder.results import GradeResult, points
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
 
 PROBLEM_LIMIT = 300
 
@@ -29,6 +32,9 @@ class Ungraded:
 def submission_table(result: GradeResult) -> Table:
     """Component, score / max, tests passed; the total as the footer. Each component's first
     problem is printed under the table (print_submission), where it can use the full width."""
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(
         title=Text(clean(f"{result.course}: {result.submission}", 200)),
         show_footer=True,
@@ -52,6 +58,8 @@ def submission_table(result: GradeResult) -> Table:
 
 def first_problems(result: GradeResult) -> list[Text]:
     """One line per component that lost points: its title, then its first problem."""
+    from rich.text import Text
+
     lines = []
     for c in result.components:
         if c.problem:
@@ -65,6 +73,9 @@ def class_table(results: list[GradeResult | Ungraded]) -> Table:
     """One row per submission: its total and the components that lost points (by name, with
     their score), so the table stays readable at 80 columns whatever the course's titles; each
     submission's own table above it has every component."""
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title="Class overview", title_justify="left")
     table.add_column("Submission", overflow="fold")
     table.add_column("Total", justify="right", no_wrap=True)
@@ -91,6 +102,16 @@ def _short(text: str) -> str:
     """Learner text for one table cell: cleaned, cut with an ellipsis past PROBLEM_LIMIT."""
     text = clean(text, len(text)).replace("\n", " ")
     return text if len(text) <= PROBLEM_LIMIT else text[: PROBLEM_LIMIT - 1] + "…"
+
+
+def new_console() -> Console:
+    """A console for these tables, with rich's highlighting off (learner text prints as typed).
+    It loads every rich module the tables use, so that they come in before the grading does."""
+    import rich.table
+    import rich.text  # noqa: F401
+    from rich.console import Console
+
+    return Console(highlight=False)
 
 
 def print_submission(result: GradeResult, console: Console) -> None:
