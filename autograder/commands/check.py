@@ -160,12 +160,13 @@ def print_report(plan: Plan, rows: list[Row], console: Console) -> None:
 
 def check_table(plan: Plan, rows: list[Row]) -> Table:
     """Case, expected, the score of the case's own component, the course total, named,
-    verdict: the reference and the stubs first (no own component), then one section per
-    component (its name as a heading row) with its mutants (expected: loses points), its
-    catalogued mistakes without a mutant (expected: a mutant) and its variants (expected: full
-    marks), each by its slug. Every column means one thing on every row; where else a case
-    lost points is said under the table. Fits 80 columns, also when piped (rich then prints
-    plain text, 80 wide): the case names stay whole, the other cells wrap."""
+    verdict: the reference and the stubs first (expected: full, zero; no own component), then
+    one section per component (its name as a heading row) with its mutants (expected: < full,
+    less than full marks in their own component), its catalogued mistakes without a mutant
+    (expected: a mutant) and its variants (expected: full), each by its slug. Every column
+    means one thing on every row; where else a case lost points is said under the table. Fits
+    80 columns, also when piped (rich then prints plain text, 80 wide): the case names stay
+    whole, the other cells wrap."""
     table = Table(
         title=f"{plan.config.course.name}: autograder check",
         title_justify="left",

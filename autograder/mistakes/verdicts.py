@@ -34,6 +34,16 @@ NOT_APPLIED = "not applied"
 ERROR = "error"
 NO_MUTANT = "no mutant"
 
+# What each kind of case must score (the table's Expected column): full marks, zero, less than
+# full marks in its own component (and full marks elsewhere), or a mutant written for it.
+EXPECTED = {
+    "reference": "full",
+    "variant": "full",
+    "stubs": "zero",
+    "mutant": "< full",
+    "uncovered": "a mutant",
+}
+
 # Why a case failed: one or more sentences after the case's label.
 NOT_GRADED = "It could not be graded: {error}"
 GRADER_ERRORS = "The graders themselves failed while grading it: {error}"
@@ -123,13 +133,7 @@ def read_outcome(out: Path, key: str) -> Outcome:
 def judge(plan: Plan, case: Case, outcome: Outcome | None, problem: str = "") -> Row:
     """The row for a case. problem: a sentence found before grading (edits that do not apply)."""
     config = plan.config
-    expected = {
-        "reference": "full marks",
-        "variant": "full marks",
-        "stubs": "zero",
-        "mutant": "loses points",
-        "uncovered": "a mutant",
-    }[case.kind]
+    expected = EXPECTED[case.kind]
     row = Row(case, expected)
     if case.kind == "uncovered":
         row.component, row.total, row.verdict = "-", "-", NO_MUTANT

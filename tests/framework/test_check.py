@@ -76,16 +76,16 @@ def test_toy_check_table_has_one_verdict_per_case(toy_check):
     code, output, errors, _ = toy_check
     assert code == 1, output + errors
     rows = table_rows(output)
-    assert rows["reference"] == ["full marks", "15/15", "ok"]
+    assert rows["reference"] == ["full", "15/15", "ok"]
     assert rows["stubs"] == ["zero", "0/15", "ok"]
     # Expected, own component, course total, named, verdict (the references and the stubs
     # have no own component: that cell is empty).
-    assert rows["adds-factor"] == ["loses points", "5/10", "10/15", "no", "not named"]
-    assert rows["accepts-infinity"] == ["loses points", "10/10", "15/15", "-", "missed"]
-    assert rows["no-sqrt"][0] == "loses points"
+    assert rows["adds-factor"] == ["< full", "5/10", "10/15", "no", "not named"]
+    assert rows["accepts-infinity"] == ["< full", "10/10", "15/15", "-", "missed"]
+    assert rows["no-sqrt"][0] == "< full"
     assert rows["no-sqrt"][-2:] == ["yes", "ok"]
-    assert rows["np-multiply"] == ["full marks", "10/10", "15/15", "ok"]
-    assert rows["linalg-norm"] == ["full marks", "0/5", "10/15", "loses points"]
+    assert rows["np-multiply"] == ["full", "10/10", "15/15", "ok"]
+    assert rows["linalg-norm"] == ["full", "0/5", "10/15", "loses points"]
 
 
 def test_toy_check_scores_and_explains_each_failure(toy_check):
@@ -194,7 +194,7 @@ def test_mutant_that_does_not_apply_and_mistake_without_mutant(toy, tmp_path):
     printed = io.StringIO()
     check.print_report(plan, rows, Console(file=printed, width=80, highlight=False))
     text = " ".join(printed.getvalue().split())
-    assert "no-sqrt loses points - - - not applied" in text
+    assert "no-sqrt < full - - - not applied" in text
     assert "accepts-infinity a mutant - - no mutant" in text
     assert "mutant normalize/no-sqrt: The mutant normalize/no-sqrt cannot be applied:" in text
     assert "mistake scale/accepts-infinity: The catalogued mistake" in text
