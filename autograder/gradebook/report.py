@@ -172,10 +172,15 @@ def normalise(message: str) -> str:
 
 
 def as_sentence(message: str) -> str:
-    """The message as a sentence starting with a capital letter: a leading lowercase word is
-    capitalised ("the gradient of" -> "The gradient of"); a leading call, which must keep its
-    spelling, gets "The call " in front ("The call softmax(...) is not implemented yet")."""
-    if not message or not message[0].islower():
+    """The message as a sentence: it starts with a capital letter (a leading lowercase word is
+    capitalised, "the gradient of" -> "The gradient of"; a leading call, which must keep its
+    spelling, gets "The call " in front: "The call softmax(...) is not implemented yet") and
+    ends with a full stop (or ! or ?)."""
+    if not message:
+        return message
+    if not message.endswith((".", "!", "?")):
+        message += "."
+    if not message[0].islower():
         return message
     if _CODE_FIRST.match(message) or "_" in message.split(" ", 1)[0]:
         return f"The call {message}"

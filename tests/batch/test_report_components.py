@@ -106,6 +106,9 @@ def test_failure_rows_group_a_named_mistake_and_normalise_other_messages(tmp_pat
 
 def test_as_sentence_starts_with_a_capital_and_keeps_code_spelled_as_written():
     assert as_sentence("the output differs.") == "The output differs."
+    assert as_sentence("f(...) raised NameError: name 'x' is not defined") == (
+        "The call f(...) raised NameError: name 'x' is not defined."
+    )
     assert as_sentence("self_attention(...) raised ValueError.") == (
         "The call self_attention(...) raised ValueError."
     )
