@@ -194,7 +194,7 @@ def test_summary_has_the_verdict_table_notes_and_tampering(hostile):
     assert "❌ Not passed yet: the pass rule asks for every test to pass." in summary
     assert HIDDEN_NOT_RUN in summary
     assert PROTECTED_HEADING in summary
-    assert f"- {TAMPERED.replace('_', chr(92) + '_')} was changed" in summary
+    assert f"- {TAMPERED} was changed" in summary  # test_toy_normalize: no escape needed
     rows = [line for line in summary.splitlines() if line.startswith("| Scaling ")]
     assert len(rows) == 1
     assert rows[0].replace("\\|", "").count("|") == 5  # learner text cannot add a cell
