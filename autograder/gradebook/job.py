@@ -194,8 +194,9 @@ def cache_bytecode(out: Path) -> None:
         sys.dont_write_bytecode = False
 
 
-def exit_with_parent(parent_pid: int) -> None:
-    """A daemon thread that ends this process once the batch command is gone."""
+def exit_with_parent(parent_pid: int, before_exit: Callable[[], None] | None = None) -> None:
+    """A daemon thread that ends this process once the batch command is gone (after
+    ``before_exit``, if given)."""
 
     def watch() -> None:
         while True:
@@ -203,7 +204,11 @@ def exit_with_parent(parent_pid: int) -> None:
             try:
                 os.kill(parent_pid, 0)
             except ProcessLookupError:
-                os._exit(1)
+                try:
+                    if before_exit is not None:
+                        before_exit()
+                finally:
+                    os._exit(1)
             except PermissionError:
                 pass
 

@@ -24,8 +24,10 @@ from __future__ import annotations
 import gc
 import io
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import time
 from collections import deque
 from datetime import UTC, datetime
@@ -80,6 +82,16 @@ def run_batch(
 ) -> None:
     """The batch's session process: collect the graders once, grade every learner in a fork,
     send each learner's id on `progress` once their folder is committed."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the batch command stops this process
+    batch = BatchSession(settings, learners, jobs, progress)
+    exit_with_parent(settings.parent_pid, batch.shut_down)
+    try:
+        _run(batch, settings)
+    finally:
+        batch.remove_scratch()
+
+
+def _run(batch: BatchSession, settings: JobSettings) -> None:
     from autograder.config import load_course
     from autograder.grading import (
         NO_TESTS,
@@ -92,12 +104,9 @@ def run_batch(
     from autograder.pytest_plugin import ResultCollector
     from autograder.reports.terminal import Ungraded
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the batch command stops this process
-    exit_with_parent(settings.parent_pid)
     cache_bytecode(settings.out)
     config = load_course(settings.course)
     folders = grader_folders(config, visible_only=False)
-    batch = BatchSession(settings, learners, jobs, progress)
     if isinstance(folders, Ungraded):
         return batch.not_graded(folders.reason)
     args = pytest_args(
@@ -138,9 +147,14 @@ class BatchSession:
         self.jobs = jobs
         self.progress = progress
         self.console = SwitchableStream()
+        self.pid = os.getpid()
         self.started = False
         self.hidden_included = True
         self.running: dict[int, Learner] = {}
+        # Every temporary folder of this batch (exported commits, the workers' private copies,
+        # notebook sandboxes) is made in here, so that a stopped run leaves none behind.
+        self.scratch = Path(tempfile.mkdtemp(prefix="t101-grade-class-"))
+        tempfile.tempdir = str(self.scratch)
 
     # -- the session process -----------------------------------------------------------------
 
@@ -178,12 +192,30 @@ class BatchSession:
 
     def _stop(self, signum: int, frame: Any) -> None:
         """Stopped by the batch command (Ctrl-C there): stop the learners being graded now."""
-        for pid in self.running:
+        try:
+            self.shut_down()
+        finally:
+            os._exit(128 + signum)
+
+    def shut_down(self) -> None:
+        """The learners' children being graded now are killed; the batch's scratch removed."""
+        self.stop_children()
+        self.remove_scratch()
+
+    def stop_children(self) -> None:
+        """Kill the learners' children being graded now and wait for them (never in a child)."""
+        if os.getpid() != self.pid:
+            return
+        for pid in list(self.running):
             try:
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
+                os.waitpid(pid, 0)
+            except (ProcessLookupError, ChildProcessError):
                 pass
-        os._exit(128 + signum)
+
+    def remove_scratch(self) -> None:
+        if os.getpid() == self.pid:
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
     # -- a learner's child ---------------------------------------------------------------------
 
@@ -192,7 +224,7 @@ class BatchSession:
         try:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             self.progress.close()
-            exit_with_parent(self.settings.parent_pid)
+            exit_with_parent(self.settings.parent_pid)  # the session process removes its scratch
             gc.freeze()  # the collected session and torch are never garbage
             grade_learner(self.settings, learner, lambda *a: self._grade(session, *a))
             code = 0

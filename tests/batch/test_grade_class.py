@@ -123,8 +123,14 @@ def test_a_run_killed_halfway_resumes_to_the_same_gradebook(whole: Path, toy_cla
         "autograder",
         *_args(toy_class["roster"], out, "-j", "1", manifest=toy_class["manifest"]),
     ]
+    scratch = toy_class["base"] / "killed-tmp"
+    scratch.mkdir()
     process = subprocess.Popen(
-        command, cwd=toy_class["base"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        command,
+        cwd=toy_class["base"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "TMPDIR": str(scratch)},
     )
     deadline = time.monotonic() + KILL_WAIT
     # Learners go in id order: empty (no grading), then good (a real grade): kill during it.
@@ -133,6 +139,15 @@ def test_a_run_killed_halfway_resumes_to_the_same_gradebook(whole: Path, toy_cla
         time.sleep(0.1)
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
+    # The batch's temporary folders (exported commits, private copies, the zygote's) go with
+    # it; only multiprocessing's socket folder of the killed command (pymp-*) stays.
+    leftovers = lambda: sorted(  # noqa: E731
+        p.name for p in scratch.iterdir() if not p.name.startswith("pymp-")
+    )
+    deadline = time.monotonic() + 10
+    while leftovers() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert leftovers() == []
     survivors = {r.learner: r.run_id for r in store.read_records(out)}
     assert "empty" in survivors and len(survivors) < 4
     assert not (out / "gradebook.csv").exists()
