@@ -27,6 +27,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from autograder.gradebook.store import LearnerRecord, learner_dir
 from autograder.mistakes.catalogue import named_mistake_in_full
@@ -211,14 +212,23 @@ def _tests(out: Path, learner: str) -> list[dict]:
     return [t for t in document.get("tests", []) if isinstance(t, dict) and "name" in t]
 
 
-def score_figure(totals: list[float], max_score: float) -> bytes:
-    """A PNG histogram of the totals; b"" when matplotlib is missing."""
+def figure_library() -> Any:
+    """matplotlib's pyplot on the Agg backend (no display needed); None when it is missing.
+    grade-class imports it in a thread while the learners are graded (half a second)."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         from matplotlib import pyplot
     except ImportError:
+        return None
+    return pyplot
+
+
+def score_figure(totals: list[float], max_score: float) -> bytes:
+    """A PNG histogram of the totals; b"" when matplotlib is missing."""
+    pyplot = figure_library()
+    if pyplot is None:
         return b""
     import io
 
