@@ -267,6 +267,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if problems:
         state.usage_errors.extend(problems)
         raise pytest.UsageError(*problems)
+    _in_course_order(items, names)
+
+
+def _in_course_order(items: list[pytest.Item], names: list[str]) -> None:
+    """Grader tests run component by component in course.toml's order (softmax before
+    attention...), as the course builds them, not in the files' alphabetical order; within a
+    component, and for other tests, pytest's order is kept."""
+    rank = {name: index for index, name in enumerate(names)}
+
+    def key(item: pytest.Item) -> int:
+        info = item.stash.get(INFO, None)
+        return rank[info.component] if info is not None else len(rank)
+
+    items.sort(key=key)
 
 
 def _skip_replaced_tracebacks(item: pytest.Item) -> None:

@@ -332,3 +332,20 @@ def test_a_learner_running_plain_pytest_sees_the_sentences(monkeypatch):
     assert "\x1b[31m" not in output  # the learner's escape sequences were stripped
     assert "Scaling: 6.67 / 10.00 (1/2)" in output  # weights 1 and 2
     assert [r.status for r in collector.results] == ["failed", "passed"]
+
+
+def test_grader_tests_run_in_the_course_order_of_their_components(monkeypatch):
+    """The toy course lists scale before normalize; their files sort the other way round."""
+    monkeypatch.chdir(TOY)
+    code, _, output = run(
+        TOY, "tests/graders/visible", "--course=course.toml", "--collect-only", "-q"
+    )
+    assert code == pytest.ExitCode.OK
+    files = [line.split("::")[0] for line in output.splitlines() if "::" in line]
+    assert sorted(set(files)) == [
+        "tests/graders/visible/test_toy_normalize.py",
+        "tests/graders/visible/test_toy_scale.py",
+    ]
+    first_normalize = files.index("tests/graders/visible/test_toy_normalize.py")
+    assert set(files[:first_normalize]) == {"tests/graders/visible/test_toy_scale.py"}
+    assert set(files[first_normalize:]) == {"tests/graders/visible/test_toy_normalize.py"}
