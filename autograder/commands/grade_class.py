@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import shutil
 import sys
+import tempfile
+import threading
 import uuid
 from pathlib import Path
 
@@ -37,7 +40,7 @@ from autograder.commands.options import OptionError, check_timeout, jobs_or_core
 from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
 from autograder.gradebook import report, roster, snapshot, store
 from autograder.gradebook.job import JobSettings, failed_record, settings_key
-from autograder.gradebook.session import run_batch
+from autograder.gradebook.session import SCRATCH_PREFIX, run_batch
 from autograder.notebook import notebook_components
 from autograder.release.manifest import ManifestError, read_manifest
 from autograder.results import points
@@ -111,6 +114,8 @@ def main(
     err = Console(stderr=True, highlight=False, quiet=quiet)
     if len(pending) < len(learners):
         err.print(RESUMING.format(done=len(learners) - len(pending), total=len(learners), out=out))
+    # The class report's figure library loads while the command waits for the learners.
+    threading.Thread(target=report.figure_library, daemon=True, name="warm-report").start()
     try:
         grade_pending(settings, pending, len(learners), jobs, err)
     except KeyboardInterrupt:
@@ -189,8 +194,11 @@ def grade_pending(
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(WARM_MODULES)
     reader, writer = context.Pipe(duplex=False)
+    # The session process removes this folder when it ends or when this command is killed; this
+    # command removes it when the session process is killed.
+    scratch = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX))
     process = context.Process(
-        target=run_batch, args=(settings, pending, jobs, writer), name="grade-session"
+        target=run_batch, args=(settings, pending, jobs, writer, scratch), name="grade-session"
     )
     columns = (
         TextColumn(f"[bold]{label}"),
@@ -232,6 +240,8 @@ def grade_pending(
             process.terminate()
             process.join(5)
             raise
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
 RESUMING = (

@@ -72,8 +72,15 @@ def settings_key(settings: JobSettings, learner: Learner) -> str:
 Grade = Callable[[Any, Path, Path, str], Any]
 
 
-def grade_learner(settings: JobSettings, learner: Learner, grade: Grade) -> None:
-    """A learner's child process: grade one learner with `grade` and commit their folder."""
+def grade_learner(
+    settings: JobSettings,
+    learner: Learner,
+    grade: Grade,
+    wanted: Callable[[], bool] | None = None,
+) -> None:
+    """A learner's child process: grade one learner with `grade` and commit their folder,
+    unless ``wanted`` then says the batch is gone (a grade made while the command was being
+    killed may count failures of its dying worker: the rerun grades that learner again)."""
     start = time.monotonic()
     graded_at = datetime.now(UTC).isoformat(timespec="seconds")
     record = store.LearnerRecord(learner=learner.id, graded_at=graded_at)
@@ -95,7 +102,8 @@ def grade_learner(settings: JobSettings, learner: Learner, grade: Grade) -> None
         atomic_write_text(
             staged / "summary.md", ERROR_SUMMARY.format(learner=learner.id, error=record.error)
         )
-    store.commit_learner(settings.out, staged, record)
+    if wanted is None or wanted():
+        store.commit_learner(settings.out, staged, record)
 
 
 def _grade(
@@ -164,18 +172,25 @@ def tampered_files(pristine: Path, course_root: Path, repo: Path) -> list[str]:
 
 
 def failed_record(settings: JobSettings, learner: Learner, code: int | None) -> None:
-    """Called by the parent when a child died without committing: record the death."""
-    error_record(settings, learner, PROCESS_DIED.format(learner=learner.id, code=code))
+    """Called by the parent when a child died without committing: record the death (a rerun
+    grades that learner again, as the sentence promises)."""
+    error_record(
+        settings, learner, PROCESS_DIED.format(learner=learner.id, code=code), reusable=False
+    )
 
 
-def error_record(settings: JobSettings, learner: Learner, error: str) -> None:
-    """A row for a learner who could not be graded at all, saying why."""
+def error_record(
+    settings: JobSettings, learner: Learner, error: str, *, reusable: bool = True
+) -> None:
+    """A row for a learner who could not be graded at all, saying why. ``reusable``: False when
+    the cause is the run, not the repository (a killed process, graders that could not run),
+    so that a rerun grades the learner again instead of keeping the row."""
     record = store.LearnerRecord(
         learner=learner.id,
         error=error,
         graded_at=datetime.now(UTC).isoformat(timespec="seconds"),
     )
-    record.key = settings_key(settings, learner)
+    record.key = settings_key(settings, learner) if reusable else ""
     record.run_id = settings.run_id
     staged = store.staging_dir(settings.out, learner.id)
     atomic_write_text(
@@ -194,22 +209,40 @@ def cache_bytecode(out: Path) -> None:
         sys.dont_write_bytecode = False
 
 
-def exit_with_parent(parent_pid: int, before_exit: Callable[[], None] | None = None) -> None:
+def exit_with_parent(
+    parent_pid: int,
+    before_exit: Callable[[], None] | None = None,
+    *,
+    ppid: int | None = None,
+) -> None:
     """A daemon thread that ends this process once the batch command is gone (after
-    ``before_exit``, if given)."""
+    ``before_exit``, if given), or, with ``ppid``, once this process's parent is no longer
+    that one (the session process that forked a learner's child was killed)."""
 
     def watch() -> None:
         while True:
             time.sleep(PARENT_POLL)
-            try:
-                os.kill(parent_pid, 0)
-            except ProcessLookupError:
+            if not process_alive(parent_pid) or (ppid is not None and os.getppid() != ppid):
                 try:
                     if before_exit is not None:
                         before_exit()
                 finally:
                     os._exit(1)
-            except PermissionError:
-                pass
 
     threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+
+
+def process_alive(pid: int) -> bool:
+    """Whether process `pid` still runs. A killed process whose parent has not collected it
+    yet (a zombie: `subprocess.run` reaps only once every pipe is closed) counts as gone."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True  # no /proc: trust the signal check
+    return stat.rpartition(")")[2].split()[:1] != ["Z"]

@@ -44,6 +44,7 @@ from autograder.gradebook.job import (
     exit_with_parent,
     failed_record,
     grade_learner,
+    process_alive,
 )
 from autograder.gradebook.roster import Learner
 from autograder.gradebook.store import read_record
@@ -51,6 +52,7 @@ from autograder.gradebook.store import read_record
 SESSION_LOG = ".session.log"  # in DIR: pytest's console up to collection (why graders failed)
 COLLECTED = "collected {count} items"
 SUMMARY = "{passed} passed, {failed} failed in {seconds:.2f}s"
+SCRATCH_PREFIX = "t101-grade-class-"
 
 
 class SwitchableStream(io.TextIOBase):
@@ -78,12 +80,18 @@ class SwitchableStream(io.TextIOBase):
 
 
 def run_batch(
-    settings: JobSettings, learners: list[Learner], jobs: int, progress: Connection
+    settings: JobSettings,
+    learners: list[Learner],
+    jobs: int,
+    progress: Connection,
+    scratch: Path | None = None,
 ) -> None:
     """The batch's session process: collect the graders once, grade every learner in a fork,
-    send each learner's id on `progress` once their folder is committed."""
+    send each learner's id on `progress` once their folder is committed. ``scratch``: the
+    batch's temporary folder, made by the command so that it can remove it if this process is
+    killed."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the batch command stops this process
-    batch = BatchSession(settings, learners, jobs, progress)
+    batch = BatchSession(settings, learners, jobs, progress, scratch)
     exit_with_parent(settings.parent_pid, batch.shut_down)
     try:
         _run(batch, settings)
@@ -140,7 +148,12 @@ class BatchSession:
     """pytest plugin: where pytest would run the collected tests, fork a child per learner."""
 
     def __init__(
-        self, settings: JobSettings, learners: list[Learner], jobs: int, progress: Connection
+        self,
+        settings: JobSettings,
+        learners: list[Learner],
+        jobs: int,
+        progress: Connection,
+        scratch: Path | None = None,
     ) -> None:
         self.settings = settings
         self.learners = learners
@@ -153,7 +166,7 @@ class BatchSession:
         self.running: dict[int, Learner] = {}
         # Every temporary folder of this batch (exported commits, the workers' private copies,
         # notebook sandboxes) is made in here, so that a stopped run leaves none behind.
-        self.scratch = Path(tempfile.mkdtemp(prefix="t101-grade-class-"))
+        self.scratch = scratch or Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX))
         tempfile.tempdir = str(self.scratch)
 
     # -- the session process -----------------------------------------------------------------
@@ -165,17 +178,21 @@ class BatchSession:
         self.started = True
         signal.signal(signal.SIGTERM, self._stop)
         queue = deque(self.learners)
-        while queue or self.running:
-            while queue and len(self.running) < self.jobs:
-                learner = queue.popleft()
-                pid = os.fork()
-                if pid == 0:
-                    self._child(session, learner)  # never returns
-                self.running[pid] = learner
-            pid, status = os.wait()
-            learner = self.running.pop(pid, None)
-            if learner is not None:
-                self._done(learner, os.waitstatus_to_exitcode(status))
+        try:
+            while queue or self.running:
+                while queue and len(self.running) < self.jobs:
+                    learner = queue.popleft()
+                    pid = os.fork()
+                    if pid == 0:
+                        self._child(session, learner)  # never returns
+                    self.running[pid] = learner
+                pid, status = os.wait()
+                learner = self.running.pop(pid, None)
+                if learner is not None:
+                    self._done(learner, os.waitstatus_to_exitcode(status))
+        except BaseException:  # the command is gone (a broken progress pipe), or worse
+            self.stop_children()
+            raise
         return True
 
     def _done(self, learner: Learner, code: int) -> None:
@@ -187,7 +204,7 @@ class BatchSession:
     def not_graded(self, reason: str) -> None:
         """Every learner's row says why the graders could not run."""
         for learner in self.learners:
-            error_record(self.settings, learner, reason)
+            error_record(self.settings, learner, reason, reusable=False)
             self.progress.send(learner.id)
 
     def _stop(self, signum: int, frame: Any) -> None:
@@ -224,9 +241,10 @@ class BatchSession:
         try:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             self.progress.close()
-            exit_with_parent(self.settings.parent_pid)  # the session process removes its scratch
+            # Gone with the command or with this session (its scratch is removed then).
+            exit_with_parent(self.settings.parent_pid, ppid=self.pid)
             gc.freeze()  # the collected session and torch are never garbage
-            grade_learner(self.settings, learner, lambda *a: self._grade(session, *a))
+            grade_learner(self.settings, learner, lambda *a: self._grade(session, *a), self._wanted)
             code = 0
         except BaseException:  # the parent records the death; nothing may unwind into pytest
             pass
@@ -235,6 +253,10 @@ class BatchSession:
                 sys.stdout.flush()
             finally:
                 os._exit(code)
+
+    def _wanted(self) -> bool:
+        """In a child: whether its grade is still wanted (the session and the command live)."""
+        return os.getppid() == self.pid and process_alive(self.settings.parent_pid)
 
     def _grade(self, session: pytest.Session, config, folder: Path, staged: Path, name: str):
         """Run the collected tests on this learner's submission; their reports into staged."""

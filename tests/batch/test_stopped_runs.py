@@ -1,0 +1,157 @@
+"""grade-class when a process of the batch is killed: rows a rerun must grade again, a parent
+that is dead but not yet collected, and kill -9 of the batch's session process itself."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder.commands.grade_class import _reusable
+from autograder.gradebook import store
+from autograder.gradebook.job import (
+    JobSettings,
+    error_record,
+    failed_record,
+    process_alive,
+)
+from autograder.gradebook.roster import Learner
+from tests.batch.conftest import DEADLINE, TOY_COURSE, gradebook_without_timing, run_cli
+
+KILL_WAIT = 300  # seconds to wait for the run to start grading before giving up
+
+
+def _settings(out: Path) -> JobSettings:
+    return JobSettings(
+        course=TOY_COURSE,
+        out=out,
+        deadline=None,
+        test_timeout=None,
+        seed=0,
+        run_id="run",
+        parent_pid=os.getpid(),
+    )
+
+
+def test_a_row_of_a_killed_process_is_graded_again_by_a_rerun(tmp_path: Path) -> None:
+    settings = _settings(tmp_path)
+    stopped, empty = Learner("stopped", tmp_path / "a"), Learner("empty", tmp_path / "b")
+    failed_record(settings, stopped, -9)
+    error_record(settings, empty, "The repository is empty.")  # the repository's fault: kept
+    record = store.read_record(tmp_path, "stopped")
+    assert record is not None and "stopped (exit status -9)" in record.error
+    assert not _reusable(record, settings, stopped)
+    assert _reusable(store.read_record(tmp_path, "empty"), settings, empty)
+
+
+def test_a_dead_parent_not_yet_collected_counts_as_gone() -> None:
+    assert process_alive(os.getpid())
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    try:
+        deadline = time.monotonic() + 10
+        while process_alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert os.waitpid(pid, os.WNOHANG) == (pid, 0)  # it was a zombie until now
+    finally:
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+    assert not process_alive(pid)
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def _session_pid(command: int) -> int | None:
+    """The batch's session process: the forkserver's child under the command."""
+    for server in _children(command):
+        if "multiprocessing.forkserver" in _cmdline(server):
+            sessions = _children(server)
+            if sessions:
+                return sessions[0]
+    return None
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_kill_9_of_the_session_process_records_stopped_rows_and_resumes(
+    toy_class: dict, tmp_path: Path
+) -> None:
+    out, scratch = tmp_path / "out", tmp_path / "tmp"
+    scratch.mkdir()
+    args = [
+        "grade-class",
+        str(toy_class["roster"]),
+        "--out",
+        str(out),
+        "--course",
+        str(TOY_COURSE),
+        "--deadline",
+        DEADLINE,
+        "--timeout",
+        "2",
+        "-q",
+        "-j",
+        "1",
+    ]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "autograder", *args],
+        cwd=toy_class["base"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TMPDIR": str(scratch)},
+    )
+    deadline = time.monotonic() + KILL_WAIT
+    # Learners go in id order: empty (no grading), then good: kill the session during good.
+    while store.read_record(out, "empty") is None and time.monotonic() < deadline:
+        assert process.poll() is None, "the run ended before it could be killed"
+        time.sleep(0.1)
+    session = _session_pid(process.pid)
+    assert session is not None, "no session process found"
+    os.kill(session, signal.SIGKILL)
+    _, err = process.communicate(timeout=60)  # the command does not hang
+    assert process.returncode == 1, err
+    assert "stopped (exit status -9)" in err
+    rows = {r.learner: r for r in store.read_records(out)}
+    assert sorted(rows) == ["empty", "good", "late", "mistake"]
+    assert "stopped" in rows["mistake"].error
+    stopped = sorted(name for name, row in rows.items() if "stopped" in row.error)
+    time.sleep(1.5)  # an orphaned learner's child notices within a second; it commits nothing
+    after = {r.learner: r for r in store.read_records(out)}
+    assert sorted(name for name, row in after.items() if "stopped" in row.error) == stopped
+    assert [p.name for p in scratch.iterdir() if not p.name.startswith("pymp-")] == []
+
+    done = run_cli(*args, cwd=toy_class["base"])
+    assert done.returncode == 1, done.stderr
+    again = {r.learner: r for r in store.read_records(out)}
+    assert not again["good"].error and again["good"].total == 15.0
+    assert again["empty"].run_id == rows["empty"].run_id  # the repository's own error: kept
+    whole = toy_class["base"] / "stopped-whole"
+    run_cli(*[a if a != str(out) else str(whole) for a in args], cwd=toy_class["base"])
+    assert gradebook_without_timing(out / "gradebook.csv") == gradebook_without_timing(
+        whole / "gradebook.csv"
+    )
