@@ -11,9 +11,11 @@ into a learner's folder. The batch (gradebook/job.py) keeps its own cache in DIR
 block is read from (and compiled once into) this cache instead of its own ``__pycache__``, so
 enter the block only after the heavy imports (torch, numpy).
 
-A cache folder that cannot be used (not creatable, not writable, inside the course or a
-submission, or writable by other users, who could plant bytecode that the trusted harness would
-run) is skipped without a word: grading then compiles in memory, as before.
+A cache folder that cannot be used is skipped without a word (grading then compiles in memory,
+as before): one that cannot be created or written; one inside the course or a submission; one
+writable by other users, who could plant bytecode that the trusted harness would run; one
+outside the user's home folder, which every confined worker covers (sandbox.confinement_plan),
+because the cache holds the compiled hidden graders that learner code must not read.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import platformdirs
+
+from autograder.runtime import isolation
 
 APP_NAME = "t101-autograder"
 SUBFOLDER = "pycache"
@@ -59,6 +63,9 @@ def bytecode_cache(keep_out: Iterable[Path], folder: Path | None = None) -> Iter
 def _usable(folder: Path, keep_out: Iterable[Path]) -> Path | None:
     """The folder, resolved and created (mode 0700), if this process alone may write there."""
     folder = Path(os.path.realpath(folder))
+    home = Path(os.path.realpath(Path.home()))
+    if str(home) in isolation.SYSTEM_DIRS or not folder.is_relative_to(home):
+        return None
     for root in keep_out:
         root = Path(os.path.realpath(root))
         if folder.is_relative_to(root) or root.is_relative_to(folder):

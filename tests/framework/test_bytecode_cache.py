@@ -32,14 +32,17 @@ def course(tmp_path):
 
 
 @pytest.fixture
-def no_bytecode(monkeypatch):
-    """Bytecode writing off, as PYTHONDONTWRITEBYTECODE=1 sets it."""
+def no_bytecode(monkeypatch, tmp_path):
+    """Bytecode writing off, as PYTHONDONTWRITEBYTECODE=1 sets it; tmp_path is the home."""
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
     monkeypatch.setattr(sys, "pycache_prefix", None)
+    monkeypatch.setenv("HOME", str(tmp_path))
 
 
 def grade(course: Path, cache_home: Path, out: Path) -> subprocess.CompletedProcess:
+    home = cache_home.parent
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "XDG_CACHE_HOME": str(cache_home)}
+    env["HOME"] = str(home)  # the cache must lie in the home folder, which workers cover
     env.pop("PYTHONPYCACHEPREFIX", None)
     return subprocess.run(
         [sys.executable, "-m", "autograder", "grade", "solution", "--visible-only"]
@@ -104,6 +107,7 @@ def unusable_folders(tmp_path: Path, course: Path) -> dict[str, Path]:
     shared.mkdir()
     shared.chmod(0o777)  # others could plant bytecode that the harness would run
     return {
+        "outside the home folder": tmp_path.parent / f"{tmp_path.name}-cache",
         "inside the course": course / ".cache",
         "inside the submission": course / "solution" / "toypkg" / "cache",
         "holding the course": tmp_path,
@@ -115,6 +119,7 @@ def unusable_folders(tmp_path: Path, course: Path) -> dict[str, Path]:
 @pytest.mark.parametrize(
     "case",
     [
+        "outside the home folder",
         "inside the course",
         "inside the submission",
         "holding the course",
@@ -124,10 +129,11 @@ def unusable_folders(tmp_path: Path, course: Path) -> dict[str, Path]:
 )
 def test_an_unusable_folder_is_skipped_without_a_word(no_bytecode, course, tmp_path, case, capsys):
     folder = unusable_folders(tmp_path, course)[case]
+    existed = folder.exists()
     with bytecode_cache([course, course / "solution"], folder) as used:
         assert used is None
         assert (sys.pycache_prefix, sys.dont_write_bytecode) == (None, True)
-    assert not (course / ".cache").exists() and not (course / "solution/toypkg/cache").exists()
+    assert folder.exists() == existed  # nothing was created
     assert capsys.readouterr() == ("", "")
 
 
