@@ -173,8 +173,8 @@ class BatchSession:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool | None:
-        if session.testsfailed or session.config.option.collectonly:
-            return None  # pytest reports the collection errors; run_batch records them
+        if session.testsfailed or session.config.option.collectonly or not session.items:
+            return None  # pytest reports the collection errors or no tests; run_batch records them
         self.started = True
         signal.signal(signal.SIGTERM, self._stop)
         queue = deque(self.learners)
