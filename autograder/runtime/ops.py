@@ -56,8 +56,10 @@ class Worker:
         #: ref id of a learner object -> the stand-ins the harness installed in it
         self.standins: dict[int, list[torch.nn.Module]] = {}
         self.next_id = 1
-        #: type names whose method names were sent; those not yet sent (see _method_names)
-        self.described: set[str] = set()
+        #: type name -> the class described under it (None: several classes share that name);
+        #: the names whose method names were sent; those not yet sent (see _method_names)
+        self.described: dict[str, type | None] = {}
+        self.sent: set[str] = set()
         self.new_methods: dict[str, list[str]] = {}
 
     def ready_info(self) -> dict[str, Any]:
@@ -255,9 +257,15 @@ class Worker:
             self.ids[id(obj)] = ref_id
         kind = type(obj)
         type_name = f"{kind.__module__}.{kind.__qualname__}"
-        if type_name not in self.described:
-            self.described.add(type_name)
+        known = self.described.setdefault(type_name, kind)
+        if known is kind and type_name not in self.sent:
+            self.sent.add(type_name)
             self.new_methods[type_name] = _method_names(kind)
+        elif known is not kind and self.described.get(type_name) is not None:
+            # Two classes under one name (a class defined twice, or made in a function): no
+            # method of that name is fused any more; obj.name(...) reads, then calls.
+            self.described[type_name] = None
+            self.new_methods[type_name] = []
         return ("ref", ref_id, type_name, call_label(obj))
 
     def release(self, ref_id: int) -> None:
@@ -299,18 +307,21 @@ def _method_names(kind: type) -> list[str]:
     """The names under which ``kind`` has a plain Python function (nn.Module's eval,
     load_state_dict, __getitem__ of a ModuleList...): reading one from an instance gives a bound
     method, which the harness may then call with an ``attr`` target instead of reading it
-    first. Looked up statically, so no learner property or __getattr__ runs."""
-    names = []
-    for name in dir(kind):
-        if not isinstance(name, str) or len(names) >= _MAX_METHOD_NAMES:
-            continue
-        try:
-            value = inspect.getattr_static(kind, name)
-        except AttributeError:
-            continue
-        if isinstance(value, types.FunctionType):
-            names.append(name)
-    return names
+    first. Read from the class dictionaries along the MRO, as instance attribute lookup finds
+    them, without dir() or getattr: no learner code runs (a metaclass's __dir__, a property,
+    __getattr__, a str subclass's __hash__), so listing them cannot fail, hang or differ."""
+    try:
+        mro = type.__dict__["__mro__"].__get__(kind)
+    except Exception:
+        return []
+    first: dict[str, object] = {}
+    for klass in mro:
+        namespace = type.__dict__["__dict__"].__get__(klass)
+        for name, value in namespace.items():
+            if type(name) is str and name not in first:
+                first[name] = value
+    names = [name for name, value in first.items() if type(value) is types.FunctionType]
+    return names[:_MAX_METHOD_NAMES]
 
 
 def call_label(obj: Any) -> str:
