@@ -20,6 +20,8 @@ because the cache holds the compiled hidden graders that learner code must not r
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
 import os
 import stat
 import sys
@@ -55,9 +57,41 @@ def bytecode_cache(keep_out: Iterable[Path], folder: Path | None = None) -> Iter
     before = sys.pycache_prefix, sys.dont_write_bytecode
     sys.pycache_prefix, sys.dont_write_bytecode = str(usable), False
     try:
-        yield usable
+        with damaged_bytecode_recompiled(usable):
+            yield usable
     finally:
         sys.pycache_prefix, sys.dont_write_bytecode = before
+
+
+@contextmanager
+def damaged_bytecode_recompiled(folder: Path) -> Iterator[None]:
+    """Within the block, a damaged .pyc under ``folder`` (a valid header, then bytes that are
+    not a code object: a disk error, a truncated copy) is deleted and its module compiled from
+    the source again, as a stale one is. Python itself raises "bad marshal data" for it, so one
+    damaged file in a cache that outlives the command broke every later grade."""
+    loader = importlib.machinery.SourceFileLoader
+    own = loader.__dict__.get("get_code")
+    original = loader.get_code
+    root = str(folder)
+
+    def get_code(self, fullname: str):
+        try:
+            return original(self, fullname)
+        except (ValueError, EOFError, ImportError):
+            cached = importlib.util.cache_from_source(self.get_filename(fullname))
+            if not cached.startswith(root + os.sep) or not os.path.isfile(cached):
+                raise
+            os.unlink(cached)
+            return original(self, fullname)
+
+    loader.get_code = get_code  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        if own is None:
+            del loader.get_code
+        else:
+            loader.get_code = own  # type: ignore[method-assign]
 
 
 def _usable(folder: Path, keep_out: Iterable[Path]) -> Path | None:
