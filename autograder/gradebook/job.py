@@ -40,6 +40,7 @@ PROCESS_DIED = (
 ERROR_SUMMARY = "# {learner}\n\nThis repository was not graded: {error}\n"
 PARENT_POLL = 1.0  # seconds between checks that the batch command is still alive
 PYCACHE_DIR = ".pycache"  # in DIR: compiled (assertion-rewritten) grader modules
+_KEPT: list[Any] = []  # context managers entered for the life of the process
 
 
 @dataclass(frozen=True)
@@ -205,8 +206,13 @@ def cache_bytecode(out: Path) -> None:
     and compile every grader module again: about half of the harness's CPU time per learner.
     The cache then goes to DIR/.pycache, never into the course tree or a learner's folder."""
     if sys.dont_write_bytecode:
+        from autograder.commands.bytecode import damaged_bytecode_recompiled
+
         sys.pycache_prefix = str(Path(out) / PYCACHE_DIR)
         sys.dont_write_bytecode = False
+        # For the rest of this process: a damaged file there is compiled again, not fatal.
+        _KEPT.append(damaged_bytecode_recompiled(Path(sys.pycache_prefix)))
+        _KEPT[-1].__enter__()
 
 
 def exit_with_parent(

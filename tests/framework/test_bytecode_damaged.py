@@ -7,12 +7,16 @@ from __future__ import annotations
 import importlib
 import importlib.machinery
 import importlib.util
+import os
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from autograder.commands.bytecode import bytecode_cache
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -50,3 +54,37 @@ def test_an_error_of_the_source_itself_still_surfaces(module_dir, tmp_path) -> N
     (module_dir / "h11_cached_module.py").write_text("VALUE = \x00\n")
     with bytecode_cache([module_dir / "x"], tmp_path / "c"), pytest.raises(SyntaxError):
         importlib.import_module("h11_cached_module")
+
+
+BATCH = """
+import importlib, sys
+from pathlib import Path
+from autograder.gradebook.job import cache_bytecode
+cache_bytecode(Path(sys.argv[1]))
+print(importlib.import_module("h11_cached_module").VALUE)
+"""
+
+
+def test_the_batch_cache_recompiles_a_damaged_file_too(tmp_path) -> None:
+    """grade-class keeps its cache in DIR/.pycache for the life of its session process."""
+    code = tmp_path / "code"
+    code.mkdir()
+    (code / "h11_cached_module.py").write_text("VALUE = 41 + 1\n")
+    out = tmp_path / "out"
+
+    def run() -> str:
+        done = subprocess.run(
+            [sys.executable, "-B", "-c", BATCH, str(out)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": f"{code}{os.pathsep}{ROOT}"},
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    assert run() == "42"
+    (compiled,) = (out / ".pycache").rglob("h11_cached_module*.pyc")
+    compiled.write_bytes(compiled.read_bytes()[:16] + b"\x00garbage")
+    assert run() == "42"
+    assert b"garbage" not in compiled.read_bytes()
