@@ -74,11 +74,14 @@ def grade_submission(
         components=components,
     )
     collector = ResultCollector()
+    interrupted = _Interrupted()
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     start = time.monotonic()
     with log.open("w", encoding="utf-8") as stream, pytest_console(stream):
         with own_grader_packages(folders, config.root):
-            code = pytest.main(args, plugins=[collector])
+            code = pytest.main(args, plugins=[collector, interrupted])
+    if interrupted.hit:  # Ctrl-C: pytest swallowed it; the command reports an interruption
+        raise KeyboardInterrupt
     if code == pytest.ExitCode.NO_TESTS_COLLECTED:
         return Ungraded(name, NO_TESTS.format(folders=", ".join(map(str, folders))))
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or collector.errors:
@@ -97,6 +100,17 @@ def grade_submission(
         components=components,
         manifest=manifest,
     )
+
+
+class _Interrupted:
+    """pytest plugin: whether the run was stopped by Ctrl-C (pytest then returns the exit
+    status of a collection error, INTERRUPTED, and the grade would read as a grader fault)."""
+
+    hit = False
+
+    def pytest_keyboard_interrupt(self, excinfo) -> None:
+        # pytest stops on collection errors with a subclass of KeyboardInterrupt too
+        self.hit = excinfo.type is KeyboardInterrupt
 
 
 def clear_reports(out_dir: Path) -> None:

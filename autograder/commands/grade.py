@@ -10,7 +10,7 @@ from inside a submission: a learner cannot change their own points.
 
 Exit status: 0 every test of every submission passed; 1 some test failed; 2 the grader could not
 run for at least one submission (missing path, bad course file, graders failing to collect),
-with one sentence per problem on stderr.
+with one sentence per problem on stderr; 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ SAME_NAME = (
 NOT_GRADED = "{name} was not graded: {reason}"
 UNKNOWN_COMPONENT = "--component {name} is not a component of {course}; choose from: {names}."
 
-_EXIT_OK, _EXIT_FAILED, _EXIT_ERROR = 0, 1, 2
+INTERRUPTED = "Interrupted: {name} was not graded; its reports in {out} are incomplete."
+_EXIT_OK, _EXIT_FAILED, _EXIT_ERROR, _EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def main(
@@ -110,17 +111,21 @@ def main(
                 folder = out or DEFAULT_OUT / root.name
             else:
                 folder = (out or DEFAULT_OUT) / root.name
-            outcome = grade_submission(
-                config,
-                Path(given),
-                folder,
-                name=root.name,
-                visible_only=visible_only,
-                test_timeout=test_timeout,
-                seed=seed,
-                components=components,
-                manifest=manifest,
-            )
+            try:
+                outcome = grade_submission(
+                    config,
+                    Path(given),
+                    folder,
+                    name=root.name,
+                    visible_only=visible_only,
+                    test_timeout=test_timeout,
+                    seed=seed,
+                    components=components,
+                    manifest=manifest,
+                )
+            except KeyboardInterrupt:
+                print(INTERRUPTED.format(name=root.name, out=folder), file=sys.stderr)
+                return _EXIT_INTERRUPTED
             outcomes.append(outcome)
             if isinstance(outcome, Ungraded):
                 print(
