@@ -166,7 +166,7 @@ def grade(
     junit.xml and grader.log, and prints a table of points per component.
 
     Exit status: 0 when every test passed, 1 when some failed, 2 when a submission could not
-    be graded at all (the reason is printed as one sentence).
+    be graded at all (the reason is printed as one sentence), 130 interrupted.
 
     \b
     Examples:
