@@ -20,6 +20,7 @@ and pass rate count those learners, and a note says how many of the graded learn
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import json
 import re
@@ -155,8 +156,14 @@ def failure_key(test: dict) -> tuple[str, str, str]:
     """(component, mistake id, message) of a failing test in results.json. A message that
     names a catalogued mistake is that mistake (its component, its id, its explanation); any
     other is its first sentence with numbers and shapes replaced by `…`."""
-    text = clean(str(test.get("output", "")))
-    component = str((test.get("tags") or [""])[0])
+    return _failure_key(str(test.get("output", "")), str((test.get("tags") or [""])[0]))
+
+
+@functools.lru_cache(maxsize=4096)
+def _failure_key(output: str, component: str) -> tuple[str, str, str]:
+    """failure_key of one (message, component): a class repeats the same few hundred, and
+    normalising each again was most of the report's time for a class of a thousand."""
+    text = clean(output)
     found = named_mistake_in_full(text)
     if found is not None:
         mistake, sentence = found
