@@ -55,6 +55,9 @@ class _Commands(click.Group):
     def main(self, args=None, *rest, standalone_mode: bool = True, **extra):  # type: ignore[override]
         if args is not None or not standalone_mode:
             return super().main(args, *rest, standalone_mode=standalone_mode, **extra)
+        from autograder.commands.streams import tolerate_closed_stdout
+
+        tolerate_closed_stdout()  # `| head -1` must not change the exit status
         try:
             return super().main(args, *rest, standalone_mode=standalone_mode, **extra)
         except SystemExit as stop:
