@@ -72,6 +72,7 @@ def grade_submission(
         seed=seed,
         test_timeout=test_timeout,
         components=components,
+        hide=[out_dir],
     )
     collector = ResultCollector()
     interrupted = _Interrupted()
@@ -149,8 +150,10 @@ def pytest_args(
     seed: int,
     test_timeout: float | None,
     components: Sequence[str] = (),
+    hide: Sequence[Path] = (),
 ) -> list[str]:
-    """pytest's command line for grading `submission` (its package folder)."""
+    """pytest's command line for grading `submission` (its package folder). ``hide``: folders
+    learner code must not see besides the course (where reports and caches are written)."""
     args = [
         *map(str, folders),
         f"--course={config.path}",
@@ -177,6 +180,7 @@ def pytest_args(
         args.append(f"--test-timeout={test_timeout}")
     if components:
         args += ["-m", " or ".join(components)]
+    args += [f"--hide-path={path}" for path in hide]
     return args
 
 

@@ -87,6 +87,8 @@ class _RunState:
     submission: Path
     seed: int
     test_timeout: float | None
+    #: folders besides the course that learner code must not see (--hide-path)
+    hidden: tuple[Path, ...] = ()
     results: list[TestResult] = field(default_factory=list)
     grader_errors: list[str] = field(default_factory=list)
     #: (api, file, line), or (api, file, line, component) for a file no component owns
@@ -141,6 +143,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--seed", type=int, default=0, metavar="N", help="base seed for every test (default 0)"
     )
     group.addoption(
+        "--hide-path",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a folder learner code must not see, besides the course (repeatable)",
+    )
+    group.addoption(
         "--test-timeout",
         type=float,
         default=None,
@@ -176,6 +185,7 @@ def pytest_configure(config: pytest.Config) -> None:
         submission=Path(submission).resolve() if submission else course.root,
         seed=config.getoption("seed"),
         test_timeout=config.getoption("test_timeout"),
+        hidden=tuple(Path(p).resolve() for p in config.getoption("hide_path")),
     )
 
 
@@ -363,7 +373,8 @@ def learner(request: pytest.FixtureRequest) -> Iterator[Any]:
         forbidden_apis=tuple(config.forbidden.apis),
         forbidden_message=config.forbidden.message,
         display_dir=config.course.package_dir.as_posix(),  # as the learner's repository names it
-        hide_paths=(config.root,),  # the references and hidden tests, out of learner code's reach
+        # the references and hidden tests, reports and caches: out of learner code's reach
+        hide_paths=(config.root, *state.hidden),
     )
     try:
         yield session

@@ -123,6 +123,9 @@ def _run(batch: BatchSession, settings: JobSettings) -> None:
         submission=config.root,  # each child sets its learner's submission before any test
         seed=settings.seed,
         test_timeout=settings.test_timeout,
+        # Learner code sees neither DIR (other learners' reports, the compiled hidden graders in
+        # DIR/.pycache) nor the other learners' exported commits and private copies.
+        hide=[settings.out, batch.scratch],
     )
     batch.hidden_included = len(folders) > 1
     collector = ResultCollector()
