@@ -245,7 +245,7 @@ class BatchSession:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             self.progress.close()
             # Gone with the command or with this session (its scratch is removed then).
-            exit_with_parent(self.settings.parent_pid, ppid=self.pid)
+            exit_with_parent(self.settings.parent_pid, self._orphaned, ppid=self.pid)
             gc.freeze()  # the collected session and torch are never garbage
             grade_learner(self.settings, learner, lambda *a: self._grade(session, *a), self._wanted)
             code = 0
@@ -256,6 +256,12 @@ class BatchSession:
                 sys.stdout.flush()
             finally:
                 os._exit(code)
+
+    def _orphaned(self) -> None:
+        """In a child whose session process was killed: the command removed the scratch while
+        this child may still have been writing in it; remove what is left on the way out."""
+        if os.getppid() != self.pid:
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
     def _wanted(self) -> bool:
         """In a child: whether its grade is still wanted (the session and the command live)."""
