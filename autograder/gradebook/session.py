@@ -53,6 +53,10 @@ SESSION_LOG = ".session.log"  # in DIR: pytest's console up to collection (why g
 COLLECTED = "collected {count} items"
 SUMMARY = "{passed} passed, {failed} failed in {seconds:.2f}s"
 SCRATCH_PREFIX = "t101-grade-class-"
+SESSION_FAILED = (
+    "The grading session failed before it graded anyone ({kind}: {detail}); fix that and run "
+    "the command again."
+)
 
 
 class SwitchableStream(io.TextIOBase):
@@ -95,6 +99,11 @@ def run_batch(
     exit_with_parent(settings.parent_pid, batch.shut_down)
     try:
         _run(batch, settings)
+    except Exception as error:
+        if batch.started:
+            raise
+        # Before any learner's child: every row says why (not a traceback and "stopped" rows).
+        batch.not_graded(SESSION_FAILED.format(kind=type(error).__name__, detail=error))
     finally:
         batch.remove_scratch()
 

@@ -61,3 +61,23 @@ def test_every_row_says_why_the_graders_could_not_run(
     assert record.total is None and record.components == {}
     assert f"good: {record.error}" in done.stderr
     assert (out / ".session.log").is_file()
+
+
+def test_a_session_that_fails_before_grading_says_why_in_every_row(
+    toy_class: dict, tmp_path: Path
+) -> None:
+    roster = tmp_path / "roster"
+    roster.mkdir()
+    (roster / "good").symlink_to(toy_class["roster"] / "good")
+    out = tmp_path / "out"
+    (out / ".session.log").mkdir(parents=True)  # the session cannot write its log
+    done = run_cli(
+        "grade-class", str(roster), "--out", str(out), "--course", str(TOY / "course.toml"),
+        "-q", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    record = store.read_record(out, "good")
+    assert record is not None
+    assert record.error.startswith("The grading session failed before it graded anyone ")
+    assert "IsADirectoryError" in record.error
