@@ -40,6 +40,7 @@ NETWORK_URL = (
     "The repository {url} is not on this machine; batch grading reads only local paths and "
     "file:// URLs, so clone it first and put the clone's path in the roster."
 )
+UNRESOLVABLE = "The repository path {path} cannot be followed ({error}); fix it in the roster."
 BAD_SHARD = "--shard must look like i/n with 1 <= i <= n (for example 2/4); got {value!r}."
 
 
@@ -112,12 +113,21 @@ def _entry(learner: str, repo: str, base: Path) -> Learner:
     unwrapped, anything else recorded as an error."""
     parsed = urlparse(repo)
     if parsed.scheme == "file":
-        return Learner(learner, Path(unquote(parsed.path)).resolve())
+        return _resolved(learner, Path(unquote(parsed.path)))
     if parsed.scheme and len(parsed.scheme) > 1 or repo.startswith("git@"):
         return Learner(learner, None, NETWORK_URL.format(url=repo))
     if not repo:
         return Learner(learner, None, f"The roster gives no repository for {learner}.")
-    return Learner(learner, (base / repo).resolve())
+    return _resolved(learner, base / repo)
+
+
+def _resolved(learner: str, path: Path) -> Learner:
+    """The learner with their repository's real path, or the row's error when it has none (a
+    symbolic link loop ended the whole command with a traceback)."""
+    try:
+        return Learner(learner, path.resolve())
+    except (OSError, RuntimeError) as error:
+        return Learner(learner, None, UNRESOLVABLE.format(path=path, error=error))
 
 
 def parse_shard(value: str | None) -> tuple[int, int] | None:
