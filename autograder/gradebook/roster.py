@@ -40,6 +40,8 @@ NETWORK_URL = (
     "The repository {url} is not on this machine; batch grading reads only local paths and "
     "file:// URLs, so clone it first and put the clone's path in the roster."
 )
+NOT_UTF8 = "The roster {path} is not UTF-8 text ({error}); save it as a UTF-8 CSV file."
+BAD_CSV = "The roster {path} is not a readable CSV file ({error})."
 UNRESOLVABLE = "The repository path {path} cannot be followed ({error}); fix it in the roster."
 BAD_SHARD = "--shard must look like i/n with 1 <= i <= n (for example 2/4); got {value!r}."
 
@@ -70,7 +72,12 @@ def read_roster(path: Path) -> list[Learner]:
             if not ID_PATTERN.fullmatch(learner.id):
                 raise RosterError(BAD_ID.format(path=path, learner=learner.id, line="-"))
     elif path.is_file():
-        learners = _read_csv(path)
+        try:
+            learners = _read_csv(path)
+        except UnicodeDecodeError as error:
+            raise RosterError(NOT_UTF8.format(path=path, error=error)) from None
+        except csv.Error as error:
+            raise RosterError(BAD_CSV.format(path=path, error=error)) from None
     else:
         raise RosterError(ROSTER_MISSING.format(path=path))
     if not learners:
