@@ -60,6 +60,10 @@ INTERRUPTED = (
     "Interrupted: {done} of {total} learners are saved in {out}; run the same command again to "
     "grade the rest."
 )
+OUT_IN_ROSTER = (
+    "--out {out} is inside the roster folder {roster}, where every folder is a learner's "
+    "repository; choose an output folder outside it."
+)
 _EXIT_OK, _EXIT_ERRORS, _EXIT_BAD, _EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
@@ -94,6 +98,8 @@ def main(
         return _error(str(error))
 
     out = Path(out).resolve()
+    if Path(roster_path).is_dir() and out.is_relative_to(Path(roster_path).resolve()):
+        return _error(OUT_IN_ROSTER.format(out=out, roster=roster_path))
     out.mkdir(parents=True, exist_ok=True)
     store.clear_partial(out)
     settings = JobSettings(

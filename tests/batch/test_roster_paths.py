@@ -1,5 +1,6 @@
 """Roster CSV rows whose repository path cannot be followed: that row's error, not a traceback
-that stops the whole class; a roster that is not UTF-8 text: a sentence naming it."""
+that stops the whole class; a roster that is not UTF-8 text: a sentence naming it; an output
+folder inside a roster folder: refused."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from autograder.gradebook.roster import RosterError, read_roster
+from tests.batch.conftest import TOY_COURSE, run_cli
 
 
 def test_a_symbolic_link_loop_is_that_rows_error(tmp_path: Path) -> None:
@@ -32,3 +34,20 @@ def test_a_roster_that_is_not_utf8_text_is_named_in_a_sentence(tmp_path: Path) -
         read_roster(roster)
     assert str(raised.value).startswith(f"The roster {roster} is not UTF-8 text (")
     assert str(raised.value).endswith("; save it as a UTF-8 CSV file.")
+
+
+def test_an_output_folder_inside_a_roster_folder_is_refused(tmp_path: Path) -> None:
+    """Its next run would grade the output folder as one more learner."""
+    roster = tmp_path / "class"
+    (roster / "ada").mkdir(parents=True)
+    out = roster / "grades"
+    done = run_cli(
+        "grade-class", str(roster), "--out", str(out), "--course", str(TOY_COURSE), "-q",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        f"--out {out} is inside the roster folder {roster}, where every folder is a learner's "
+        "repository; choose an output folder outside it."
+    )
+    assert not out.exists()
