@@ -17,6 +17,10 @@ What it adds:
   internal grader error;
 * a ResultCollector the grade command passes to pytest.main to get TestResults back;
 * the course root on sys.path for the run, so graders can import their shared helpers.
+
+PYTEST_DONT_REWRITE: a grade imports this module before pytest starts (for the
+ResultCollector), so pytest could not assertion-rewrite it anyway and warned about it in every
+learner's grader.log; it has no assertions to rewrite.
 """
 
 from __future__ import annotations
