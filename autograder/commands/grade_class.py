@@ -17,6 +17,7 @@ Exit status: 0 every learner was graded; 1 some rows carry an error; 2 the run c
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.util
 import os
 import shutil
 import sys
@@ -203,8 +204,13 @@ def grade_pending(
     # The session process removes this folder when it ends or when this command is killed; this
     # command removes it when the session process is killed.
     scratch = Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX))
+    # multiprocessing's folder for the fork server's socket: the session removes it if this
+    # command is killed (kill -9 runs no exit handler here).
+    command_temp = Path(multiprocessing.util.get_temp_dir())
     process = context.Process(
-        target=run_batch, args=(settings, pending, jobs, writer, scratch), name="grade-session"
+        target=run_batch,
+        args=(settings, pending, jobs, writer, scratch, command_temp),
+        name="grade-session",
     )
     columns = (
         TextColumn(f"[bold]{label}"),

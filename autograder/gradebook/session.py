@@ -89,14 +89,32 @@ def run_batch(
     jobs: int,
     progress: Connection,
     scratch: Path | None = None,
+    command_temp: Path | None = None,
 ) -> None:
     """The batch's session process: collect the graders once, grade every learner in a fork,
     send each learner's id on `progress` once their folder is committed. ``scratch``: the
     batch's temporary folder, made by the command so that it can remove it if this process is
-    killed."""
+    killed. ``command_temp``: the command's own temporary folder (multiprocessing's, holding
+    the socket of the server this process was forked from), removed if the command is killed."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the batch command stops this process
     batch = BatchSession(settings, learners, jobs, progress, scratch)
-    exit_with_parent(settings.parent_pid, batch.shut_down)
+
+    def command_gone() -> None:
+        try:
+            batch.shut_down()
+        finally:
+            if command_temp is not None:
+                shutil.rmtree(command_temp, ignore_errors=True)
+
+    exit_with_parent(settings.parent_pid, command_gone)
+    try:
+        _session(batch, settings)
+    finally:
+        if not process_alive(settings.parent_pid):  # its progress pipe broke first
+            command_gone()
+
+
+def _session(batch: BatchSession, settings: JobSettings) -> None:
     try:
         _run(batch, settings)
     except Exception as error:

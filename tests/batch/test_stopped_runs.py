@@ -155,3 +155,31 @@ def test_kill_9_of_the_session_process_records_stopped_rows_and_resumes(
     assert gradebook_without_timing(out / "gradebook.csv") == gradebook_without_timing(
         whole / "gradebook.csv"
     )
+
+
+def test_kill_9_of_an_unreaped_command_leaves_no_folder_and_no_grade_made_while_dying(
+    toy_class: dict, tmp_path: Path
+) -> None:
+    """The command is killed while its caller still reads its pipes (subprocess.run reaps only
+    then): its session process and children must see it gone all the same, commit no grade
+    whose workers died with it, and leave nothing in TMPDIR, multiprocessing's folder too."""
+    out, scratch = tmp_path / "out", tmp_path / "tmp"
+    scratch.mkdir()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "autograder", "grade-class", str(toy_class["roster"])]
+        + ["--out", str(out), "--course", str(TOY_COURSE), "--deadline", DEADLINE, "-q"]
+        + ["-j", "1", "--timeout", "2"],
+        cwd=toy_class["base"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "TMPDIR": str(scratch)},
+    )
+    deadline = time.monotonic() + KILL_WAIT
+    while store.read_record(out, "empty") is None and time.monotonic() < deadline:
+        assert process.poll() is None, "the run ended before it could be killed"
+        time.sleep(0.1)
+    os.kill(process.pid, signal.SIGKILL)
+    process.communicate(timeout=60)  # every descendant has closed the pipes by now
+    assert sorted(p.name for p in scratch.iterdir()) == []
+    for record in store.read_records(out):
+        assert record.error or record.total == {"good": 15.0, "mistake": 10.0}[record.learner]
