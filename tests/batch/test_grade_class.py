@@ -139,11 +139,9 @@ def test_a_run_killed_halfway_resumes_to_the_same_gradebook(whole: Path, toy_cla
         time.sleep(0.1)
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
-    # The batch's temporary folders (exported commits, private copies, the zygote's) go with
-    # it; only multiprocessing's socket folder of the killed command (pymp-*) stays.
-    leftovers = lambda: sorted(  # noqa: E731
-        p.name for p in scratch.iterdir() if not p.name.startswith("pymp-")
-    )
+    # The batch's temporary folders (exported commits, private copies, the zygote's, the
+    # killed command's multiprocessing folder) go with it.
+    leftovers = lambda: sorted(p.name for p in scratch.iterdir())  # noqa: E731
     deadline = time.monotonic() + 10
     while leftovers() and time.monotonic() < deadline:
         time.sleep(0.2)
