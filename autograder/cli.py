@@ -85,8 +85,8 @@ def _leave(code: object) -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except (OSError, ValueError):  # a closed pipe (`| head`) or a closed stream
-            pass
+        except (OSError, ValueError, AttributeError):  # a closed pipe (`| head`), a closed
+            pass  # stream, or none at all (started with `>&-`: sys.stdout is None)
     os._exit(status)
 
 

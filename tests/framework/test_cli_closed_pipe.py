@@ -1,5 +1,6 @@
 """`autograder grade ... | head -1`: standard output whose reader has gone changes neither the
-exit status nor how much is graded (click used to exit 1 at the first broken pipe)."""
+exit status nor how much is graded (click used to exit 1 at the first broken pipe); nor does
+starting with no standard output at all."""
 
 from __future__ import annotations
 
@@ -39,3 +40,18 @@ def test_every_submission_is_graded_into_a_closed_pipe(tmp_path: Path) -> None:
     )
     assert (done.returncode, done.stderr) == (1, "")  # the mistake fails a test
     assert (tmp_path / "out" / "mistake" / "results.json").is_file()
+
+
+def test_a_grade_started_without_stdout_exits_0(tmp_path: Path) -> None:
+    """`autograder grade ... >&-`: Python starts with sys.stdout None; the exit flushed it."""
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", str(TOY / "solution")]
+        + ["--course", str(TOY / "course.toml"), "--out", str(tmp_path / "out")],
+        preexec_fn=lambda: os.close(1),
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=300,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert (tmp_path / "out" / "results.json").is_file()
