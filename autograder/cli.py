@@ -63,6 +63,19 @@ class _Commands(click.Group):
         except SystemExit as stop:
             _leave(stop.code)
 
+    def invoke(self, ctx: click.Context):  # type: ignore[override]
+        """A Ctrl-C that no command turned into its own sentence (one while the command was
+        still starting, say importing torch) ends with one sentence and status 130, as the
+        commands' help promises, not click's 'Aborted!' and status 1."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo(INTERRUPTED_EARLY, err=True)
+            raise SystemExit(130) from None
+
+
+INTERRUPTED_EARLY = "Interrupted before anything was graded; run the same command again."
+
 
 def _leave(code: object) -> None:
     """Exit with click's status as ``sys.exit`` would, skipping the interpreter's teardown

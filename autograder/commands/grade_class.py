@@ -20,10 +20,12 @@ import multiprocessing
 import multiprocessing.util
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import threading
 import uuid
+from multiprocessing import forkserver
 from pathlib import Path
 
 from rich.console import Console
@@ -200,6 +202,13 @@ def grade_pending(
         return
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(WARM_MODULES)
+    # The fork server imports torch for seconds; a Ctrl-C meant for this command must not
+    # interrupt it with a traceback of its own (a disposition of SIG_IGN survives its exec).
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGINT, previous)
     reader, writer = context.Pipe(duplex=False)
     # The session process removes this folder when it ends or when this command is killed; this
     # command removes it when the session process is killed.
@@ -233,7 +242,7 @@ def grade_pending(
             progress.update(task, advance=1, failed=failed)
 
         try:
-            process.start()
+            _start_uninterrupted(process)
             writer.close()
             while left:
                 if not reader.poll(1.0):
@@ -249,11 +258,26 @@ def grade_pending(
                 failed_record(settings, learner, process.exitcode)
                 advance(learner.id)
         except BaseException:
-            process.terminate()
-            process.join(5)
+            if process.pid is not None:  # not when stopped while the fork server was starting
+                process.terminate()
+                process.join(5)
             raise
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _start_uninterrupted(process: multiprocessing.process.BaseProcess) -> None:
+    """Start the session process; a Ctrl-C meanwhile is raised once its pid is known, so that
+    grade_pending can stop it (raised inside start(), the fork server would still fork it,
+    and it would grade on, orphaned, with nobody to stop it)."""
+    interrupted: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: interrupted.append(signum))
+    try:
+        process.start()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if interrupted:
+        raise KeyboardInterrupt
 
 
 RESUMING = (
