@@ -14,9 +14,13 @@ The points rule (docs/architecture.md):
 * Totals are exact sums (computed with fractions); only display rounds, to 2 decimals.
 
 Dependencies (course.toml `depends_on`): when a component has failing tests and so does a
-component it builds on, its first problem starts with FIX_FIRST and each of its failing tests'
-messages ends with it, so that the learner fixes the part underneath first. A component zeroed
-for its own forbidden call gets no such note (that problem is its own).
+component it builds on, FIX_FIRST follows its first problem and ends each of its failing tests'
+messages, so that the learner fixes the part underneath first. The component's own problem
+always comes first (the terminal table, summary.md and results.json give the same order). A
+test that failed because the component's own code is not implemented (NotImplementedError
+raised outside the parts' module files) does not involve those parts and gets no note; a
+component none of whose failing tests involves them gets none either, nor does a component
+zeroed for its own forbidden call (that problem is its own).
 """
 
 from __future__ import annotations
@@ -91,6 +95,7 @@ class ComponentResult:
     forbidden: list[str] = field(default_factory=list)
     problem: str = ""  # the first thing to fix, one sentence ("" when full marks)
     fix_first: list[str] = field(default_factory=list)  # failing components it builds on
+    note: str = ""  # FIX_FIRST for them, which `problem` ends with ("" when none)
 
 
 @dataclass(frozen=True)
@@ -198,26 +203,42 @@ def fix_first_sentence(titles: list[str]) -> str:
 def _note_dependencies(
     config: CourseConfig, components: list[ComponentResult], tests: list[TestResult]
 ) -> list[TestResult]:
-    """Add FIX_FIRST to each failing component whose dependencies also fail (see the module
-    docstring); return the tests with the note added to the failing ones' messages."""
+    """Add FIX_FIRST after the problem of each failing component whose dependencies also fail
+    (see the module docstring); return the tests with the note added to the failing ones'
+    messages that may involve those dependencies."""
     by_name = {c.name: c for c in components}
+    files = {c.name: c.module_file for c in config.components}
     failing = {c.name for c in components if c.total and c.passed < c.total}
-    notes: dict[str, str] = {}
+    noted: dict[str, tuple[str, list[str]]] = {}  # component -> (note, its parts' files)
     for component in config.components:
         result = by_name[component.name]
         blocked = [d for d in component.depends_on if d in failing and d != component.name]
         if component.name not in failing or result.forbidden or not blocked:
             continue
+        parts = [files[d] for d in blocked]
+        own = [t for t in tests if t.component == component.name and not t.passed]
+        if not any(_involves(t, parts) for t in own):
+            continue  # its own code is not implemented yet: that comes first, alone
         note = fix_first_sentence([by_name[d].title for d in blocked])
-        result.fix_first = blocked
-        result.problem = f"{note} {result.problem}".strip()
-        notes[component.name] = note
-    return [
-        replace(t, message=f"{t.message} {notes[t.component]}".strip())
-        if t.component in notes and not t.passed
-        else t
-        for t in tests
-    ]
+        result.fix_first, result.note = blocked, note
+        result.problem = f"{result.problem} {note}".strip()
+        noted[component.name] = (note, parts)
+    out = []
+    for t in tests:
+        note, parts = noted.get(t.component, ("", []))
+        if note and not t.passed and _involves(t, parts):
+            t = replace(t, message=f"{t.message} {note}".strip())
+        out.append(t)
+    return out
+
+
+def _involves(test: TestResult, part_files: list[str]) -> bool:
+    """Whether a failing test may have failed because of a part its component builds on: not
+    when the component's own code raised NotImplementedError (the error's location is none of
+    the parts' module files, e.g. `attention.py`, not `softmax.py`)."""
+    if test.error_kind != "not_implemented":
+        return True
+    return any(f"/{file}" in test.message for file in part_files)
 
 
 def forbidden_uses(

@@ -57,14 +57,17 @@ def submission_table(result: GradeResult) -> Table:
 
 
 def first_problems(result: GradeResult) -> list[Text]:
-    """One line per component that lost points: its title, then its first problem."""
+    """One line per component that lost points: its title, then its first problem and, when
+    a part it builds on fails too, the "Fix X first" note after it (as summary.md orders them)."""
     from rich.text import Text
 
     lines = []
     for c in result.components:
         if c.problem:
+            own = c.problem.removesuffix(c.note).strip() if c.note else c.problem
+            text = first_sentence(own) if own else ""
             line = Text(f"{clean(c.title, 200)}: ", style="bold")
-            line.append(_short(first_sentence(c.problem)))
+            line.append(_short(f"{text} {c.note}".strip()))
             lines.append(line)
     return lines
 

@@ -5,6 +5,7 @@ part to fix first, in its first problem (summary.md, terminal) and its failing t
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from autograder.config import load_course
 from autograder.reports.markdown import render_summary
 from autograder.reports.results_json import render_results_json
+from autograder.reports.terminal import first_problems
 from autograder.results import TestResult, build_grade_result, fix_first_sentence
 
 TOY = Path(__file__).parent / "toy_course"
@@ -65,7 +67,7 @@ def test_a_failing_component_names_the_failing_parts_it_builds_on(config):
     result = grade(config, tests)
     scale, normalize, pipeline = result.components
     assert pipeline.fix_first == ["scale"]
-    assert pipeline.problem == f"{SCALE_FIRST} Pipeline is wrong."
+    assert pipeline.problem == f"Pipeline is wrong. {SCALE_FIRST}"  # its own problem first
     assert (scale.problem, scale.fix_first) == ("Scale is off.", [])
     messages = {t.name: t.message for t in result.tests}
     assert messages == {
@@ -117,3 +119,51 @@ def test_a_component_zeroed_for_its_own_forbidden_call_gets_no_note(config):
     assert pipeline.forbidden and pipeline.fix_first == []
     assert pipeline.problem.startswith(config.forbidden.sentence("numpy.linalg.norm"))
     assert "first:" not in pipeline.problem and "first:" not in result.tests[1].message
+
+
+def stub(component, name, file):
+    """A failing test whose NotImplementedError was raised in `file` of the toy package."""
+    message = (
+        f"{component}(...) is not implemented yet: it raised NotImplementedError at "
+        f"assignments/toy/{file}:3 in {component}. Replace the `raise NotImplementedError`."
+    )
+    return replace(run(component, "failed", message, name), error_kind="not_implemented")
+
+
+def test_a_component_whose_own_code_is_not_implemented_gets_no_note(config):
+    tests = [run("scale", "failed", "Scale is off.", "s"), stub("pipeline", "p", "pipeline.py")]
+    result = grade(config, tests)
+    pipeline = result.components[2]
+    assert (pipeline.fix_first, pipeline.note) == ([], "")
+    assert pipeline.problem.startswith("pipeline(...) is not implemented yet")
+    assert "first:" not in result.tests[1].message
+
+
+def test_only_the_tests_that_may_involve_the_part_get_the_note(config):
+    tests = [
+        run("scale", "failed", "Scale is off.", "s"),
+        stub("pipeline", "p1", "pipeline.py"),  # its own stub: no note
+        stub("pipeline", "p2", "scale.py"),  # the part's stub, reached through the pipeline
+        run("pipeline", "failed", "Pipeline is wrong.", "p3"),
+    ]
+    result = grade(config, tests)
+    pipeline = result.components[2]
+    assert pipeline.fix_first == ["scale"]
+    assert pipeline.problem.startswith("pipeline(...) is not implemented yet")
+    assert pipeline.problem.endswith(SCALE_FIRST)
+    messages = {t.name: t.message for t in result.tests}
+    assert "first:" not in messages["p1"]
+    assert messages["p2"].endswith(SCALE_FIRST)
+    assert messages["p3"] == f"Pipeline is wrong. {SCALE_FIRST}"
+
+
+def test_the_terminal_gives_the_own_problem_then_the_note(config):
+    tests = [
+        run("scale", "failed", "Scale is off.", "s"),
+        run("pipeline", "failed", "Pipeline is wrong. Its rows differ.", "p"),
+    ]
+    lines = [line.plain for line in first_problems(grade(config, tests))]
+    assert lines[-1] == f"Pipeline: Pipeline is wrong. {SCALE_FIRST}"
+    summary = render_summary(grade(config, tests))
+    row = next(line for line in summary.splitlines() if line.startswith("| Pipeline |"))
+    assert row.index("Pipeline is wrong.") < row.index("Fix Scaling first")
