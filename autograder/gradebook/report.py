@@ -3,14 +3,21 @@
 Built only from the per-learner folders (record.json and results.json), so a merged set of
 shards reports exactly like one run. Sections: the score distribution (a matplotlib histogram,
 `score_distribution.png`, also embedded in the HTML), pass rate per component (learners with
-the component's full points) and per test, the most common failure messages, errored learners
-and tamper flags. Learner text is escaped for Markdown tables and for HTML.
+the component's full points) and per test, the known mistakes seen, the most common other
+failure messages, the components not implemented yet, errored learners and tamper flags.
+Learner text is escaped for Markdown tables and for HTML.
 
-Most common failure messages: one row per catalogued mistake a failing test names
-(`[attention/no-scale]`, however many input sizes it was seen at), else per message with its
-numbers and shapes replaced by `…` (so `Encoder(3, 8, 2, 16)` and `Encoder(4, 12, 3, 20)` are
-one row, and no value of a hidden test's inputs or expected values is shown), each with its
-component and how many learners it affects, written as a sentence.
+Known mistakes: every catalogued mistake a failing test names (`[attention/no-scale]`, however
+many input sizes it was seen at) gets its row, never cut: how many learners, the component, the
+full id and the explanation.
+
+Most common failure messages: every other message, its first sentence with numbers and shapes
+replaced by `…` (so `Encoder(3, 8, 2, 16)` and `Encoder(4, 12, 3, 20)` are one row, and no value
+of a hidden test's inputs or expected values is shown), with its component and how many
+learners; the TOP_FAILURES most common, and "Showing N of M" when that cuts the list.
+
+Not implemented yet: a failure saying "is not implemented yet" (a stub's NotImplementedError)
+is no message to study; one sentence per component counts the learners with such failures.
 
 The components are course.toml's and the course's notebook assignments (`notebook`, see
 docs/notebook.md). A notebook is graded only for learners whose repository holds it: its mean
@@ -39,6 +46,9 @@ MARKDOWN_FILE = "report.md"
 HTML_FILE = "report.html"
 FIGURE_FILE = "score_distribution.png"
 TOP_FAILURES = 10
+SHOWING = "Showing the {shown} most common of {total} other failure messages."
+NOT_IMPLEMENTED_MARK = "is not implemented yet"
+NOT_IMPLEMENTED_ROW = "{count} {learners} not implemented {component} yet (or part of it)."
 NOT_SUBMITTED = (
     "{title}: graded for the {have} of {graded} graded learners whose repository holds it; "
     "the others have an empty cell in gradebook.csv."
@@ -61,8 +71,9 @@ class Component:
 
 @dataclass(frozen=True)
 class FailureRow:
-    """A row of "Most common failure messages": how many learners, the component (its title),
-    the catalogued mistake's full id ("" when the message names none), the message."""
+    """A row of "Known mistakes" or "Most common failure messages": how many learners, the
+    component (its title), the catalogued mistake's full id ("" when the message names none),
+    the message (for a known mistake, its explanation)."""
 
     learners: int
     component: str
@@ -81,11 +92,29 @@ class ClassReport:
     max_score: float
     components: list[tuple[str, float, float, int, int]]  # title, mean, points, full, graded
     tests: list[tuple[str, int, int]]  # test name, passed, ran
-    failures: list[FailureRow]
+    failures: list[FailureRow]  # the most common messages that name no known mistake
     errored: list[tuple[str, str]]  # learner, error
     tampered: list[tuple[str, str]]  # learner, files
     figure: bytes = b""
     notes: list[str] = field(default_factory=list)
+    mistakes: list[FailureRow] = field(default_factory=list)  # every known mistake seen
+    other_failures: int = 0  # how many distinct other messages (failures shows the first ones)
+    not_implemented: list[tuple[str, int]] = field(default_factory=list)  # component, learners
+
+    @property
+    def showing(self) -> str:
+        """SHOWING when the other messages were cut, else ""."""
+        if self.other_failures <= len(self.failures):
+            return ""
+        return SHOWING.format(shown=len(self.failures), total=self.other_failures)
+
+    def not_implemented_lines(self) -> list[str]:
+        return [
+            NOT_IMPLEMENTED_ROW.format(
+                count=n, learners="learner has" if n == 1 else "learners have", component=c
+            )
+            for c, n in self.not_implemented
+        ]
 
 
 def build_report(
@@ -105,6 +134,7 @@ def build_report(
     passed: Counter[str] = Counter()
     ran: Counter[str] = Counter()
     failures: Counter[tuple[str, str, str]] = Counter()  # (component, mistake, message)
+    stubs: Counter[str] = Counter()  # component -> learners with a not-implemented failure
     for record in graded:
         seen: set[tuple[str, str, str]] = set()
         for test in _tests(out, record.learner):
@@ -113,7 +143,9 @@ def build_report(
                 passed[test["name"]] += 1
             else:
                 seen.add(failure_key(test))
-        failures.update(seen)  # count learners, not tests
+        stubbed = {key for key in seen if not key[1] and NOT_IMPLEMENTED_MARK in key[2]}
+        failures.update(seen - stubbed)  # count learners, not tests
+        stubs.update({component for component, _, _ in stubbed})
     # The tests most learners fail first: that is where the class needs help.
     tests = sorted(
         ((name, passed[name], ran[name]) for name in ran),
@@ -123,13 +155,14 @@ def build_report(
     order = {c.name: i for i, c in enumerate(components)}
     common = sorted(
         failures.items(),
-        # most learners first; then in course order, a named mistake before other messages
-        key=lambda item: (-item[1], order.get(item[0][0], len(order)), not item[0][1], item[0]),
-    )[:TOP_FAILURES]
+        # most learners first; then in course order
+        key=lambda item: (-item[1], order.get(item[0][0], len(order)), item[0]),
+    )
     rows = [
         FailureRow(count, titles.get(component, component), mistake, message)
         for (component, mistake, message), count in common
     ]
+    others = [r for r in rows if not r.mistake]
     return ClassReport(
         course=course,
         learners=len(records),
@@ -138,7 +171,13 @@ def build_report(
         max_score=max_score,
         components=per_component,
         tests=tests,
-        failures=rows,
+        failures=others[:TOP_FAILURES],
+        mistakes=[r for r in rows if r.mistake],
+        other_failures=len(others),
+        not_implemented=[
+            (titles.get(c, c), n)
+            for c, n in sorted(stubs.items(), key=lambda i: (order.get(i[0], len(order)), i[0]))
+        ],
         errored=[(r.learner, r.error) for r in records if r.failed],
         tampered=[(r.learner, "; ".join(r.tamper)) for r in records if r.tamper],
         notes=notes,
@@ -307,12 +346,26 @@ def render_markdown(report: ClassReport) -> str:
         out.append(f"| {_cell(title)} | {mean:.2f} / {points:.2f} | {rate} |")
     out += ["", "## Pass rate per test (most failed first)", "", "| Test | Passed |", "|---|---:|"]
     out += [f"| {_cell(name)} | {p} / {n} |" for name, p, n in report.tests]
+    out += ["", "## Known mistakes", ""]
+    if report.mistakes:
+        out += ["| Learners | Component | Known mistake | Explanation |", "|---:|---|---|---|"]
+        out += [
+            f"| {r.learners} | {_cell(r.component)} | {_cell(r.mistake)} | {_cell(r.message)} |"
+            for r in report.mistakes
+        ]
+    else:
+        out.append("None.")
     out += ["", "## Most common failure messages", ""]
-    out += ["| Learners | Component | Known mistake | Message |", "|---:|---|---|---|"]
-    out += [
-        f"| {row.learners} | {_cell(row.component)} | {_cell(row.mistake)} | {_cell(row.message)} |"
-        for row in report.failures
-    ]
+    if report.failures:
+        out += ["| Learners | Component | Message |", "|---:|---|---|"]
+        out += [
+            f"| {r.learners} | {_cell(r.component)} | {_cell(r.message)} |" for r in report.failures
+        ]
+        out += ["", report.showing] if report.showing else []
+    else:
+        out.append("None.")
+    out += ["", "## Not implemented yet", ""]
+    out += [f"- {_text(line)}" for line in report.not_implemented_lines()] or ["None."]
     out += ["", "## Learners whose grading errored", ""]
     out += [f"- `{_code(who)}`: {_text(error)}" for who, error in report.errored] or ["None."]
     out += ["", "## Tamper flags (changed visible tests; graded with pristine tests)", ""]
@@ -353,13 +406,24 @@ def render_html(report: ClassReport) -> str:
     )
     parts += ["<h2>Pass rate per test (most failed first)</h2>"]
     parts.append(_table(["Test", "Passed"], [[clean(n), f"{p} / {r}"] for n, p, r in report.tests]))
+    parts += ["<h2>Known mistakes</h2>"]
+    parts.append(
+        _table(
+            ["Learners", "Component", "Known mistake", "Explanation"],
+            [[str(r.learners), r.component, r.mistake, r.message] for r in report.mistakes],
+        )
+    )
     parts += ["<h2>Most common failure messages</h2>"]
     parts.append(
         _table(
-            ["Learners", "Component", "Known mistake", "Message"],
-            [[str(r.learners), r.component, r.mistake, r.message] for r in report.failures],
+            ["Learners", "Component", "Message"],
+            [[str(r.learners), r.component, r.message] for r in report.failures],
         )
     )
+    if report.showing:
+        parts.append(f"<p>{html.escape(report.showing)}</p>")
+    parts += ["<h2>Not implemented yet</h2>"]
+    parts += [f"<p>{html.escape(line)}</p>" for line in report.not_implemented_lines()]
     parts += ["<h2>Learners whose grading errored</h2>"]
     parts.append(_table(["Learner", "Error"], [[w, clean(e)] for w, e in report.errored]))
     parts += ["<h2>Tamper flags</h2>"]

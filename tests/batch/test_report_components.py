@@ -4,11 +4,14 @@ gradebook rows and results.json files alone (no grading)."""
 import json
 
 from autograder.gradebook.report import (
+    SHOWING,
+    TOP_FAILURES,
     Component,
     FailureRow,
     as_sentence,
     build_report,
     normalise,
+    render_html,
     render_markdown,
 )
 from autograder.gradebook.store import LearnerRecord
@@ -82,13 +85,15 @@ def test_failure_rows_group_a_named_mistake_and_normalise_other_messages(tmp_pat
         ),
     ]
     report = build_report(tmp_path, records, PARTS, "Course")
-    assert report.failures == [
+    assert report.mistakes == [
         FailureRow(
             2,
             "Part A",
             "a/no-scale",
             "Your scores are not scaled: divide by sqrt(d_k). Read: course notes, Class 06.",
-        ),
+        )
+    ]
+    assert report.failures == [
         FailureRow(
             2,
             "Part A",
@@ -96,12 +101,39 @@ def test_failure_rows_group_a_named_mistake_and_normalise_other_messages(tmp_pat
             "The gradient of W_q.weight after a backward pass through MHA(…)(q (…)) differs "
             "from the expected values: … of … entries differ.",
         ),
-        FailureRow(1, "Part A", "", "The call softmax(...) is not implemented yet: it raised it."),
     ]
-    text = render_markdown(report).split("## Most common failure messages")[1].split("##")[0]
-    assert "| 2 | Part A | a/no-scale | Your scores are not scaled: divide by sqrt(d_k)." in text
+    assert report.not_implemented == [("Part A", 1)]
+    text = render_markdown(report)
+    known = text.split("## Known mistakes")[1].split("##")[0]
+    assert "| 2 | Part A | a/no-scale | Your scores are not scaled: divide by sqrt(d_k)." in known
+    stubs = text.split("## Not implemented yet")[1].split("##")[0]
+    assert "- 1 learner has not implemented Part A yet (or part of it)." in stubs
     for hidden in ("5, 9, 8", "7, 64", "20, 5"):  # a hidden test's inputs
         assert hidden not in text
+
+
+def test_every_known_mistake_has_its_row_and_a_cut_list_says_so(tmp_path):
+    tests = [(f"m{i}", "visible", f"[a/mistake-{i}] Mistake {i} explained.") for i in range(14)]
+    tests += [(f"o{i}", "visible", f"Other message {'x' * i} here.") for i in range(13)]
+    tests += [("stub", "visible", "f(...) is not implemented yet: it raised it.")]
+    records = [_results(tmp_path, "kim", tests), _results(tmp_path, "sam", tests[:3])]
+    report = build_report(tmp_path, records, PARTS, "Course")
+    assert sorted(r.mistake for r in report.mistakes) == sorted(f"a/mistake-{i}" for i in range(14))
+    assert [r.learners for r in report.mistakes[:3]] == [2, 2, 2]  # most learners first
+    assert (len(report.failures), report.other_failures) == (TOP_FAILURES, 13)
+    text = render_markdown(report)
+    assert "a/mistake-13" in text.split("## Known mistakes")[1].split("##")[0]
+    assert SHOWING.format(shown=TOP_FAILURES, total=13) in text
+    assert "not implemented yet" not in text.split("## Most common failure messages")[1]
+    html = render_html(report)
+    assert "a/mistake-13" in html and SHOWING.format(shown=TOP_FAILURES, total=13) in html
+
+
+def test_a_list_that_fits_is_not_said_to_be_cut(tmp_path):
+    records = [_results(tmp_path, "kim", [("o", "visible", "Other message.")])]
+    report = build_report(tmp_path, records, PARTS, "Course")
+    assert (report.showing, report.mistakes, report.not_implemented) == ("", [], [])
+    assert "Showing" not in render_markdown(report)
 
 
 def test_as_sentence_starts_with_a_capital_and_keeps_code_spelled_as_written():
