@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import re
 import tempfile
+import tomllib
 from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -17,6 +18,7 @@ import autograder
 from autograder.github.summary import COMMENT_MARKER
 from autograder.release import leaks
 from autograder.release.manifest import MANIFEST_PATH, render_manifest
+from autograder.release.pyproject import LEARNER_EXTRAS, learner_pyproject
 
 if TYPE_CHECKING:
     from autograder.release.pipeline import Release
@@ -38,11 +40,14 @@ NO_PYTEST_TABLE = (
 NO_NOTEBOOKS = (
     "--notebook was given but the course repository {root} has no nbgrader notebook assignment."
 )
+BAD_PYPROJECT = "{path} is not valid TOML ({error}); the release builds the learner's from it."
 UNFILLED = "The template {name} still has the placeholder {placeholder} after rendering."
+#: Width of the commands in the README's test block, so their comments line up.
+README_COMMAND_WIDTH = 32
 COURSE_KEYS_DROPPED = ("reference_dir", "hidden_tests", "mutants", "variants")
 PYTEST_BLOCK = """[tool.pytest.ini_options]
 # Your tests: the visible graders, run against {package_dir}.
-# `pytest -m softmax` runs one component's tests (one marker per component).
+# `pytest -m {first}` runs one component's tests (one marker per component).
 testpaths = ["{visible}"]
 addopts = "--strict-markers -ra"
 """
@@ -132,17 +137,23 @@ def add_course_file(release: Release) -> None:
 
 
 def add_pyproject(release: Release) -> None:
-    """pyproject.toml whose [tool.pytest.ini_options] runs the visible tests."""
+    """pyproject.toml for the learner (release/pyproject.py): what installing needs, the
+    notebook extra when the release ships the notebook, and a [tool.pytest.ini_options] that
+    runs the visible tests; none of the instructor's comments, extras or tool settings."""
     path = release.config.root / "pyproject.toml"
     text = path.read_text(encoding="utf-8")
-    match = re.search(r"^\[tool\.pytest\.ini_options\]\n(?:(?!\[).*\n)*", text, re.MULTILINE)
-    if not match:
+    if not re.search(r"^\[tool\.pytest\.ini_options\]", text, re.MULTILINE):
         raise StepError(NO_PYTEST_TABLE.format(path=path))
     block = PYTEST_BLOCK.format(
         package_dir=release.config.course.package_dir,
         visible=_relative(release, release.config.visible_tests),
+        first=release.config.components[0].name,
     )
-    text = text[: match.start()] + block + "\n" + text[match.end() :].lstrip("\n")
+    extras = LEARNER_EXTRAS if release.notebook else ()
+    try:
+        text = learner_pyproject(text, pytest_block=block, extras=extras)
+    except tomllib.TOMLDecodeError as error:
+        raise StepError(BAD_PYPROJECT.format(path=path, error=error)) from None
     release.add("pyproject.toml", text.encode(), protected=True)
 
 
@@ -161,7 +172,7 @@ def add_readme(release: Release) -> None:
         "PACKAGE_DIR": str(package_dir),
         "COMPONENTS": "\n".join(rows),
         "TOTAL": f"{sum(c.points for c in config.components):g}",
-        "FIRST_COMPONENT": config.components[0].name,
+        "ONE_COMPONENT": f"pytest -m {config.components[0].name}".ljust(README_COMMAND_WIDTH),
         "TORCH": TORCH_VERSION,
         "PASS_RULE": _pass_rule_sentence(release),
         "NOTES": release.notes.strip() or _default_notes(release),

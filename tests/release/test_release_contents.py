@@ -24,6 +24,7 @@ from autograder.release.pipeline import (
     build_release,
     write_release,
 )
+from autograder.release.pyproject import learner_pyproject
 
 from .conftest import ROOT
 
@@ -130,6 +131,41 @@ def test_pyproject_runs_the_visible_tests(release_dir):
     assert data["project"]["scripts"]["autograder"] == "autograder.cli:cli"
 
 
+def test_pyproject_installs_as_the_course_one_without_instructor_matter(release_dir):
+    text = (release_dir / "pyproject.toml").read_text()
+    data = tomllib.loads(text)
+    course = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    for key in ("build-system",):
+        assert data[key] == course[key]
+    assert data["tool"]["setuptools"] == course["tool"]["setuptools"]
+    learner_project = dict(course["project"])
+    del learner_project["optional-dependencies"]  # no extra without --notebook
+    assert data["project"] == learner_project
+    assert set(data["tool"]) == {"setuptools", "pytest"}
+    comments = [line for line in text.splitlines() if line.lstrip().startswith("#")]
+    assert comments == [
+        "# Your tests: the visible graders, run against assignments/t101.",
+        "# `pytest -m softmax` runs one component's tests (one marker per component).",
+    ]
+    for word in ("solutions", "examples/submissions", "hostile", "bench", "glove", "ruff"):
+        assert word not in text
+
+
+def test_pyproject_keeps_only_the_learner_extras_and_no_array_table():
+    course = (
+        "[project]\nname = 'c'\n# instructor note\n\n[project.optional-dependencies]\n"
+        "bench = ['x']\nnotebook = ['nbgrader>=0.9']\n\n[[tool.mypy.overrides]]\nmodule = 'a'\n"
+        "\n[tool.pytest.ini_options]\naddopts = '-q'\n"
+    )
+    block = '[tool.pytest.ini_options]\ntestpaths = ["t"]\n'
+    data = tomllib.loads(learner_pyproject(course, pytest_block=block, extras=("notebook",)))
+    assert data == {
+        "project": {"name": "c", "optional-dependencies": {"notebook": ["nbgrader>=0.9"]}},
+        "tool": {"pytest": {"ini_options": {"testpaths": ["t"]}}},
+    }
+    assert "optional" not in learner_pyproject(course, pytest_block=block)
+
+
 def test_readme_says_what_to_implement_and_how_feedback_arrives(release_dir, course):
     readme = (release_dir / "README.md").read_text()
     for component in course.components:
@@ -137,6 +173,9 @@ def test_readme_says_what_to_implement_and_how_feedback_arrives(release_dir, cou
         assert component.title in readme
     assert "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu" in readme
     assert "pytest -m softmax" in readme and "autograder grade ." in readme
+    commands = [line for line in readme.splitlines() if line.startswith(("pytest", "autograder"))]
+    assert len(commands) == 4 and len({line.index("  # ") for line in commands}) == 1
+    assert "one line per test" not in commands[0]  # addopts has no -v: one character per test
     assert "Where the course notes help" in readme and "@@" not in readme
 
 
