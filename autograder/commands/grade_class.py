@@ -225,7 +225,7 @@ def grade_pending(
         TextColumn(f"[bold]{label}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("not graded {task.fields[failed]}"),
+        TextColumn("errors {task.fields[failed]}"),
         TimeElapsedColumn(),
         TextColumn("ETA"),
         TimeRemainingColumn(),
