@@ -5,12 +5,20 @@ Every failure is one or more full sentences: what was checked (`what`, e.g.
 tensors or anything numpy can read. Symbols: `shape` a tuple of ints such as (2, 3, 4).
 
 Hidden tests: while `hidden_context(True)` is active (the pytest plugin sets it for tests under
-the course's hidden test folder), messages carry shapes, dtypes and counts but never array
-values, indices or inputs.
+the course's hidden test folder), messages never carry array values, indices, error sizes or
+inputs: `what` loses its input shapes and its constructor and call arguments
+(`MultiHeadAttention(12, 3)(query (2, 4, 12))` -> `MultiHeadAttention(...)(query)`), a value
+mismatch says whether all or some entries differ (not how many of how many), and there is no
+largest error. The result's own shape and dtype are still given (WRONG_SHAPE, WRONG_DTYPE).
+
+Every failure starts with a capital letter: a message whose first word is a lowercase article
+or determiner ("the gradient of ...") gets it capitalised; one that starts with code keeps its
+spelling.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -62,6 +70,7 @@ class GradingFailure(AssertionError):
     """A check failed; `.message` is the learner-facing explanation, in full sentences."""
 
     def __init__(self, message: str) -> None:
+        message = _capitalised(message)
         super().__init__(message)
         self.message = message
 
@@ -92,6 +101,7 @@ def expect(condition: object, message: str) -> None:
 
 def expect_type(value: object, types: type | tuple[type, ...], *, what: str) -> None:
     """Fail unless value is an instance of types, e.g. expect_type(out, tuple, what=...)."""
+    what = _shown(what)
     wanted = types if isinstance(types, tuple) else (types,)
     if not isinstance(value, wanted):
         expected = " or ".join(_article(_type_name(t)) for t in wanted)
@@ -102,6 +112,7 @@ def expect_shape(
     value: object, shape: tuple[int, ...], *, what: str, hint: str | None = None
 ) -> None:
     """Fail unless value (an array or tensor) has exactly this shape."""
+    what = _shown(what)
     got = _shape_of(value, what)
     expected = tuple(int(n) for n in shape)
     if got != expected:
@@ -110,6 +121,7 @@ def expect_shape(
 
 def expect_dtype(value: object, dtype: Any, *, what: str) -> None:
     """Fail unless value's dtype is dtype (numpy or torch; a tuple allows several)."""
+    what = _shown(what)
     wanted = dtype if isinstance(dtype, tuple) else (dtype,)
     names = [_dtype_name(d) for d in wanted]
     got = getattr(value, "dtype", None)
@@ -122,6 +134,7 @@ def expect_dtype(value: object, dtype: Any, *, what: str) -> None:
 
 def expect_finite(value: object, *, what: str) -> None:
     """Fail when value contains NaN or infinite entries (counts only, never positions)."""
+    what = _shown(what)
     array = _as_float_array(value, what)
     nan, inf = int(np.isnan(array).sum()), int(np.isinf(array).sum())
     if nan or inf:
@@ -145,6 +158,7 @@ def expect_close(
     AnyOf of the arrays it can produce}; when got is wrong but matches one of them, the failure
     names that mistake.
     """
+    what = _shown(what)
     want = _as_float_array(expected, "the expected value")
     have = _as_float_array(got, what)
     if have.shape != want.shape:
@@ -167,12 +181,14 @@ def expect_close(
     differ = (
         "its value differs"
         if have.size == 1
+        else ("all of its entries differ" if n_bad == have.size else "some of its entries differ")
+        if is_hidden()
         else f"{n_bad} of {have.size} entries differ{'s' if n_bad == 1 else ''}"
     )
     sentences.append(NOT_CLOSE.format(what=what, differ=differ, atol=atol, rtol=rtol))
     with np.errstate(invalid="ignore"):
         errors = np.abs(have - want)[bad & np.isfinite(have) & np.isfinite(want)]
-    if errors.size:
+    if errors.size and not is_hidden():
         sentences.append(MAX_ERROR.format(max_err=float(errors.max())))
     if not is_hidden():
         index = tuple(int(i) for i in np.argwhere(bad)[0])
@@ -193,6 +209,7 @@ def expect_raises(
     Returns the LearnerError so a grader can look at its message. A not_implemented, timeout,
     crash (or any non-exception) LearnerError is re-raised unchanged: its own sentence says more.
     """
+    what = _shown(what)
     from autograder.runtime.errors import LearnerError
 
     try:
@@ -212,6 +229,29 @@ def expect_raises(
 
 
 # Helpers -----------------------------------------------------------------------------------
+
+# A shape after a space ("query (2, 4, 12)", "x of shape (3, 4)"), and a call's arguments when
+# they hold a number ("MultiHeadAttention(12, 3)", "softmax(x, axis=1)").
+_SHOWN_SHAPE = re.compile(r"(?:\s+of shape)?\s+\(\s*\d+\s*(?:,\s*\d+\s*)*,?\s*\)")
+_SHOWN_ARGS = re.compile(r"(?<=\w)\([^()]*\d[^()]*\)")
+# The words a `what` in plain English starts with ("the gradient of ..."); any other first word
+# may be code (a learner's function `f`), which keeps its spelling.
+_PLAIN_FIRST_WORD = re.compile(r"(?:the|its|a|an|each|every|some|all|no|one|your) ")
+
+
+def _shown(what: str) -> str:
+    """`what` as a hidden test may show it: without input shapes and arguments (see the
+    module docstring); unchanged in a visible test."""
+    if not is_hidden():
+        return what
+    return _SHOWN_ARGS.sub("(...)", _SHOWN_SHAPE.sub("", what))
+
+
+def _capitalised(message: str) -> str:
+    """The message with its first word capitalised when it is a plain English word."""
+    if _PLAIN_FIRST_WORD.match(message):
+        return message[0].upper() + message[1:]
+    return message
 
 
 def _sentence(text: str) -> str:

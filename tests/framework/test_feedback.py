@@ -240,3 +240,21 @@ def test_any_of_names_a_mistake_that_has_several_results():
                 mistakes={sentence: fb.AnyOf(relu_twice, relu_moved)},
             )
         assert caught.value.message == fb.KNOWN_MISTAKE.format(what="f(x)", mistake=sentence)
+
+
+def test_hidden_messages_name_what_differs_without_inputs_or_error_sizes():
+    expected = np.arange(12.0).reshape(3, 4)
+    got = expected + 1.5
+    what = "the gradient of W after a backward pass through M(12, 3)(query (2, 4, 12), mask (2, 4))"
+    with hidden_context(True):
+        hidden = failure(expect_close, got, expected, what=what, atol=1e-6)
+        some = failure(expect_close, expected + np.eye(3, 4), expected, what="f(x)", atol=1e-6)
+    assert hidden == (
+        "The gradient of W after a backward pass through M(...)(query, mask) differs from the "
+        "expected values: all of its entries differ by more than the tolerance (atol=1e-06, "
+        "rtol=0)."
+    )
+    assert some.startswith("f(x) differs from the expected values: some of its entries differ")
+    visible = failure(expect_close, got, expected, what=what, atol=1e-6)
+    assert visible.startswith("The gradient of W after a backward pass through M(12, 3)(query")
+    assert "12 of 12 entries differ" in visible and "The largest absolute error is 1.5." in visible
