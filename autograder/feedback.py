@@ -101,7 +101,7 @@ def expect(condition: object, message: str) -> None:
 
 def expect_type(value: object, types: type | tuple[type, ...], *, what: str) -> None:
     """Fail unless value is an instance of types, e.g. expect_type(out, tuple, what=...)."""
-    what = _shown(what)
+    what = shown_what(what)
     wanted = types if isinstance(types, tuple) else (types,)
     if not isinstance(value, wanted):
         expected = " or ".join(_article(_type_name(t)) for t in wanted)
@@ -112,7 +112,7 @@ def expect_shape(
     value: object, shape: tuple[int, ...], *, what: str, hint: str | None = None
 ) -> None:
     """Fail unless value (an array or tensor) has exactly this shape."""
-    what = _shown(what)
+    what = shown_what(what)
     got = _shape_of(value, what)
     expected = tuple(int(n) for n in shape)
     if got != expected:
@@ -121,7 +121,7 @@ def expect_shape(
 
 def expect_dtype(value: object, dtype: Any, *, what: str) -> None:
     """Fail unless value's dtype is dtype (numpy or torch; a tuple allows several)."""
-    what = _shown(what)
+    what = shown_what(what)
     wanted = dtype if isinstance(dtype, tuple) else (dtype,)
     names = [_dtype_name(d) for d in wanted]
     got = getattr(value, "dtype", None)
@@ -134,7 +134,7 @@ def expect_dtype(value: object, dtype: Any, *, what: str) -> None:
 
 def expect_finite(value: object, *, what: str) -> None:
     """Fail when value contains NaN or infinite entries (counts only, never positions)."""
-    what = _shown(what)
+    what = shown_what(what)
     array = _as_float_array(value, what)
     nan, inf = int(np.isnan(array).sum()), int(np.isinf(array).sum())
     if nan or inf:
@@ -158,7 +158,7 @@ def expect_close(
     AnyOf of the arrays it can produce}; when got is wrong but matches one of them, the failure
     names that mistake.
     """
-    what = _shown(what)
+    what = shown_what(what)
     want = _as_float_array(expected, "the expected value")
     have = _as_float_array(got, what)
     if have.shape != want.shape:
@@ -209,7 +209,7 @@ def expect_raises(
     Returns the LearnerError so a grader can look at its message. A not_implemented, timeout,
     crash (or any non-exception) LearnerError is re-raised unchanged: its own sentence says more.
     """
-    what = _shown(what)
+    what = shown_what(what)
     from autograder.runtime.errors import LearnerError
 
     try:
@@ -239,7 +239,7 @@ _SHOWN_ARGS = re.compile(r"(?<=\w)\([^()]*\d[^()]*\)")
 _PLAIN_FIRST_WORD = re.compile(r"(?:the|its|a|an|each|every|some|all|no|one|your) ")
 
 
-def _shown(what: str) -> str:
+def shown_what(what: str) -> str:
     """`what` as a hidden test may show it: without input shapes and arguments (see the
     module docstring); unchanged in a visible test."""
     if not is_hidden():

@@ -56,7 +56,8 @@ def test_eps_reaches_the_layer_norm(learner, reference, rng, eps):
     named = f" {mistake(EPS_IGNORED)}" if norm.eps == DEFAULT_EPS else ""
     expect(
         norm.eps == eps and tuple(norm.normalized_shape) == (D_MODEL,),
-        f"AddNorm(16, eps={eps}).norm must be nn.LayerNorm(16, eps={eps}).{named}",
+        "AddNorm(d_model, eps=eps).norm must be nn.LayerNorm(d_model, eps=eps), with the eps "
+        f"it was given.{named}",
     )
     x, s = tensor(rng, 3, D_MODEL, scale=0.5), tensor(rng, 3, D_MODEL, scale=0.5)
     with torch.no_grad():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from autograder.feedback import expect, expect_close, expect_shape, expect_type
+from autograder.feedback import expect, expect_close, expect_shape, expect_type, shown_what
 
 
 def describe_call(name: str, *shown: tuple[str, object], note: str = "") -> str:
@@ -31,7 +31,8 @@ def expect_pair(
     mistakes: ({sentence: output a mistake gives}, {sentence: weights a mistake gives}).
     """
     expect_type(got, tuple, what=what)
-    expect(len(got) == 2, f"{what} returned {len(got)} values; expected 2: (output, weights).")
+    shown = shown_what(what)  # a hidden test shows no inputs
+    expect(len(got) == 2, f"{shown} returned {len(got)} values; expected 2: (output, weights).")
     for index, name in ((1, "weights"), (0, "output")):
         label = f"the {name} of {what}"
         expect_type(got[index], array_type, what=label)

@@ -7,7 +7,14 @@ from collections.abc import Mapping
 
 import torch
 
-from autograder.feedback import KNOWN_MISTAKE, GradingFailure, expect, expect_close, expect_type
+from autograder.feedback import (
+    KNOWN_MISTAKE,
+    GradingFailure,
+    expect,
+    expect_close,
+    expect_type,
+    shown_what,
+)
 from tests.graders.support.divergence import FOUND, locate
 from tests.graders.support.mha_mistakes import dropout_in_eval, mha_mistakes
 
@@ -37,7 +44,8 @@ def expect_mha_pair(
     dropout: the module's dropout probability (a module in eval mode must not drop anything).
     """
     expect_type(got, tuple, what=what)
-    expect(len(got) == 2, f"{what} returned {len(got)} values; expected 2: (output, weights).")
+    shown = shown_what(what)  # a hidden test shows no inputs
+    expect(len(got) == 2, f"{shown} returned {len(got)} values; expected 2: (output, weights).")
     mistakes = mha_mistakes(state, heads, *inputs)
     if dropout:
         dropped = dropout_in_eval(state, heads, inputs, got[1], dropout, atol)

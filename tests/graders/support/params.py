@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import torch
 
-from autograder.feedback import expect
+from autograder.feedback import expect, shown_what
 
 WRONG_PARAMETERS = "{what} has the parameters {got}; expected {expected}."
 WRONG_ORDER = (
@@ -54,6 +54,7 @@ def expect_parameters(
 ) -> None:
     """Fail unless the module's parameters are exactly `expected` [(name, shape)] (in that order
     when `ordered`: for modules whose creation order the course fixes)."""
+    what = shown_what(what)  # a hidden test shows no inputs
     got = [(p.name, tuple(p.shape)) for p in learner.parameters(module)]
     wanted = [(name, tuple(shape)) for name, shape in expected]
     tail = f" Hint: {hint}." if hint else ""
@@ -75,6 +76,7 @@ def expect_parameters(
 
 def expect_names(learner, module, expected: Sequence[str], *, what: str, hint: str | None = None):
     """Fail unless the module's parameter names are exactly `expected` (in any order)."""
+    what = shown_what(what)  # a hidden test shows no inputs
     got = [p.name for p in learner.parameters(module)]
     tail = f" Hint: {hint}." if hint else ""
     expect(
@@ -86,6 +88,7 @@ def expect_names(learner, module, expected: Sequence[str], *, what: str, hint: s
 
 def expect_gradients(learner, module, *args, cotangent: torch.Tensor, what: str) -> None:
     """Fail unless a backward pass from `cotangent` gives every parameter a nonzero gradient."""
+    what = shown_what(what)  # a hidden test shows no inputs
     grads = learner.parameter_grads(module, *args, cotangent=cotangent)
     missing = [
         name for name, grad in grads.items() if grad is None or not bool(torch.any(grad != 0))

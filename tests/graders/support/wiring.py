@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import torch
 
-from autograder.feedback import expect, expect_close, expect_shape
+from autograder.feedback import expect, expect_close, expect_shape, shown_what
 from tests.graders.support.catalogue import mistake
 from tests.graders.support.standins import LayerParts
 
@@ -134,6 +134,7 @@ def expect_stack_wiring(encoder, layers: list, x: torch.Tensor, mask=None, *, wh
 def expect_separate_layers(learner, encoder, num_layers: int, *, what: str) -> None:
     """Fail unless `encoder.layers` holds num_layers layers that share no parameter, each with
     the contract's parameter names (the learner's own layers: no stand-ins here)."""
+    what = shown_what(what)  # a hidden test shows no inputs
     count = len(encoder.layers)
     expect(
         count == num_layers,
