@@ -25,6 +25,7 @@ zeroed for its own forbidden call (that problem is its own).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -51,6 +52,19 @@ SUMMARY_GRADER_ERRORS = (
 )
 
 Status = Literal["passed", "failed"]
+THE_CALL = "The call {message}"
+_CODE_FIRST = re.compile(r"[A-Za-z_][\w.]*[(\[]")
+
+
+def capitalised(message: str) -> str:
+    """A learner-facing message that starts with a capital letter: a leading lowercase word is
+    capitalised ("the gradient of" -> "The gradient of"); a leading call, which must keep its
+    spelling, gets THE_CALL in front ("The call softmax(...) is not implemented yet")."""
+    if not message or not message[0].islower():
+        return message
+    if _CODE_FIRST.match(message) or "_" in message.split(" ", 1)[0]:
+        return THE_CALL.format(message=message)
+    return message[0].upper() + message[1:]
 
 
 def points(value: float) -> str:
@@ -297,6 +311,8 @@ def build_grade_result(
         score = Fraction(0)
         for test in own:
             share = value * Fraction(test.weight) / weights
+            if not test.passed:
+                test = replace(test, message=capitalised(test.message))
             if zeroed:
                 # Keep a failure's own sentence unless it is the runtime's forbidden one again.
                 own_failure = not test.passed and test.error_kind != "forbidden"
@@ -305,7 +321,7 @@ def build_grade_result(
             gained = share if test.passed else Fraction(0)
             score += gained
             scored.append(replace(test, score=float(gained), max_score=float(share)))
-        failing = [t for t in own if not t.passed]
+        failing = [replace(t, message=capitalised(t.message)) for t in own if not t.passed]
         problem = zeroed[0] if zeroed else ""
         if not own:
             problem = NO_TESTS_RAN

@@ -41,6 +41,7 @@ from autograder.gradebook.store import LearnerRecord, learner_dir
 from autograder.mistakes.catalogue import named_mistake_in_full
 from autograder.reports.files import atomic_write_text
 from autograder.reports.sanitize import clean, first_sentence, markdown_inline
+from autograder.results import capitalised
 
 MARKDOWN_FILE = "report.md"
 HTML_FILE = "report.html"
@@ -188,7 +189,6 @@ NO_MESSAGE = "The test failed without a message."
 # A shape such as (2, 3, 4) or (5,), then any other number (not one inside a name: W_1, t101).
 _SHAPE = re.compile(r"\(\s*-?\d+\s*(?:,\s*-?\d+\s*)*,?\s*\)")
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?!\w)")
-_CODE_FIRST = re.compile(r"^[A-Za-z_][\w.]*[(\[]")
 
 
 def failure_key(test: dict) -> tuple[str, str, str]:
@@ -227,11 +227,7 @@ def as_sentence(message: str) -> str:
         return message
     if not message.endswith((".", "!", "?")):
         message += "."
-    if not message[0].islower():
-        return message
-    if _CODE_FIRST.match(message) or "_" in message.split(" ", 1)[0]:
-        return f"The call {message}"
-    return message[0].upper() + message[1:]
+    return capitalised(message)  # as results.json already has it since grading does this too
 
 
 def submitted_components(

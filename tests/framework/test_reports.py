@@ -22,7 +22,7 @@ from autograder.reports.sanitize import (
 from autograder.results import TestResult, build_grade_result
 
 TOY = Path(__file__).parent / "toy_course"
-HOSTILE = "a | b `c` <script>alert(1)</script> **bold** [link](x)\n\x1b[31mred\x1b[0m\x07\r\nend"
+HOSTILE = "A | b `c` <script>alert(1)</script> **bold** [link](x)\n\x1b[31mred\x1b[0m\x07\r\nend"
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +67,7 @@ def test_markdown_inline_escapes_everything_that_could_break_a_table():
     text = markdown_inline(HOSTILE)
     assert "\n" not in text and "\x1b" not in text and "\x07" not in text
     assert "<script>" not in text and "&lt;script>" in text
-    assert "a \\| b" in text and " `c` " in text and "\\*\\*bold\\*\\*" in text
+    assert "A \\| b" in text and " `c` " in text and "\\*\\*bold\\*\\*" in text
     assert "[link\\](x)" in text
     assert text.endswith("<br>end")
     assert markdown_inline("x" * 50, limit=10).startswith("x" * 10 + "<br>… (40 more")
@@ -181,12 +181,12 @@ def test_summary_has_total_table_and_one_sentence_per_failing_test(result):
     table = [line for line in lines if line.startswith("| ")]
     assert table[0] == "| Component | Score | Tests passed | First problem |"
     assert table[1] == "| --- | ---: | ---: | --- |"
-    assert table[2].startswith("| Scaling | 3.33 / 10.00 | 1 / 2 | a \\| b")
+    assert table[2].startswith("| Scaling | 3.33 / 10.00 | 1 / 2 | A \\| b")
     assert table[3] == "| Normalizing | 0.00 / 5.00 | 0 / 2 | Short. |"
     for row in table:  # every row keeps exactly four cells
         assert row.replace("\\|", "").count("|") == 5
     assert markdown.TO_FIX in lines
-    assert "- **Scaling: rejects | nan**: a | b `c`" in text  # no table: the pipe is plain
+    assert "- **Scaling: rejects | nan**: A | b `c`" in text  # no table: the pipe is plain
     assert "- **Normalizing: a hidden test**: Hid." in text  # its name is not shown
     assert "\x1b" not in text
     assert "````text\n  ```\n" in text  # learner output fenced, the fence longer than its runs
@@ -217,7 +217,7 @@ def test_junit_xml_parses_with_one_suite_per_component(result, tmp_path):
     assert cases["values"].is_passed
     (failure,) = cases["rejects | nan"].result
     assert isinstance(failure, Failure)
-    assert failure.message == "a | b `c` <script>alert(1)</script> **bold** [link](x)"
+    assert failure.message == "A | b `c` <script>alert(1)</script> **bold** [link](x)"
     assert "\x1b" not in path.read_text(encoding="utf-8")
 
 
@@ -242,7 +242,7 @@ def test_terminal_table_prints_learner_text_literally(result):
     text = console.export_text()
     assert "Scaling" in text and "3.33 / 10.00" in text and "3.33 / 15.00" in text
     assert "1 / 4" in text  # tests passed, in the footer
-    assert "a | b `c` <script>alert(1)</script> **bold** [link](x)" in text
+    assert "A | b `c` <script>alert(1)</script> **bold** [link](x)" in text
 
 
 def test_terminal_rich_markup_in_learner_text_is_not_interpreted():

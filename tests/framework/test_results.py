@@ -10,6 +10,7 @@ from autograder.results import (
     NO_TESTS_RAN,
     TestResult,
     build_grade_result,
+    capitalised,
     forbidden_uses,
 )
 
@@ -163,7 +164,7 @@ def test_gradescope_document(config):
         "number": "1.1",
     }
     assert hidden["visibility"] == "after_published"  # the course's hidden_visibility
-    assert hidden["output"] == "scale(x) is off."  # hidden tests never show learner output
+    assert hidden["output"] == "The call scale(x) is off."  # hidden tests never show learner output
     assert hidden["number"] == "1.2"
     assert third["number"] == "2.1"
     assert third["output"] == "red text\n\nYour code printed:\nprinted by the learner"
@@ -215,3 +216,13 @@ def test_a_call_from_no_file_of_the_package_names_no_file():
     assert use.sentence.endswith(
         " It was called by learner code compiled under another file's name."
     )
+
+
+def test_every_failure_message_starts_with_a_capital_letter():
+    assert capitalised("the gradient of W differs.") == "The gradient of W differs."
+    assert capitalised("softmax(...) is not implemented yet.") == (
+        "The call softmax(...) is not implemented yet."
+    )
+    assert capitalised("self_attention raised.") == "The call self_attention raised."
+    assert capitalised("MultiHeadAttention(...) raised.") == "MultiHeadAttention(...) raised."
+    assert capitalised("") == ""

@@ -135,7 +135,7 @@ def test_a_component_whose_own_code_is_not_implemented_gets_no_note(config):
     result = grade(config, tests)
     pipeline = result.components[2]
     assert (pipeline.fix_first, pipeline.note) == ([], "")
-    assert pipeline.problem.startswith("pipeline(...) is not implemented yet")
+    assert pipeline.problem.startswith("The call pipeline(...) is not implemented yet")
     assert "first:" not in result.tests[1].message
 
 
@@ -149,7 +149,7 @@ def test_only_the_tests_that_may_involve_the_part_get_the_note(config):
     result = grade(config, tests)
     pipeline = result.components[2]
     assert pipeline.fix_first == ["scale"]
-    assert pipeline.problem.startswith("pipeline(...) is not implemented yet")
+    assert pipeline.problem.startswith("The call pipeline(...) is not implemented yet")
     assert pipeline.problem.endswith(SCALE_FIRST)
     messages = {t.name: t.message for t in result.tests}
     assert "first:" not in messages["p1"]
