@@ -95,7 +95,7 @@ def test_each_learner_has_reports_and_the_class_report_is_written(whole: Path) -
     assert "| Scaling | 7.50 / 10.00 | 1 / 2 |" in report
     assert "| Normalizing | 5.00 / 5.00 | 2 / 2 |" in report
     assert "| Scaling: scale(x, nan) raises ValueError | 2 / 2 |" in report
-    assert "| 1 | Scaling |  | Known mistake in scale(x, …): It adds the factor" in report
+    assert "| 1 | Scaling | Known mistake in scale(x, …): It adds the factor" in report
     assert "- `late`: The repository" in report
     assert "- `mistake`: changed tests/graders/visible/test_toy_scale.py" in report
     assert (whole / "score_distribution.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
