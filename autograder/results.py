@@ -13,6 +13,9 @@ The points rule (docs/architecture.md):
 * A component none of whose tests ran scores zero out of its points.
 * Totals are exact sums (computed with fractions); only display rounds, to 2 decimals.
 
+A failing test's message starts with a capital letter (capitalised): results.json, summary.md
+and the terminal show the same sentence.
+
 Dependencies (course.toml `depends_on`): when a component has failing tests and so does a
 component it builds on, FIX_FIRST follows its first problem and ends each of its failing tests'
 messages, so that the learner fixes the part underneath first. The component's own problem
