@@ -223,18 +223,14 @@ def _become_worker(request: dict[str, Any], channel: int, capture: int) -> NoRet
         except BaseException:
             pass
     finally:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except BaseException:
-                pass
-        os._exit(code)
+        _exit(code)
 
 
 def _exit(code: int) -> NoReturn:
-    """End the process without the interpreter's teardown: freeing torch's modules one by one
-    took 0.7 to 1.1 s, and the command that stopped us waits for our exit. Nothing is lost:
-    the workers are killed and FOLDER is removed before, and we write no file but our log."""
+    """End the process (the zygote, or a worker forked from it) without the interpreter's
+    teardown: freeing torch's modules one by one took 0.7 to 1.1 s, and the command that stopped
+    the zygote waits for its exit. Nothing is lost: the zygote kills its workers and removes
+    FOLDER before, and writes no file but its log; stdout and stderr are flushed here."""
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
