@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -71,6 +72,20 @@ def run_cli(*args: str, cwd: Path, timeout: float = 600) -> subprocess.Completed
         text=True,
         timeout=timeout,
     )
+
+
+KILL_WAIT = 300  # seconds to wait for a run to start grading before giving up
+
+
+def wait_until_recorded(process: subprocess.Popen, out: Path, learner: str = "empty") -> None:
+    """Wait while the grade-class `process` runs until `learner`'s record is in `out` (the
+    learners go in id order, so the run is then grading the next one): the moment to kill it."""
+    from autograder.gradebook import store
+
+    deadline = time.monotonic() + KILL_WAIT
+    while store.read_record(out, learner) is None and time.monotonic() < deadline:
+        assert process.poll() is None, "the run ended before it could be killed"
+        time.sleep(0.1)
 
 
 def read_gradebook(path: Path, *, drop_timing: bool = True) -> list[dict[str, str]]:

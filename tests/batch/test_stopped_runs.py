@@ -21,9 +21,13 @@ from autograder.gradebook.job import (
     process_alive,
 )
 from autograder.gradebook.roster import Learner
-from tests.batch.conftest import DEADLINE, TOY_COURSE, gradebook_without_timing, run_cli
-
-KILL_WAIT = 300  # seconds to wait for the run to start grading before giving up
+from tests.batch.conftest import (
+    DEADLINE,
+    TOY_COURSE,
+    gradebook_without_timing,
+    run_cli,
+    wait_until_recorded,
+)
 
 
 def _settings(out: Path) -> JobSettings:
@@ -125,11 +129,8 @@ def test_kill_9_of_the_session_process_records_stopped_rows_and_resumes(
         text=True,
         env={**os.environ, "TMPDIR": str(scratch)},
     )
-    deadline = time.monotonic() + KILL_WAIT
     # Learners go in id order: empty (no grading), then good: kill the session during good.
-    while store.read_record(out, "empty") is None and time.monotonic() < deadline:
-        assert process.poll() is None, "the run ended before it could be killed"
-        time.sleep(0.1)
+    wait_until_recorded(process, out)
     session = _session_pid(process.pid)
     assert session is not None, "no session process found"
     os.kill(session, signal.SIGKILL)
@@ -174,10 +175,7 @@ def test_kill_9_of_an_unreaped_command_leaves_no_folder_and_no_grade_made_while_
         stderr=subprocess.PIPE,
         env={**os.environ, "TMPDIR": str(scratch)},
     )
-    deadline = time.monotonic() + KILL_WAIT
-    while store.read_record(out, "empty") is None and time.monotonic() < deadline:
-        assert process.poll() is None, "the run ended before it could be killed"
-        time.sleep(0.1)
+    wait_until_recorded(process, out)
     os.kill(process.pid, signal.SIGKILL)
     process.communicate(timeout=60)  # every descendant has closed the pipes by now
     assert sorted(p.name for p in scratch.iterdir()) == []
