@@ -226,6 +226,8 @@ class BatchSession:
         return True
 
     def _done(self, learner: Learner, code: int) -> None:
+        if not process_alive(self.settings.parent_pid):
+            return  # the child ended because the command is gone: no row (the rerun grades it)
         record = read_record(self.settings.out, learner.id)
         if record is None or record.run_id != self.settings.run_id:
             failed_record(self.settings, learner, code)
