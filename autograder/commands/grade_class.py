@@ -19,7 +19,6 @@ from __future__ import annotations
 import multiprocessing
 import multiprocessing.util
 import os
-import shutil
 import signal
 import sys
 import tempfile
@@ -42,7 +41,7 @@ from rich.table import Table
 from autograder.commands.options import OptionError, check_timeout, jobs_or_cores
 from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
 from autograder.gradebook import report, roster, snapshot, store
-from autograder.gradebook.job import JobSettings, failed_record, settings_key
+from autograder.gradebook.job import JobSettings, failed_record, remove_folder, settings_key
 from autograder.gradebook.session import SCRATCH_PREFIX, run_batch
 from autograder.notebook import notebook_components
 from autograder.release.manifest import ManifestError, read_manifest
@@ -263,7 +262,7 @@ def grade_pending(
                 process.join(5)
             raise
         finally:
-            shutil.rmtree(scratch, ignore_errors=True)
+            remove_folder(scratch)
 
 
 def _start_uninterrupted(process: multiprocessing.process.BaseProcess) -> None:

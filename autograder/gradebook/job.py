@@ -39,6 +39,7 @@ PROCESS_DIED = (
 )
 ERROR_SUMMARY = "# {learner}\n\nThis repository was not graded: {error}\n"
 PARENT_POLL = 1.0  # seconds between checks that the batch command is still alive
+REMOVE_PATIENCE = 5.0  # seconds to keep removing a temporary folder that is still written in
 PYCACHE_DIR = ".pycache"  # in DIR: compiled (assertion-rewritten) grader modules
 _KEPT: list[Any] = []  # context managers entered for the life of the process
 
@@ -97,7 +98,7 @@ def grade_learner(
     except Exception as error:  # the row must say what happened, whatever it was
         record.error = GRADER_CRASHED.format(kind=type(error).__name__, detail=error)
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        remove_folder(scratch)
     record.duration_s = time.monotonic() - start
     if record.error:
         atomic_write_text(
@@ -252,3 +253,15 @@ def process_alive(pid: int) -> bool:
     except OSError:
         return True  # no /proc: trust the signal check
     return stat.rpartition(")")[2].split()[:1] != ["Z"]
+
+
+def remove_folder(folder: Path, patience: float = REMOVE_PATIENCE) -> None:
+    """Remove ``folder`` and all in it, trying again for up to ``patience`` seconds while it
+    is still there: a process that is ending (a killed learner's worker, still writing in its
+    private copy) can add a file while the tree is removed, and the last rmdir then fails."""
+    deadline = time.monotonic() + patience
+    while True:
+        shutil.rmtree(folder, ignore_errors=True)
+        if not os.path.lexists(folder) or time.monotonic() >= deadline:
+            return
+        time.sleep(0.05)

@@ -24,10 +24,10 @@ from __future__ import annotations
 import gc
 import io
 import os
-import shutil
 import signal
 import sys
 import tempfile
+import threading
 import time
 from collections import deque
 from datetime import UTC, datetime
@@ -45,6 +45,7 @@ from autograder.gradebook.job import (
     failed_record,
     grade_learner,
     process_alive,
+    remove_folder,
 )
 from autograder.gradebook.roster import Learner
 from autograder.gradebook.store import read_record
@@ -104,7 +105,7 @@ def run_batch(
             batch.shut_down()
         finally:
             if command_temp is not None:
-                shutil.rmtree(command_temp, ignore_errors=True)
+                remove_folder(command_temp)
 
     exit_with_parent(settings.parent_pid, command_gone)
     try:
@@ -194,6 +195,11 @@ class BatchSession:
         self.started = False
         self.hidden_included = True
         self.running: dict[int, Learner] = {}
+        # Held while a child is forked and while the children are stopped (from the thread that
+        # sees the command gone, or from the SIGTERM handler, hence reentrant): a child is
+        # either forked before the stop, and killed by it, or never forked.
+        self._forking = threading.RLock()
+        self.stopping = False
         # Every temporary folder of this batch (exported commits, the workers' private copies,
         # notebook sandboxes) is made in here, so that a stopped run leaves none behind.
         self.scratch = scratch or Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX))
@@ -209,13 +215,16 @@ class BatchSession:
         signal.signal(signal.SIGTERM, self._stop)
         queue = deque(self.learners)
         try:
-            while queue or self.running:
-                while queue and len(self.running) < self.jobs:
-                    learner = queue.popleft()
-                    pid = os.fork()
-                    if pid == 0:
-                        self._child(session, learner)  # never returns
-                    self.running[pid] = learner
+            while (queue and not self.stopping and self._command_alive()) or self.running:
+                while queue and len(self.running) < self.jobs and self._command_alive():
+                    with self._forking:
+                        if self.stopping:
+                            break
+                        learner = queue.popleft()
+                        pid = os.fork()
+                        if pid == 0:
+                            self._child(session, learner)  # never returns
+                        self.running[pid] = learner
                 pid, status = os.wait()
                 learner = self.running.pop(pid, None)
                 if learner is not None:
@@ -225,8 +234,11 @@ class BatchSession:
             raise
         return True
 
+    def _command_alive(self) -> bool:
+        return process_alive(self.settings.parent_pid)
+
     def _done(self, learner: Learner, code: int) -> None:
-        if not process_alive(self.settings.parent_pid):
+        if not self._command_alive():
             return  # the child ended because the command is gone: no row (the rerun grades it)
         record = read_record(self.settings.out, learner.id)
         if record is None or record.run_id != self.settings.run_id:
@@ -255,7 +267,10 @@ class BatchSession:
         """Kill the learners' children being graded now and wait for them (never in a child)."""
         if os.getpid() != self.pid:
             return
-        for pid in list(self.running):
+        with self._forking:
+            self.stopping = True
+            children = list(self.running)
+        for pid in children:
             try:
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
@@ -264,7 +279,7 @@ class BatchSession:
 
     def remove_scratch(self) -> None:
         if os.getpid() == self.pid:
-            shutil.rmtree(self.scratch, ignore_errors=True)
+            remove_folder(self.scratch)
 
     # -- a learner's child ---------------------------------------------------------------------
 
@@ -290,7 +305,7 @@ class BatchSession:
         """In a child whose session process was killed: the command removed the scratch while
         this child may still have been writing in it; remove what is left on the way out."""
         if os.getppid() != self.pid:
-            shutil.rmtree(self.scratch, ignore_errors=True)
+            remove_folder(self.scratch)
 
     def _wanted(self) -> bool:
         """In a child: whether its grade is still wanted (the session and the command live)."""

@@ -135,9 +135,16 @@ def test_a_run_killed_halfway_resumes_to_the_same_gradebook(whole: Path, toy_cla
     wait_until_recorded(process, out)
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
+
     # The batch's temporary folders (exported commits, private copies, the zygote's, the
     # killed command's multiprocessing folder) go with it.
-    leftovers = lambda: sorted(p.name for p in scratch.iterdir())  # noqa: E731
+    def leftovers() -> list[str]:  # os.walk skips what goes while it walks
+        return sorted(
+            os.path.relpath(os.path.join(top, name), scratch)
+            for top, folders, files in os.walk(scratch)
+            for name in folders + files
+        )
+
     deadline = time.monotonic() + 10
     while leftovers() and time.monotonic() < deadline:
         time.sleep(0.2)
