@@ -51,12 +51,15 @@ from autograder.results import points
 # pytest and the framework (the session then collects the course's graders itself).
 WARM_MODULES = [
     "numpy",
+    "numpy.ma",  # numpy loads these two lazily: in every learner's child, but for this
+    "numpy.random",
     "torch",
     "pytest",
     "autograder.pytest_plugin",
     "autograder.grading",
     "autograder.gradebook.session",
     "autograder.runtime.client",
+    "autograder.runtime.zygote_client",
 ]
 INTERRUPTED = (
     "Interrupted: {done} of {total} learners are saved in {out}; run the same command again to "
