@@ -29,7 +29,7 @@ from autograder.config import (
 )
 from autograder.github.pass_rule import PassRule, PassRuleError
 from autograder.github.publish import GITHUB_ONE, GithubRun
-from autograder.grading import grade_submission
+from autograder.grading import REPORT_FILES, grade_submission
 from autograder.release.manifest import ManifestError, read_manifest
 from autograder.reports import terminal
 from autograder.reports.terminal import Ungraded
@@ -46,6 +46,8 @@ NOT_GRADED = "{name} was not graded: {reason}"
 UNKNOWN_COMPONENT = "--component {name} is not a component of {course}; choose from: {names}."
 
 INTERRUPTED = "Interrupted: {name} was not graded; its reports in {out} are incomplete."
+REPORTS_ONE = "Reports: {folder} ({files})"
+REPORTS_MANY = "Reports: one folder per submission in {out}, e.g. {folder} ({files} in each)"
 _EXIT_OK, _EXIT_FAILED, _EXIT_ERROR, _EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
@@ -136,11 +138,29 @@ def main(
                 terminal.print_submission(outcome, console)
     if len(outcomes) > 1 and console is not None:
         terminal.print_class(outcomes, console)
+    if console is not None:
+        _print_where(outcomes, submissions, out, console)
     if run is not None:
         return run.finish(config, outcomes[0], submission=Path(submissions[0]), out_dir=folder)
     if any(isinstance(o, Ungraded) for o in outcomes):
         return _EXIT_ERROR
     return _EXIT_OK if all(o.all_passed for o in outcomes) else _EXIT_FAILED
+
+
+def _print_where(
+    outcomes: list[GradeResult | Ungraded], submissions: list[Path], out: Path | None, console
+) -> None:
+    """The last line: where the graded submissions' reports are (none: no line)."""
+    graded = [o for o in outcomes if not isinstance(o, Ungraded)]
+    if not graded:
+        return
+    files = ", ".join(REPORT_FILES)
+    if len(submissions) == 1:
+        line = REPORTS_ONE.format(folder=out or DEFAULT_OUT / graded[0].submission, files=files)
+    else:
+        parent = out or DEFAULT_OUT
+        line = REPORTS_MANY.format(out=parent, folder=parent / graded[0].submission, files=files)
+    console.print(line, markup=False, soft_wrap=True)
 
 
 def _import_grader_libraries() -> None:

@@ -69,6 +69,10 @@ OUT_IN_ROSTER = (
     "--out {out} is inside the roster folder {roster}, where every folder is a learner's "
     "repository; choose an output folder outside it."
 )
+WRITTEN = (
+    "Gradebook: {gradebook}; class report: {markdown} and {html}; each learner's reports in "
+    "{learner}/"
+)
 _EXIT_OK, _EXIT_ERRORS, _EXIT_BAD, _EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
@@ -102,6 +106,7 @@ def main(
     except OptionError as error:
         return _error(str(error))
 
+    shown = Path(out)
     out = Path(out).resolve()
     if Path(roster_path).is_dir() and out.is_relative_to(Path(roster_path).resolve()):
         return _error(OUT_IN_ROSTER.format(out=out, roster=roster_path))
@@ -133,21 +138,43 @@ def main(
         done = sum(store.read_record(out, lr.id) is not None for lr in learners)
         print(INTERRUPTED.format(done=done, total=len(learners), out=out), file=sys.stderr)
         return _EXIT_INTERRUPTED
-    return finish(config, out, [lr.id for lr in learners], quiet=quiet)
+    return finish(config, out, [lr.id for lr in learners], quiet=quiet, shown=shown)
 
 
-def finish(config: CourseConfig, out: Path, learners: list[str] | None, *, quiet: bool) -> int:
-    """Rebuild the gradebook and the report from out; print the table; the exit status."""
+def finish(
+    config: CourseConfig,
+    out: Path,
+    learners: list[str] | None,
+    *,
+    quiet: bool,
+    shown: Path | None = None,
+) -> int:
+    """Rebuild the gradebook and the report from out; print the table and where the files
+    are (``shown``: out as the user typed it); the exit status."""
     store.clear_partial(out)
     parts = class_components(config)
     records = store.write_gradebook(out, [c.name for c in parts], learners)
     report.write_report(out, records, parts, config.course.name)
-    if not quiet:
-        Console(highlight=False).print(component_table(config, records))
+    console = None if quiet else Console(highlight=False)
+    if console is not None:
+        console.print(component_table(config, records))
     for record in records:
         if record.failed:
             print(f"{record.learner}: {record.error}", file=sys.stderr)
+    if console is not None:
+        console.print(where_line(shown or out), markup=False, soft_wrap=True)
     return _EXIT_ERRORS if any(r.failed for r in records) else _EXIT_OK
+
+
+def where_line(out: Path) -> str:
+    """The command's last line: where the gradebook, the class report and the learners' own
+    reports are."""
+    return WRITTEN.format(
+        gradebook=out / store.GRADEBOOK_FILE,
+        markdown=out / report.MARKDOWN_FILE,
+        html=report.HTML_FILE,
+        learner=out / "<learner>",
+    )
 
 
 def class_components(config: CourseConfig) -> list[report.Component]:
