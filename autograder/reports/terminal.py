@@ -73,9 +73,9 @@ def first_problems(result: GradeResult) -> list[Text]:
 
 
 def class_table(results: list[GradeResult | Ungraded]) -> Table:
-    """One row per submission: its total and the components that lost points (by name, with
-    their score), so the table stays readable at 80 columns whatever the course's titles; each
-    submission's own table above it has every component."""
+    """One row per submission: its total and the components that lost points, one a line, by
+    title (as the submission's own table above names them) with the points lost, "Scaled
+    dot-product attention (-11.16)"; each submission's own table has every score."""
     from rich.table import Table
     from rich.text import Text
 
@@ -89,14 +89,14 @@ def class_table(results: list[GradeResult | Ungraded]) -> Table:
             table.add_row(Text(clean(result.submission, 200)), "", reason)
             continue
         lost = [
-            f"{c.name} {points(c.score)}/{points(c.max_score)}"
+            f"{clean(c.title, 200)} (-{points(c.max_score - c.score)})"
             for c in result.components
-            if c.score < c.max_score
+            if c.score < c.max_score - 1e-9
         ]
         table.add_row(
             Text(clean(result.submission, 200)),
             f"{points(result.score)} / {points(result.max_score)}",
-            Text(", ".join(lost) or "nothing"),
+            Text("\n".join(lost) or "nothing"),
         )
     return table
 

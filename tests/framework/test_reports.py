@@ -259,11 +259,23 @@ def test_terminal_rich_markup_in_learner_text_is_not_interpreted():
 
 
 def test_class_overview_names_the_components_that_lost_points_and_fits_80_columns():
+    """By title (as each submission's own table), with the points lost, one a line."""
     config = load_course(TOY / "course.toml")
     tests = [
         TestResult("a", "t::a", "scale", status="failed", message="Wrong."),
         TestResult("b", "t::b", "normalize", status="passed"),
     ]
+    both = build_grade_result(
+        config,
+        [
+            TestResult("e", "t::e", "scale", status="failed", message="Wrong."),
+            TestResult("f", "t::f", "normalize", status="passed"),
+            TestResult("g", "t::g", "normalize", status="failed", message="Wrong."),
+        ],
+        submission="ada",
+        seed=0,
+        hidden_included=False,
+    )
     partial = build_grade_result(config, tests, submission="sam", seed=0, hidden_included=False)
     full = build_grade_result(
         config,
@@ -276,11 +288,14 @@ def test_class_overview_names_the_components_that_lost_points_and_fits_80_column
         hidden_included=False,
     )
     console = Console(record=True, width=80, color_system=None)
-    terminal.print_class([partial, full], console)
+    terminal.print_class([partial, full, both], console)
     lines = console.export_text().splitlines()
     assert max(len(line) for line in lines) <= 80
     (sam,) = [line for line in lines if "sam" in line]
-    assert "5.00 / 15.00" in sam and "scale 0.00/10.00" in sam and "normalize" not in sam
+    assert "5.00 / 15.00" in sam and "Scaling (-10.00)" in sam and "Normalizing" not in sam
+    ada = lines.index(next(line for line in lines if "ada" in line))
+    assert "2.50 / 15.00" in lines[ada] and "Scaling (-10.00)" in lines[ada]
+    assert "Normalizing (-2.50)" in lines[ada + 1] and "ada" not in lines[ada + 1]
     (kim,) = [line for line in lines if "kim" in line]
     assert "15.00 / 15.00" in kim and "nothing" in kim
 
