@@ -56,6 +56,8 @@ class Release:
     notes: str = ""
     notebook: bool = False
     files: dict[str, bytes] = field(default_factory=dict)
+    #: (learner path, title, autograded points) of each notebook the release ships.
+    notebooks: list[tuple[str, str, float]] = field(default_factory=list)
     protected: set[str] = field(default_factory=set)
 
     def add(self, path: str, data: bytes, *, protected: bool) -> None:

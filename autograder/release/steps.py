@@ -44,6 +44,16 @@ BAD_PYPROJECT = "{path} is not valid TOML ({error}); the release builds the lear
 UNFILLED = "The template {name} still has the placeholder {placeholder} after rendering."
 #: Width of the commands in the README's test block, so their comments line up.
 README_COMMAND_WIDTH = 32
+NOTEBOOKS_SECTION = """
+## The notebook
+
+{rows}
+
+Its libraries (gensim, matplotlib, and Jupyter through nbgrader) come with the `{extra}`
+extra: `python -m pip install -e ".[{extra}]"`, then `jupyter lab` and open the notebook.
+`pytest` and `autograder grade .` here check the modules only; the notebook is graded by your
+instructor's grader, cell by cell, with the points above on top of the modules' total.
+"""
 COURSE_KEYS_DROPPED = ("reference_dir", "hidden_tests", "mutants", "variants")
 PYTEST_BLOCK = """[tool.pytest.ini_options]
 # Your tests: the visible graders, run against {package_dir}.
@@ -125,6 +135,9 @@ def add_learner_notebooks(release: Release) -> None:
             for file in written:
                 relative = PurePosixPath(*file.relative_to(scratch).parts)
                 release.add(str(relative), file.read_bytes(), protected=file != dest)
+        release.notebooks.append(
+            (str(assignment.learner_path), assignment.title, assignment.points)
+        )
 
 
 def add_course_file(release: Release) -> None:
@@ -176,8 +189,21 @@ def add_readme(release: Release) -> None:
         "TORCH": TORCH_VERSION,
         "PASS_RULE": _pass_rule_sentence(release),
         "NOTES": release.notes.strip() or _default_notes(release),
+        "NOTEBOOKS": _notebooks_section(release),
     }
     release.add("README.md", _render("README.md.tmpl", values).encode(), protected=False)
+
+
+def _notebooks_section(release: Release) -> str:
+    """The README's paragraph on the shipped notebooks (none without --notebook): where each
+    is, its points, how to open it, and that the instructor's grader grades it."""
+    if not release.notebooks:
+        return ""
+    rows = "\n".join(
+        f"* `{path}` ({title}): {points:g} points, from its autograded cells."
+        for path, title, points in release.notebooks
+    )
+    return NOTEBOOKS_SECTION.format(rows=rows, extra=LEARNER_EXTRAS[0])
 
 
 def add_workflow(release: Release) -> None:
@@ -190,6 +216,8 @@ def add_workflow(release: Release) -> None:
         "REPO_VARIABLE": HIDDEN_REPO_VARIABLE,
         "MARKER": COMMENT_MARKER,
         "MANIFEST": MANIFEST_PATH,
+        # The instructor's course grades a shipped notebook with nbgrader: its extra.
+        "HIDDEN_EXTRAS": f"[{LEARNER_EXTRAS[0]}]" if release.notebooks else "",
     }
     release.add(WORKFLOW_PATH, _render("grade.yml.tmpl", values).encode(), protected=True)
 

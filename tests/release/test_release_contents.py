@@ -293,3 +293,33 @@ def test_notebook_step_adds_nbgraders_learner_notebook(course, monkeypatch):
     assert "assignments/notebooks/toy_vectors.txt" in release.protected
     plain = build_release(course, pass_rule=PassRule())
     assert not [p for p in plain.files if p.startswith("assignments/notebooks/")]
+
+
+def test_a_shipped_notebook_is_in_the_readme_and_its_extra_in_the_hidden_workflow(
+    course, monkeypatch
+):
+    """The learner reads where the notebook is, its points and how to install what it needs; the
+    workflow's hidden-tests run (the instructor's course, which grades the notebook through
+    nbgrader) installs the notebook extra. Without --notebook neither says a word of it."""
+    import autograder.notebook
+
+    def fake_generate(dest, *, assignment):
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_text('{"cells": []}\n')
+        return [dest]
+
+    monkeypatch.setattr(autograder.notebook, "generate_learner_notebook", fake_generate)
+    shipped = build_release(course, pass_rule=PassRule(), notebook=True)
+    readme = shipped.files["README.md"].decode()
+    assert (
+        "* `assignments/notebooks/contextual_vectors.ipynb` (Notebook: contextual vectors): "
+        "20 points, from its autograded cells." in readme
+    )
+    assert 'python -m pip install -e ".[notebook]"' in readme
+    workflow = shipped.files[steps.WORKFLOW_PATH].decode()
+    assert 'course_root=.instructor extras="[notebook]"' in workflow
+    assert 'python -m pip install "./$course_root$extras"' in workflow
+
+    plain = build_release(course, pass_rule=PassRule())
+    assert "notebook" not in plain.files["README.md"].decode().lower()
+    assert 'course_root=.instructor extras=""' in plain.files[steps.WORKFLOW_PATH].decode()

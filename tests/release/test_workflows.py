@@ -55,7 +55,7 @@ def test_torch_is_a_cpu_build_and_pip_is_cached(workflow):
     steps = workflow["jobs"]["grade"]["steps"]
     install = next(s for s in steps if s.get("name", "").startswith("Install"))["run"]
     assert f'"torch=={TORCH_VERSION}" --index-url https://download.pytorch.org/whl/cpu' in install
-    assert install.index("torch==") < install.index('pip install "./$course_root"')
+    assert install.index("torch==") < install.index('pip install "./$course_root$extras"')
     setup = [s for s in steps if s.get("uses", "").startswith("actions/setup-python@")][0]
     assert setup["with"]["cache"] == "pip"
 
