@@ -199,13 +199,15 @@ def component_table(config: CourseConfig, records: list[store.LearnerRecord]) ->
     table.add_column("Component", footer="Total")
     mean_total = sum(r.total or 0.0 for r in graded) / len(graded) if graded else 0.0
     max_total = sum(c.points for c in parts)
-    table.add_column("Mean", justify="right", footer=f"{points(mean_total)} / {points(max_total)}")
+    footer = f"{points(mean_total)} / {points(max_total)}" if graded else report.NO_LEARNER
+    table.add_column("Mean", justify="right", footer=footer)
     table.add_column("Full marks", justify="right")
     for c in parts:
         scores = report.component_scores(graded, c)
         mean = sum(scores) / len(scores) if scores else 0.0
         full = sum(1 for s in scores if s >= c.points - 1e-9)
-        table.add_row(c.title, f"{points(mean)} / {points(c.points)}", f"{full} / {len(scores)}")
+        shown = f"{points(mean)} / {points(c.points)}" if scores else report.NO_LEARNER
+        table.add_row(c.title, shown, f"{full} / {len(scores)}")
     return table
 
 

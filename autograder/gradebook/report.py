@@ -54,6 +54,9 @@ NOT_SUBMITTED = (
     "{title}: graded for the {have} of {graded} graded learners whose repository holds it; "
     "the others have an empty cell in gradebook.csv."
 )
+NONE = "None."
+NO_LEARNER = "no learner graded"
+NO_FIGURE = "(no figure: no learner graded)"
 NO_MATPLOTLIB = (
     "The score figure needs matplotlib; install it with `pip install 't101-autograder[report]'`."
 )
@@ -292,10 +295,10 @@ def write_report(
 ) -> ClassReport:
     """Write report.md, report.html and the figure into out; return what they show."""
     report = build_report(out, records, components, course)
-    report.figure = score_figure(report.totals, report.max_score)
+    report.figure = score_figure(report.totals, report.max_score) if report.totals else b""
     if report.figure:
         (Path(out) / FIGURE_FILE).write_bytes(report.figure)
-    else:
+    elif report.totals:
         report.notes.append(NO_MATPLOTLIB)
     atomic_write_text(Path(out) / MARKDOWN_FILE, render_markdown(report))
     atomic_write_text(Path(out) / HTML_FILE, render_html(report))
@@ -310,6 +313,17 @@ def _summary_lines(report: ClassReport) -> list[str]:
             f"{statistics.median(report.totals):.2f}, out of {report.max_score:.2f}."
         )
     return lines + report.notes
+
+
+def _mean(mean: float, points: float, count: int) -> str:
+    """A mean out of the points, or NO_LEARNER when no learner was graded for it."""
+    return f"{mean:.2f} / {points:.2f}" if count else NO_LEARNER
+
+
+def _figure_markdown(report: ClassReport) -> str:
+    if report.figure:
+        return f"![Score distribution]({FIGURE_FILE})"
+    return "(no figure)" if report.totals else NO_FIGURE
 
 
 def _cell(text: str) -> str:
@@ -330,7 +344,7 @@ def _code(text: str) -> str:
 def render_markdown(report: ClassReport) -> str:
     out = [f"# {_text(report.course)}: class report", "", *_summary_lines(report), ""]
     out += ["## Score distribution", ""]
-    out += [f"![Score distribution]({FIGURE_FILE})" if report.figure else "(no figure)", ""]
+    out += [_figure_markdown(report), ""]
     out += [
         "## Score per component",
         "",
@@ -339,9 +353,13 @@ def render_markdown(report: ClassReport) -> str:
     ]
     for title, mean, points, full, count in report.components:
         rate = f"{full} / {count}"
-        out.append(f"| {_cell(title)} | {mean:.2f} / {points:.2f} | {rate} |")
-    out += ["", "## Pass rate per test (most failed first)", "", "| Test | Passed |", "|---|---:|"]
-    out += [f"| {_cell(name)} | {p} / {n} |" for name, p, n in report.tests]
+        out.append(f"| {_cell(title)} | {_mean(mean, points, count)} | {rate} |")
+    out += ["", "## Pass rate per test (most failed first)", ""]
+    if report.tests:
+        out += ["| Test | Passed |", "|---|---:|"]
+        out += [f"| {_cell(name)} | {p} / {n} |" for name, p, n in report.tests]
+    else:
+        out.append(NONE)
     out += ["", "## Known mistakes", ""]
     if report.mistakes:
         out += ["| Learners | Component | Known mistake | Explanation |", "|---:|---|---|---|"]
@@ -350,7 +368,7 @@ def render_markdown(report: ClassReport) -> str:
             for r in report.mistakes
         ]
     else:
-        out.append("None.")
+        out.append(NONE)
     out += ["", "## Most common failure messages", ""]
     if report.failures:
         out += ["| Learners | Component | Message |", "|---:|---|---|"]
@@ -359,17 +377,20 @@ def render_markdown(report: ClassReport) -> str:
         ]
         out += ["", report.showing] if report.showing else []
     else:
-        out.append("None.")
+        out.append(NONE)
     out += ["", "## Not implemented yet", ""]
-    out += [f"- {_text(line)}" for line in report.not_implemented_lines()] or ["None."]
+    out += [f"- {_text(line)}" for line in report.not_implemented_lines()] or [NONE]
     out += ["", "## Learners whose grading errored", ""]
-    out += [f"- `{_code(who)}`: {_text(error)}" for who, error in report.errored] or ["None."]
+    out += [f"- `{_code(who)}`: {_text(error)}" for who, error in report.errored] or [NONE]
     out += ["", "## Tamper flags (changed visible tests; graded with pristine tests)", ""]
-    out += [f"- `{_code(who)}`: {_text(files)}" for who, files in report.tampered] or ["None."]
+    out += [f"- `{_code(who)}`: {_text(files)}" for who, files in report.tampered] or [NONE]
     return "\n".join(out) + "\n"
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
+    """An HTML table; NONE as a paragraph when there are no rows (as report.md says it)."""
+    if not rows:
+        return f"<p>{NONE}</p>"
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     body = "".join(
         "<tr>" + "".join(f"<td>{html.escape(str(cell))}</td>" for cell in row) + "</tr>"
@@ -393,11 +414,13 @@ def render_html(report: ClassReport) -> str:
     if report.figure:
         data = base64.b64encode(report.figure).decode("ascii")
         parts.append(f'<img alt="Score distribution" src="data:image/png;base64,{data}">')
+    else:
+        parts.append(f"<p>{html.escape(_figure_markdown(report))}</p>")
     parts += ["<h2>Score per component</h2>"]
     parts.append(
         _table(
             ["Component", "Mean", "Full marks"],
-            [[clean(t), f"{m:.2f} / {p:.2f}", f"{f} / {n}"] for t, m, p, f, n in report.components],
+            [[clean(t), _mean(m, p, n), f"{f} / {n}"] for t, m, p, f, n in report.components],
         )
     )
     parts += ["<h2>Pass rate per test (most failed first)</h2>"]
@@ -419,7 +442,8 @@ def render_html(report: ClassReport) -> str:
     if report.showing:
         parts.append(f"<p>{html.escape(report.showing)}</p>")
     parts += ["<h2>Not implemented yet</h2>"]
-    parts += [f"<p>{html.escape(line)}</p>" for line in report.not_implemented_lines()]
+    lines = report.not_implemented_lines() or [NONE]
+    parts += [f"<p>{html.escape(line)}</p>" for line in lines]
     parts += ["<h2>Learners whose grading errored</h2>"]
     parts.append(_table(["Learner", "Error"], [[w, clean(e)] for w, e in report.errored]))
     parts += ["<h2>Tamper flags</h2>"]
