@@ -21,7 +21,8 @@ component it builds on, FIX_FIRST follows its first problem and ends each of its
 messages, so that the learner fixes the part underneath first. The component's own problem
 always comes first (the terminal table, summary.md and results.json give the same order). A
 test that failed because the component's own code is not implemented (NotImplementedError
-raised outside the parts' module files) does not involve those parts and gets no note; a
+raised outside the parts' module files), or whose message names a known mistake of the
+component itself, does not involve those parts and gets no note; a
 component none of whose failing tests involves them gets none either, nor does a component
 zeroed for its own forbidden call (that problem is its own).
 """
@@ -252,7 +253,12 @@ def _note_dependencies(
 def _involves(test: TestResult, part_files: list[str]) -> bool:
     """Whether a failing test may have failed because of a part its component builds on: not
     when the component's own code raised NotImplementedError (the error's location is none of
-    the parts' module files, e.g. `attention.py`, not `softmax.py`)."""
+    the parts' module files, e.g. `attention.py`, not `softmax.py`), nor when the message names
+    a known mistake of the component itself (`[attention/no-scale]`: the graders matched the
+    result to that mistake made on top of correct parts)."""
+    named = named_mistake(test.message)
+    if named is not None and named.startswith(f"[{test.component}/"):
+        return False
     if test.error_kind != "not_implemented":
         return True
     return any(f"/{file}" in test.message for file in part_files)

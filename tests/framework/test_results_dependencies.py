@@ -157,6 +157,24 @@ def test_only_the_tests_that_may_involve_the_part_get_the_note(config):
     assert messages["p3"] == f"Pipeline is wrong. {SCALE_FIRST}"
 
 
+def test_a_test_that_names_the_components_own_known_mistake_gets_no_note(config):
+    """The graders matched the result to the pipeline's own mistake (made on top of correct
+    parts): fixing Scaling first would not change it. A mistake of the part itself, quoted in
+    the pipeline's test, still gets the note."""
+    own = "Known mistake in the output: [pipeline/no-clip] The values are not clipped. Read: x."
+    parts = "Known mistake in the output: [scale/no-shift] The scale is not shifted. Read: x."
+    tests = [
+        run("scale", "failed", "Scale is off.", "s"),
+        run("pipeline", "failed", own, "p1"),
+        run("pipeline", "failed", parts, "p2"),
+    ]
+    messages = {t.name: t.message for t in grade(config, tests).tests}
+    assert messages["p1"] == own
+    assert messages["p2"] == f"{parts} {SCALE_FIRST}"
+    only_own = grade(config, [run("scale", "failed", "Scale is off.", "s"), tests[1]])
+    assert (only_own.components[2].fix_first, only_own.components[2].note) == ([], "")
+
+
 def test_the_terminal_gives_the_own_problem_then_the_note(config):
     tests = [
         run("scale", "failed", "Scale is off.", "s"),
