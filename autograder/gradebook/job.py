@@ -28,6 +28,7 @@ from typing import Any
 
 from autograder.gradebook import snapshot, store
 from autograder.gradebook.roster import Learner
+from autograder.release.manifest import read_manifest
 from autograder.reports.files import atomic_write_text
 
 GRADER_CRASHED = (
@@ -38,6 +39,11 @@ PROCESS_DIED = (
     "rerun the command to try again."
 )
 ERROR_SUMMARY = "# {learner}\n\nThis repository was not graded: {error}\n"
+MISSING_LIST_LIMIT = 5  # more protected files missing than this: one sentence, not a list
+MANY_MISSING = (
+    "{missing} of {total} protected files missing, each listed in {learner}/results.json (not "
+    "a clone of the release?)"
+)
 PARENT_POLL = 1.0  # seconds between checks that the batch command is still alive
 REMOVE_PATIENCE = 5.0  # seconds to keep removing a temporary folder that is still written in
 PYCACHE_DIR = ".pycache"  # in DIR: compiled (assertion-rewritten) grader modules
@@ -139,13 +145,34 @@ def _grade(
     if isinstance(outcome, Ungraded):
         record.error = outcome.reason
         return
-    known = {entry.split(" ", 1)[1] for entry in record.tamper}
-    for change in outcome.protected_changes:
-        if change["path"] not in known:
-            verb = "missing" if change["got"] == "missing" else "changed"
-            record.tamper.append(f"{verb} {change['path']}")
+    if settings.manifest is not None:
+        total = len(read_manifest(settings.manifest))
+        record.tamper += protected_tamper(
+            outcome.protected_changes, record.tamper, total=total, learner=learner.id
+        )
     record.components = {c.name: c.score for c in outcome.components}
     record.total, record.max_score = outcome.score, outcome.max_score
+
+
+def protected_tamper(
+    changes: list[dict], tamper: list[str], *, total: int, learner: str
+) -> list[str]:
+    """The tamper entries that the release manifest's changes add to ``tamper`` (the visible
+    tests' own): "changed PATH" and "missing PATH" for each protected file not already there;
+    more than MISSING_LIST_LIMIT missing files become one MANY_MISSING sentence (a repository
+    that is not a clone of the release misses them all; results.json lists them)."""
+    known = {entry.split(" ", 1)[1] for entry in tamper}
+    fresh = [c for c in changes if c["path"] not in known]
+    missing = sum(c["got"] == "missing" for c in fresh)
+    listed = missing <= MISSING_LIST_LIMIT
+    entries = [
+        f"{'missing' if c['got'] == 'missing' else 'changed'} {c['path']}"
+        for c in fresh
+        if listed or c["got"] != "missing"
+    ]
+    if not listed:
+        entries.append(MANY_MISSING.format(missing=missing, total=total, learner=learner))
+    return entries
 
 
 def tampered_files(pristine: Path, course_root: Path, repo: Path) -> list[str]:
