@@ -3,6 +3,7 @@ exit handlers, skipping the interpreter's teardown; with arguments (CliRunner) a
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import subprocess
@@ -121,3 +122,30 @@ def test_a_temp_folder_too_deep_for_the_zygotes_socket_still_grades(tmp_path):
     assert "15.00 / 15.00" in completed.stdout
     assert json.loads((out / "results.json").read_text(encoding="utf-8"))["score"] == 15.0
     assert list(temp.iterdir()) == []
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EDQUOT, errno.EROFS])
+def test_a_full_or_read_only_disk_ends_with_a_sentence_not_a_traceback(monkeypatch, code):
+    """A report that cannot be written because of the disk: one sentence naming the file and
+    the reason, status 2; any other OSError is a bug and keeps its traceback."""
+    path = "/grades/amara/results.json"
+    monkeypatch.setenv("AUTOGRADER_NO_ZYGOTE", "1")  # main is replaced: no worker is needed
+
+    def full_disk(**kwargs):
+        raise OSError(code, os.strerror(code), path)
+
+    monkeypatch.setattr(command, "main", full_disk)
+    result = CliRunner().invoke(cli_module.cli, ["grade", str(TOY / "solution")])
+    assert result.exit_code == 2
+    assert (
+        result.output
+        == cli_module.CANNOT_WRITE.format(where=f" {path}", why=os.strerror(code)) + "\n"
+    )
+    assert "Traceback" not in result.output
+
+    def other(**kwargs):
+        raise OSError(errno.EIO, "Input/output error", path)
+
+    monkeypatch.setattr(command, "main", other)
+    broken = CliRunner().invoke(cli_module.cli, ["grade", str(TOY / "solution")])
+    assert isinstance(broken.exception, OSError) and broken.exception.errno == errno.EIO
