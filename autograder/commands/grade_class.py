@@ -3,7 +3,8 @@
 1. read the roster (a folder of repositories or a CSV), keep this shard (--shard i/n);
 2. clear DIR/.partial; skip learners whose DIR/<learner>/record.json was graded with the same
    settings (unless --force): this is what makes a rerun resume;
-3. grade the others in parallel, --jobs at a time, with a progress bar: one session process
+3. grade the others in parallel, --jobs at a time, with a progress bar that names the learners
+   being graded and for how long (commands/in_progress.py): one session process
    collects the graders once and forks a child per learner (gradebook/session.py); each child
    commits its learner's folder atomically;
 4. rebuild DIR/gradebook.csv from the records (learner order), write the class report, print
@@ -38,6 +39,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from autograder.commands.in_progress import InProgress, InProgressColumn
 from autograder.commands.options import OptionError, check_timeout, jobs_or_cores
 from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
 from autograder.gradebook import report, roster, snapshot, store
@@ -252,6 +254,7 @@ def grade_pending(
         args=(settings, pending, jobs, writer, scratch, command_temp),
         name="grade-session",
     )
+    in_progress = InProgress(settings.out, (learner.id for learner in pending))
     columns = (
         TextColumn(f"[bold]{label}"),
         BarColumn(),
@@ -260,6 +263,7 @@ def grade_pending(
         TimeElapsedColumn(),
         TextColumn("ETA"),
         TimeRemainingColumn(),
+        InProgressColumn(in_progress),
     )
     left = {learner.id: learner for learner in pending}
     with Progress(*columns, console=err, transient=False) as progress:
@@ -276,6 +280,7 @@ def grade_pending(
             _start_uninterrupted(process)
             writer.close()
             while left:
+                in_progress.refresh()
                 if not reader.poll(1.0):
                     continue
                 try:
@@ -284,6 +289,7 @@ def grade_pending(
                     break
                 if left.pop(learner_id, None) is not None:
                     advance(learner_id)
+                    in_progress.refresh()  # their folder is in place: no longer in progress
             process.join()
             for learner in list(left.values()):  # the session died before grading them
                 failed_record(settings, learner, process.exitcode)
@@ -294,6 +300,7 @@ def grade_pending(
                 process.join(5)
             raise
         finally:
+            in_progress.clear()  # the bar stays on screen: no learner named as still running
             remove_folder(scratch)
 
 
