@@ -155,8 +155,24 @@ class LearnerSession:
         """Set ``obj.<path>`` ("self_attn", "layers.0") in the worker to a known-good module
         built from torch by runtime/standins.py (``kind``, ``config``, state dict ``state``);
         calls of ``obj`` may then reach a forbidden API through it without being recorded."""
-        fields = {"path": path, "kind": kind, "config": config, "state": state}
-        self._run("set_standin", obj._target, f"Setting {obj._short_type}.{path}", fields, obj)
+        self.set_standins(obj, [(path, kind, config, state)])
+
+    def set_standins(
+        self, obj: RemoteObject, parts: Sequence[tuple[str, str, dict[str, Any], Any]]
+    ) -> None:
+        """``set_standin`` for each ``(path, kind, config, state)`` of ``parts``, in order, in
+        one request. The first part that fails stops the rest and raises what set_standin
+        would have raised for it; a time-out or crash names the first part."""
+        if not parts:
+            return
+        labels = [f"Setting {obj._short_type}.{path}" for path, *_ in parts]
+        fields = {
+            "parts": [
+                {"path": path, "kind": kind, "config": config, "state": state}
+                for path, kind, config, state in parts
+            ]
+        }
+        self._run("set_standins", obj._target, labels[0], fields, obj, part_labels=labels)
 
     def ping(self) -> bool:
         """Start the worker if needed and check that it answers."""
@@ -227,8 +243,9 @@ class LearnerSession:
         label: str,
         fields: dict[str, Any],
         owner: RemoteObject | None = None,
+        part_labels: Sequence[str] = (),
     ) -> dict[str, Any]:
-        return self._run_with_output(op, target, label, fields, owner)[0]
+        return self._run_with_output(op, target, label, fields, owner, part_labels)[0]
 
     def _run_with_output(
         self,
@@ -237,6 +254,7 @@ class LearnerSession:
         label: str,
         fields: dict[str, Any],
         owner: RemoteObject | None,
+        part_labels: Sequence[str] = (),
     ) -> tuple[dict[str, Any], str]:
         if owner is not None:
             self._check_alive(owner)
@@ -254,14 +272,23 @@ class LearnerSession:
             self._check_alive(owner)
         encoded = {key: self._encode(value) for key, value in fields.items()}
         request = {"op": op, "target": target, **encoded}
-        return self._request_with_output(request, label=label, phase="test")
+        return self._request_with_output(
+            request, label=label, phase="test", part_labels=part_labels
+        )
 
     def _request(self, request: dict[str, Any], *, label: str, phase: str) -> dict[str, Any]:
         return self._request_with_output(request, label=label, phase=phase)[0]
 
     def _request_with_output(
-        self, request: dict[str, Any], *, label: str, phase: str
+        self,
+        request: dict[str, Any],
+        *,
+        label: str,
+        phase: str,
+        part_labels: Sequence[str] = (),
     ) -> tuple[dict[str, Any], str]:
+        """One round trip. ``part_labels``: for a request about several parts (set_standins),
+        the label of each; a learner error names the part the worker says failed."""
         strikes = self._hangs.get(label, 0)
         worker = self._ensure_worker()
         timeout = self._timeout(phase)
@@ -310,7 +337,11 @@ class LearnerSession:
                 raise RuntimeError(
                     f"The grading worker failed while running {label}:\n{response['internal']}"
                 )
-            raise failures.from_worker(response["error"], label)
+            error = response["error"]
+            part = error.get("part") if part_labels and isinstance(error, dict) else None
+            if type(part) is int and 0 <= part < len(part_labels):
+                label = part_labels[part]
+            raise failures.from_worker(error, label)
         return response, output
 
     def _timeout(self, phase: str) -> float:

@@ -160,23 +160,34 @@ class Worker:
                 p.grad = None
         return {"value": self.encode(grads)}
 
-    def op_set_standin(self, request: dict[str, Any]) -> dict[str, Any]:
-        """Set ``target.<path>`` to a stand-in built by standins.build from plain data (kind,
-        config, state dict); requests about ``target`` may then call it through the guard."""
-        path = request["path"]
+    def op_set_standins(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Set each part's ``target.<path>`` to a stand-in built by standins.build from plain
+        data (``parts``: [{path, kind, config, state}]), in order, in one request (a layer's four
+        sublayers); requests about ``target`` may then call them through the guard. The first
+        part that fails stops the rest, as separate requests would: its error carries its
+        index as ``part``, so the harness names that part's path."""
+        scope = self.module_target(request["target"])
+        for index, part in enumerate(request["parts"]):
+            try:
+                self.set_standin(scope, request["target"][1], part)
+            except LearnerFailed as failure:
+                failure.error["part"] = index
+                raise
+        return {"value": None}
+
+    def set_standin(self, scope: torch.nn.Module, ref_id: int, part: dict[str, Any]) -> None:
+        path = part["path"]
         if not isinstance(path, str) or not _STANDIN_PATH.fullmatch(path):
             raise ValueError(f"Expected a dotted attribute path such as 'layers.0', got {path!r}.")
-        scope = self.module_target(request["target"])
-        standin = standins.build(request["kind"], request["config"], self.decode(request["state"]))
+        standin = standins.build(part["kind"], part["config"], self.decode(part["state"]))
         *parents, name = path.split(".")
         with _learner(self, "call"):
             host = scope
-            for part in parents:
-                host = getattr(host, part)
+            for attr in parents:
+                host = getattr(host, attr)
             getattr(host, name)  # a stand-in replaces a part the learner made; it adds none
             setattr(host, name, standin)
-        self.standins.setdefault(request["target"][1], []).append(standin)
-        return {"value": None}
+        self.standins.setdefault(ref_id, []).append(standin)
 
     # -- helpers ----------------------------------------------------------------------------
 

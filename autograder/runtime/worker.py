@@ -20,7 +20,8 @@ the guard and answers ``{"ok": True, "ready": ...}``. Then one response per requ
     getattr     target, name                  -> value
     parameter_grads  target, args, kwargs, cotangent -> {name: grad or None}
     parameters  target                        -> [(name, shape, dtype, storage key)]
-    set_standin target, path, kind, config, state -> None (standins.py; ops.op_set_standin)
+    set_standins target, parts [{path, kind, config, state}] -> None (standins.py;
+                                              ops.op_set_standins; a failure names its "part")
     release     (only the "release" field)    -> None
 
 A target is ``["module", name, qualname]`` or ``["ref", id]``. Responses are

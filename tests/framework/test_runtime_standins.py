@@ -207,6 +207,50 @@ def test_a_standin_only_replaces_a_part_the_learner_made(session):
     assert len(stack.layers) == 2
 
 
+def test_several_standins_are_set_in_one_request_in_order(session, monkeypatch):
+    stack = session.module("wiring").Stack()
+    twins = [seeded("encoder_layer", LAYER, 7), seeded("encoder_layer", LAYER, 8)]
+    sent = []
+    real = session._request_with_output
+
+    def counting(request, **kwargs):
+        sent.append(request["op"])
+        return real(request, **kwargs)
+
+    monkeypatch.setattr(session, "_request_with_output", counting)
+    parts = [
+        (f"layers.{i}", "encoder_layer", LAYER, twin.state_dict()) for i, twin in enumerate(twins)
+    ]
+    session.set_standins(stack, parts)
+    monkeypatch.undo()
+    assert sent == ["set_standins"]
+    x, mask = mask_and_input()
+    got = stack(x, mask)
+    assert torch.allclose(got, twins[1](twins[0](x, mask), mask), atol=1e-5)
+    assert not torch.allclose(got, twins[0](x, mask), atol=1e-3)
+
+
+def test_the_first_part_that_fails_is_named_and_stops_the_rest(session):
+    wiring = session.module("wiring")
+    twin = seeded("multi_head_attention", MHA, 9)
+    state = twin.state_dict()
+    alone = wiring.Block()
+    with pytest.raises(LearnerError) as single:
+        session.set_standin(alone, "attention", "multi_head_attention", MHA, state)
+    block = wiring.Block()
+    parts = [
+        ("attn", "multi_head_attention", MHA, state),
+        ("attention", "multi_head_attention", MHA, state),
+        ("attn", "nn.Linear", {}, {}),  # never reached: it would be a grader error
+    ]
+    with pytest.raises(LearnerError) as batched:
+        session.set_standins(block, parts)
+    assert batched.value.feedback == single.value.feedback
+    assert "Block.attention" in batched.value.feedback
+    x, mask = mask_and_input()
+    assert torch.allclose(block(x, mask), twin(x, x, x, mask)[0], atol=1e-6)  # the first is set
+
+
 def test_bad_requests_are_grader_errors_not_learner_failures(session):
     block = session.module("wiring").Block()
     with pytest.raises(RuntimeError, match="No stand-in kind is called 'nn.Linear'"):

@@ -70,12 +70,19 @@ def seed_weights(module: torch.nn.Module, rng: np.random.Generator) -> torch.nn.
     return module.eval()
 
 
-def install(learner, obj, path: str, kind: str, config: dict, rng: np.random.Generator):
-    """Put a seeded stand-in of `kind` at `obj.<path>` in the worker; return the harness's twin
-    (the same module with the same weights)."""
-    twin = seed_weights(runtime_standins.build(kind, config), rng)
-    learner.set_standin(obj, path, kind, config, twin.state_dict())
-    return twin
+def install(learner, obj, parts, rng: np.random.Generator) -> list[torch.nn.Module]:
+    """Put a seeded stand-in at each `obj.<path>` of `parts` ([(path, kind, config)]) in the
+    worker, in one request; return the harness's twins (the same modules with the same
+    weights), in order."""
+    twins = [seed_weights(runtime_standins.build(kind, config), rng) for _, kind, config in parts]
+    learner.set_standins(
+        obj,
+        [
+            (path, kind, config, twin.state_dict())
+            for (path, kind, config), twin in zip(parts, twins, strict=True)
+        ],
+    )
+    return twins
 
 
 @dataclass
@@ -97,16 +104,16 @@ def layer_with_standins(
     layer = construct(encoder_module.EncoderLayer, *args, call=call)
     mha = {"d_model": d_model, "num_heads": num_heads, "bias": True}
     norm = {"d_model": d_model, "eps": EPS}
-    parts = LayerParts(
-        self_attn=install(learner, layer, "self_attn", "multi_head_attention", mha, rng),
-        add_norm_1=install(learner, layer, "add_norm_1", "add_norm", norm, rng),
-        feed_forward=install(
-            learner, layer, "feed_forward", "feed_forward", {"d_model": d_model, "d_ff": d_ff}, rng
-        ),
-        add_norm_2=install(learner, layer, "add_norm_2", "add_norm", norm, rng),
-    )
+    ffn = {"d_model": d_model, "d_ff": d_ff}
+    parts = [
+        ("self_attn", "multi_head_attention", mha),
+        ("add_norm_1", "add_norm", norm),
+        ("feed_forward", "feed_forward", ffn),
+        ("add_norm_2", "add_norm", norm),
+    ]
+    twins = LayerParts(*install(learner, layer, parts, rng))
     layer.eval()
-    return layer, parts
+    return layer, twins
 
 
 def stack_with_standins(
@@ -117,9 +124,7 @@ def stack_with_standins(
     num_layers, d_model, num_heads, d_ff = args[:4]
     encoder = construct(encoder_module.Encoder, *args, call=call)
     config = {"d_model": d_model, "num_heads": num_heads, "d_ff": d_ff, "eps": EPS}
-    twins = [
-        install(learner, encoder, f"layers.{i}", "encoder_layer", config, rng)
-        for i in range(num_layers)
-    ]
+    parts = [(f"layers.{i}", "encoder_layer", config) for i in range(num_layers)]
+    twins = install(learner, encoder, parts, rng)
     encoder.eval()
     return encoder, twins
