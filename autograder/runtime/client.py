@@ -425,6 +425,8 @@ class LearnerSession:
             return ""
         cap = self.limits.output_kb * 1024
         head, total = worker.take_output(cap)
+        if not total:
+            return ""
         text = messages.sanitize(head.decode("utf-8", errors="replace"), cap=cap)
         if total > len(head):
             text += f"\n[... {total - len(head)} more bytes of output not shown]\n"

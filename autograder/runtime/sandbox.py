@@ -52,6 +52,8 @@ ENV_PASSTHROUGH = ("PATH", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 # PYTHONHASHSEED). -B: no bytecode files; -u: unbuffered, so output survives a kill.
 PYTHON_FLAGS = ("-s", "-P", "-B", "-u")
 WORKER_MODULE = "autograder.runtime.worker"
+#: The capture file: created new (never an existing file or link), read and cleared by fd.
+_CAPTURE_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class PackageTooLarge(Exception):
@@ -188,7 +190,11 @@ class WorkerProcess:
         base = self.copy.base
         try:
             self.capture_path = base / "output.log"
-            self.capture_path.touch()
+            # The harness's own descriptor, opened before any learner code runs: the worker
+            # may replace output.log (its folder is writable to it), so the harness never
+            # opens that path again (a symbolic link there would make it read and truncate
+            # a file of its choosing).
+            self._capture = os.open(self.capture_path, _CAPTURE_FLAGS, 0o600)
             level, prefix = isolation.probe()
             hide = [*hide, package_dir]
             forked = self._fork(level, hide, memory_mb, file_mb, startup_timeout)
@@ -216,9 +222,13 @@ class WorkerProcess:
                 self.conn = Connection(parent_end.detach())
                 self.started_by = "fresh"
         except BaseException:
+            if hasattr(self, "_capture"):
+                os.close(self._capture)
             shutil.rmtree(base, ignore_errors=True)
             raise
-        self._finalizer = weakref.finalize(self, _shutdown, self.process, self.conn, base)
+        self._finalizer = weakref.finalize(
+            self, _shutdown, self.process, self.conn, base, self._capture
+        )
 
     def _fork(
         self, level: str, hide: list[Path], memory_mb: int, file_mb: int, timeout: float
@@ -260,12 +270,15 @@ class WorkerProcess:
         return self.copy.root
 
     def take_output(self, cap: int) -> tuple[bytes, int]:
-        """Read and clear what the worker wrote since the last call: (first cap bytes, total)."""
+        """Read and clear what the worker wrote since the last call: (first cap bytes, total).
+        One fstat when it wrote nothing (most requests), through the descriptor opened at
+        start, never the path."""
         try:
-            with open(self.capture_path, "r+b") as capture:
-                total = os.fstat(capture.fileno()).st_size
-                head = capture.read(cap)
-                capture.truncate(0)
+            total = os.fstat(self._capture).st_size
+            if total == 0:
+                return b"", 0
+            head = os.pread(self._capture, cap, 0) if cap > 0 else b""
+            os.ftruncate(self._capture, 0)
         except OSError:
             return b"", 0
         return head, total
@@ -317,8 +330,12 @@ def _kill_group(process: Any) -> None:
         pass
 
 
-def _shutdown(process: Any, conn: Connection, base: Path) -> None:
+def _shutdown(process: Any, conn: Connection, base: Path, capture: int) -> None:
     _kill_group(process)
+    try:
+        os.close(capture)
+    except OSError:
+        pass
     if hasattr(process, "close"):  # a forked worker's line to the zygote
         process.close()
     try:

@@ -1,0 +1,70 @@
+"""The learner's output: read and cleared through the harness's own descriptor of the capture
+file, once per request, and only when the worker wrote something."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from autograder.runtime import LearnerSession, Limits
+
+CODE = """\
+import os
+
+
+def say(text):
+    print(text)
+    return len(text)
+
+
+def quiet():
+    return 7
+
+
+def swap(target):
+    print("before")
+    log = os.path.join(os.getcwd(), "..", "output.log")
+    os.remove(log)
+    os.symlink(target, log)
+    print("after")
+    return True
+"""
+
+
+@pytest.fixture
+def session(tmp_path: Path):
+    package_dir = tmp_path / "submission" / "toypkg"
+    package_dir.mkdir(parents=True)
+    (package_dir / "__init__.py").write_text("")
+    (package_dir / "talk.py").write_text(textwrap.dedent(CODE))
+    made = LearnerSession(
+        package_dir,
+        package="toypkg",
+        limits=Limits(test_timeout=30, import_timeout=30, output_kb=1),
+    )
+    try:
+        yield made
+    finally:
+        made.close()
+
+
+def test_each_call_gets_what_it_printed_and_a_quiet_call_nothing(session):
+    talk = session.module("talk")
+    assert talk.say.call("hello").output == "hello\n"
+    assert talk.quiet.call().output == ""
+    assert talk.say.call("again").output == "again\n"
+    long = talk.say.call("x" * 1500).output
+    assert long.startswith("x" * 1024)
+    assert long.endswith("[... 477 more bytes of output not shown]\n")
+
+
+def test_a_capture_file_swapped_for_a_link_leads_the_harness_nowhere(session, tmp_path):
+    secret = tmp_path / "harness_file.txt"
+    secret.write_text("expected values the learner must not see\n")
+    call = session.module("talk").swap.call(str(secret))
+    assert call.value is True
+    assert call.output == "before\nafter\n"
+    assert secret.read_text() == "expected values the learner must not see\n"
+    assert session.module("talk").say.call("still captured").output == "still captured\n"
