@@ -1,0 +1,331 @@
+"""Expected values computed once: a memo for the graders' pure functions of values.
+
+Every learner's graders compute the same expected values (a built-in's output, what each known
+mistake would give) on the same seeded inputs. A function decorated with `@expected_value` is
+called once per distinct arguments; later calls with equal arguments get a copy of the stored
+result.
+
+    @expected_value
+    def mha_mistakes(state, num_heads, query, key, value, mask=None): ...
+
+Key: the function's module and qualified name, and a sha256 digest of its arguments (tensors by
+dtype, shape, requires_grad and bytes; numpy arrays by dtype, shape and bytes; numbers, str,
+bool, None, torch dtypes; tuples, lists and mappings of these, in order). An argument of any
+other type (a learner's RemoteObject, a callable, a numpy Generator, a module) makes the call
+uncacheable: the function is simply called. A result is stored only when it is made of values
+(tensors without autograd history, numpy arrays and scalars, numbers, str, None, torch dtypes,
+tuples, lists, str- or int-keyed dicts, feedback.AnyOf); every hit returns an independent copy, so a test
+that changes a result cannot change what the next test gets.
+
+Purity guard: a decorated function must be a function of its arguments. On a miss the global
+random states (torch's CPU generator, numpy's and Python's) are compared before and after the
+call; a function that drew from them is not stored (skipping it on a later hit would change
+every later draw of that test): `stats.impure` counts it and an ExpectedValueImpure warning names
+it. A call that raises stores nothing.
+
+AUTOGRADER_NO_EXPECTED=1 in the environment turns the memo off (every call computes), to
+compare a grade with and without it.
+
+Stores: one in-process dict, always (a `grade` reuses what its visible tests computed in its
+hidden tests). A batch (gradebook/session.py) also gives a folder, DIR/.expected, with
+`use_folder`: each learner's child writes its misses there, one file per key (written to a
+temporary name, then renamed: a reader never sees half a file), and the session process reads
+the new files before each fork (`refresh`), so later children inherit them through fork.
+
+Security (SECURITY.md, "Expected values"): only the trusted harness reads or writes entries.
+The folder is inside DIR, which learner code never sees (the worker covers it with an empty
+read-only mount) and which is emptied when a batch starts, so entries never outlive the graders
+and references that computed them. Entries are read with the wire codec's unpickler
+(runtime/wire.py), which builds no object but builtins, arrays and tensors, never with pickle.
+A key holds every argument, so a value computed from a learner's data (their output passed to a
+mistake detector) can only be found again by a call with exactly that data: no learner can
+plant a value for another learner's grade.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import random
+import shutil
+import tempfile
+import warnings
+from collections import Counter
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+import torch
+
+from autograder.feedback import AnyOf
+from autograder.runtime import wire
+
+__all__ = ["ExpectedValueImpure", "clear", "expected_value", "refresh", "stats", "use_folder"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+ENTRY_SUFFIX = ".entry"
+DISABLE = "AUTOGRADER_NO_EXPECTED"
+ANY_OF = "\x00AnyOf"  # the key of the one-item dict that stands for an AnyOf in a stored tree
+IMPURE = (
+    "{name} drew from the global random generators, so its result was not stored: skipping it "
+    "on a later call would change every later random draw of that test. Draw from an argument "
+    "(a numpy Generator) or wrap the draw in torch.random.fork_rng, or remove @expected_value."
+)
+
+
+class ExpectedValueImpure(RuntimeWarning):
+    """A decorated function consumed global randomness; its result was not stored."""
+
+
+class _Uncacheable(Exception):
+    """An argument or a result that is not a value."""
+
+
+class Stats:
+    """Counters for the tests and the report: hits, misses, calls passed through, impure
+    functions by name, entries written to and read from the folder."""
+
+    def __init__(self) -> None:
+        self.hits = 0
+        self.misses = 0
+        self.passed_through = 0
+        self.written = 0
+        self.loaded = 0
+        self.impure: Counter[str] = Counter()
+
+
+stats = Stats()
+_memory: dict[str, Any] = {}
+_folder: Path | None = None
+_seen: set[str] = set()  # entry files already in _memory (read by refresh, or written here)
+_warned: set[str] = set()
+
+
+def expected_value(function: F) -> F:
+    """Decorate a pure function of values: computed once per distinct arguments (see above)."""
+    name = f"{function.__module__}.{function.__qualname__}"
+
+    @functools.wraps(function)
+    def memo(*args: Any, **kwargs: Any) -> Any:
+        if os.environ.get(DISABLE) == "1":
+            return function(*args, **kwargs)
+        try:
+            key = _key(name, args, kwargs)
+        except _Uncacheable:
+            stats.passed_through += 1
+            return function(*args, **kwargs)
+        if key in _memory:
+            stats.hits += 1
+            return _copy(_memory[key])
+        before = _random_states()
+        result = function(*args, **kwargs)
+        stats.misses += 1
+        if not _same_states(before, _random_states()):
+            stats.impure[name] += 1
+            if name not in _warned:
+                _warned.add(name)
+                warnings.warn(IMPURE.format(name=name), ExpectedValueImpure, stacklevel=2)
+            return result
+        try:
+            stored = _copy(result)
+        except _Uncacheable:
+            return result
+        _memory[key] = stored
+        _write(key, stored)
+        return result
+
+    return memo  # type: ignore[return-value]
+
+
+def use_folder(folder: Path | None) -> None:
+    """Share entries through `folder` (emptied, made 0700), or stop sharing (None). A batch's
+    session process calls it once, before it forks any learner's child."""
+    global _folder
+    _seen.clear()
+    _folder = None if folder is None else Path(folder)
+    if _folder is not None:
+        shutil.rmtree(_folder, ignore_errors=True)
+        _folder.mkdir(mode=0o700, parents=True)
+
+
+def refresh() -> int:
+    """Read the entries other processes wrote to the folder since the last refresh into this
+    process's memory; returns how many. Unreadable or damaged files are skipped (recomputed)."""
+    if _folder is None:
+        return 0
+    count = 0
+    try:
+        names = [e.name for e in os.scandir(_folder) if e.name.endswith(ENTRY_SUFFIX)]
+    except OSError:
+        return 0
+    for file_name in names:
+        if file_name in _seen:
+            continue
+        _seen.add(file_name)
+        try:
+            key, value = _decoded(wire.decode(wire.loads((_folder / file_name).read_bytes())))
+        except (OSError, ValueError, TypeError, IndexError):
+            continue
+        if file_name == _file_name(key) and key not in _memory:
+            _memory[key] = value
+            count += 1
+    stats.loaded += count
+    return count
+
+
+def clear() -> None:
+    """Forget every stored value and reset the counters (tests); the folder is kept."""
+    _memory.clear()
+    _seen.clear()
+    _warned.clear()
+    stats.__init__()
+
+
+# -- keys ---------------------------------------------------------------------------------------
+
+
+def _key(name: str, args: tuple, kwargs: dict) -> str:
+    digest = hashlib.sha256(name.encode())
+    _feed(digest, args)
+    _feed(digest, dict(sorted(kwargs.items())))
+    return f"{name}:{digest.hexdigest()}"
+
+
+def _feed(digest: Any, value: Any) -> None:
+    """Add a tagged, unambiguous encoding of `value` to the digest; _Uncacheable otherwise."""
+    if value is None or isinstance(value, (bool, int, float, complex, str)):
+        digest.update(f"<{type(value).__name__}:{value!r}>".encode())
+    elif isinstance(value, torch.Tensor):
+        if value.layout != torch.strided or value.device.type != "cpu" or value.is_quantized:
+            raise _Uncacheable
+        data = value.detach().contiguous()
+        if data.dtype == torch.bfloat16:
+            data = data.view(torch.int16)
+        try:
+            raw = data.resolve_conj().resolve_neg().numpy().tobytes()
+        except (TypeError, RuntimeError) as error:
+            raise _Uncacheable from error
+        head = f"<tensor:{value.dtype}:{tuple(value.shape)}:{value.requires_grad}:{len(raw)}>"
+        digest.update(head.encode())
+        digest.update(raw)
+    elif isinstance(value, (np.ndarray, np.generic)):
+        array = np.asarray(value)
+        if array.dtype.hasobject:
+            raise _Uncacheable
+        raw = np.ascontiguousarray(array).tobytes()
+        kind = "ndarray" if isinstance(value, np.ndarray) else "npscalar"
+        digest.update(f"<{kind}:{array.dtype.str}:{array.shape}:{len(raw)}>".encode())
+        digest.update(raw)
+    elif isinstance(value, torch.dtype):
+        digest.update(f"<dtype:{value}>".encode())
+    elif isinstance(value, (tuple, list)):
+        digest.update(f"<{type(value).__name__}:{len(value)}>".encode())
+        for item in value:
+            _feed(digest, item)
+    elif isinstance(value, Mapping):
+        digest.update(f"<mapping:{len(value)}>".encode())
+        for k, v in value.items():
+            _feed(digest, k)
+            _feed(digest, v)
+    else:
+        raise _Uncacheable
+
+
+def _file_name(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest() + ENTRY_SUFFIX
+
+
+# -- values -------------------------------------------------------------------------------------
+
+
+def _copy(value: Any) -> Any:
+    """An independent copy of a result made of values; _Uncacheable for anything else."""
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes, torch.dtype)):
+        return value
+    if isinstance(value, torch.Tensor):
+        if value.requires_grad or type(value) is not torch.Tensor:
+            raise _Uncacheable  # autograd history or a subclass (nn.Parameter): not a value
+        return value.clone()
+    if isinstance(value, np.ndarray):
+        if value.dtype.hasobject:
+            raise _Uncacheable
+        return value.copy()
+    if isinstance(value, np.generic):
+        return value.copy()
+    if isinstance(value, AnyOf):
+        return AnyOf(*(_copy(item) for item in value.arrays))
+    if type(value) in (tuple, list):
+        return type(value)(_copy(item) for item in value)
+    if type(value) is dict and all(isinstance(k, (str, int)) for k in value):
+        return {k: _copy(v) for k, v in value.items()}
+    raise _Uncacheable
+
+
+def _encoded(value: Any) -> Any:
+    """A stored value with each AnyOf as {ANY_OF: [items]}, ready for the wire codec."""
+    if isinstance(value, AnyOf):
+        return {ANY_OF: [_encoded(item) for item in value.arrays]}
+    if type(value) in (tuple, list):
+        return type(value)(_encoded(item) for item in value)
+    if type(value) is dict:
+        return {k: _encoded(v) for k, v in value.items()}
+    return value
+
+
+def _decoded_value(value: Any) -> Any:
+    if type(value) is dict:
+        if len(value) == 1 and ANY_OF in value:
+            return AnyOf(*(_decoded_value(item) for item in value[ANY_OF]))
+        return {k: _decoded_value(v) for k, v in value.items()}
+    if type(value) in (tuple, list):
+        return type(value)(_decoded_value(item) for item in value)
+    return value
+
+
+def _decoded(entry: Any) -> tuple[str, Any]:
+    key, value = entry
+    if not isinstance(key, str):
+        raise TypeError("an entry's key must be a str")
+    return key, _decoded_value(value)
+
+
+def _write(key: str, value: Any) -> None:
+    """Write one entry to the folder, atomically; a failure only means no sharing."""
+    if _folder is None:
+        return
+    name = _file_name(key)
+    _seen.add(name)
+    try:
+        frame = wire.dumps(wire.encode((key, _encoded(value))))
+        handle, temporary = tempfile.mkstemp(dir=_folder, suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(frame)
+            os.replace(temporary, _folder / name)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+    except (OSError, wire.WireError):
+        return
+    stats.written += 1
+
+
+# -- the purity guard ---------------------------------------------------------------------------
+
+
+def _random_states() -> tuple:
+    state = np.random.get_state()
+    return (
+        torch.random.default_generator.get_state(),
+        state[0],
+        state[1].tobytes(),
+        *state[2:],
+        random.getstate(),
+    )
+
+
+def _same_states(before: tuple, after: tuple) -> bool:
+    return torch.equal(before[0], after[0]) and before[1:] == after[1:]
