@@ -6,6 +6,8 @@ contract state dict (`norm.weight`, `norm.bias`) and what each catalogued mistak
 `expect_close(..., mistakes=...)`. `dropout_in_eval` recognises an output that dropout, left
 on in eval mode, would give. Never a reference solution: this ships with the visible graders.
 Symbols: d_model width; ... any leading axes, e.g. (B, L).
+Functions marked @expected_value are computed once per distinct arguments
+(autograder/expected.py), so they stay pure functions of their arguments: no global random draws.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Mapping
 import torch
 import torch.nn.functional as F
 
+from autograder.expected import expected_value
 from autograder.feedback import AnyOf
 from tests.graders.support.catalogue import mistake
 
@@ -31,6 +34,7 @@ DEFAULT_EPS = 1e-5  # nn.LayerNorm's own default
 MAX_DROPOUT_WIDTH = 16  # dropout_in_eval tries all 2**d_model keep patterns of a token
 
 
+@expected_value
 def expected_and_mistakes(
     state: Mapping[str, torch.Tensor], x: torch.Tensor, s: torch.Tensor, eps: float = DEFAULT_EPS
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
@@ -64,6 +68,7 @@ def _normalise(z, dims, weight, bias, eps, *, unbiased=False) -> torch.Tensor:
     return (z - mean) / torch.sqrt(var + eps) * weight + bias
 
 
+@expected_value
 def dropout_in_eval(
     got: torch.Tensor,
     state: Mapping[str, torch.Tensor],

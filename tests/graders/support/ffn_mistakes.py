@@ -5,6 +5,8 @@ learner's own weights, read back, or the weights a test loaded) with F.linear an
 what each catalogued mistake (mistakes/feed_forward.toml) would give instead, keyed by the
 sentence that names it; pass them to `expect_close(..., mistakes=...)`. Never a reference
 solution: this ships with the visible graders. Symbols: d_model width, d_ff inner width.
+Functions marked @expected_value are computed once per distinct arguments
+(autograder/expected.py), so they stay pure functions of their arguments: no global random draws.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Callable, Mapping
 import torch
 import torch.nn.functional as F
 
+from autograder.expected import expected_value
 from autograder.feedback import AnyOf
 from tests.graders.support.catalogue import mistake
 
@@ -26,6 +29,7 @@ def _identity(y: torch.Tensor) -> torch.Tensor:
     return y
 
 
+@expected_value
 def expected_and_mistakes(
     state: Mapping[str, torch.Tensor], x: torch.Tensor
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:

@@ -6,6 +6,8 @@ support.torch_equivalents), never from a reference solution. A test hands the mi
 names the mistake when the learner's result matches one of them. Each sentence comes from the
 course's catalogue (mistakes/multi_head_attention.toml). Symbols: B batch, L query length, S
 key/value length, d_model model width, h heads, d_k = d_model // h.
+Functions marked @expected_value are computed once per distinct arguments
+(autograder/expected.py), so they stay pure functions of their arguments: no global random draws.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Mapping
 import torch
 import torch.nn.functional as F
 
+from autograder.expected import expected_value
 from tests.graders.support.catalogue import mistake
 from tests.graders.support.mistakes import Mistakes, split_pairs
 from tests.graders.support.torch_equivalents import torch_mha_forward, torch_mha_from
@@ -32,6 +35,7 @@ AVERAGED_WEIGHTS = "multi_head_attention/averaged-weights"
 DROPOUT_IN_EVAL = "multi_head_attention/dropout-in-eval"
 
 
+@expected_value
 def mha(
     state: Mapping[str, torch.Tensor],
     num_heads: int,
@@ -48,6 +52,7 @@ def mha(
         return torch_mha_forward(built_in, query, key, value, mask)
 
 
+@expected_value
 def mha_mistakes(
     state: Mapping[str, torch.Tensor],
     num_heads: int,
@@ -141,6 +146,7 @@ def _as_plain_merge(z: torch.Tensor, heads: int) -> torch.Tensor:
     return z.view(B, L, heads, d_model // heads).transpose(1, 2).reshape(B, L, d_model)
 
 
+@expected_value
 def dropout_in_eval(
     state: Mapping[str, torch.Tensor],
     num_heads: int,

@@ -8,6 +8,8 @@ learner's result matches one of them. Every sentence comes from the course's cat
 (mistakes/attention.toml, mistakes/softmax.toml): `[<id>] explanation. Read: course notes, ...`.
 
 All arrays here are float64 numpy unless a function says otherwise.
+Functions marked @expected_value are computed once per distinct arguments
+(autograder/expected.py), so they stay pure functions of their arguments: no global random draws.
 Symbols: B batch, L query length, S key/value length, d_k query/key width, d_v value width,
 d_model model width, h heads.
 """
@@ -22,6 +24,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from autograder.expected import expected_value
 from autograder.feedback import GradingFailure
 from autograder.runtime.errors import LearnerError
 from tests.graders.support.catalogue import mistake
@@ -87,6 +90,7 @@ def hint_on_error(hint: str, *, when: str = "") -> Iterator[None]:
         raise GradingFailure(f"{error.feedback.rstrip('.')}. Hint: {hint}{end}") from None
 
 
+@expected_value
 def sdpa(
     Q: np.ndarray,
     K: np.ndarray,
@@ -122,6 +126,7 @@ def split_pairs(found: Mapping[str, tuple]) -> Mistakes:
     )
 
 
+@expected_value
 def sdpa_mistakes(
     Q: np.ndarray,
     K: np.ndarray,

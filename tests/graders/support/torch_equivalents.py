@@ -120,6 +120,13 @@ def encoder_layer_state_to_torch(state: StateDict) -> dict[str, torch.Tensor]:
     return out
 
 
+def _no_global_draws():
+    """Leave torch's global generator as it was: a built-in's random initial weights, which a
+    builder replaces at once, must not shift a test's later draws (nor make a caller impure for
+    autograder.expected)."""
+    return torch.random.fork_rng(devices=[])
+
+
 def _infer_bias(state: StateDict, bias: bool | None) -> bool:
     return ("W_q.bias" in state) if bias is None else bias
 
@@ -131,7 +138,8 @@ def torch_mha_from(
     of a contract MultiHeadAttention (bias=None: bias iff the state dict has W_q.bias)."""
     bias = _infer_bias(mha_state_dict, bias)
     dtype = _dtype(mha_state_dict, "W_q.weight", "torch_mha_from")
-    mha = nn.MultiheadAttention(d_model, num_heads, dropout=0.0, bias=bias, batch_first=True)
+    with _no_global_draws():  # its random initial weights are replaced below
+        mha = nn.MultiheadAttention(d_model, num_heads, dropout=0.0, bias=bias, batch_first=True)
     mha.load_state_dict(mha_state_to_torch(mha_state_dict, bias), strict=True)
     return mha.to(dtype).eval()
 
@@ -142,7 +150,8 @@ def torch_encoder_layer_from(
     """nn.TransformerEncoderLayer (relu, post-norm, batch_first, dropout 0) with the weights of
     a contract EncoderLayer."""
     dtype = _dtype(layer_state_dict, "self_attn.W_q.weight", "torch_encoder_layer_from")
-    layer = new_torch_encoder_layer(d_model, num_heads, d_ff, eps)
+    with _no_global_draws():  # its random initial weights are replaced below
+        layer = new_torch_encoder_layer(d_model, num_heads, d_ff, eps)
     layer.load_state_dict(encoder_layer_state_to_torch(layer_state_dict), strict=True)
     return layer.to(dtype).eval()
 
@@ -158,8 +167,9 @@ def torch_encoder_from(
     """nn.TransformerEncoder of `num_layers` such layers (no final norm, no nested tensors) with
     the weights of a contract Encoder (`layers.<i>.<EncoderLayer names>`)."""
     dtype = _dtype(encoder_state_dict, "layers.0.self_attn.W_q.weight", "torch_encoder_from")
-    layer = new_torch_encoder_layer(d_model, num_heads, d_ff, eps)
-    encoder = nn.TransformerEncoder(layer, num_layers, enable_nested_tensor=False)
+    with _no_global_draws():  # its random initial weights are replaced below
+        layer = new_torch_encoder_layer(d_model, num_heads, d_ff, eps)
+        encoder = nn.TransformerEncoder(layer, num_layers, enable_nested_tensor=False)
     state = {}
     for i in range(num_layers):
         layer_state = encoder_layer_state_to_torch(_sub(encoder_state_dict, f"layers.{i}."))
