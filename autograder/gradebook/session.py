@@ -15,6 +15,10 @@ The session process holds the graders and references, as every learner's harness
 learner code, which runs only in the sandboxed worker (SECURITY.md). Each child's console (the
 learner's grader.log) goes through a SwitchableStream that the child points at its own file.
 
+Expected values (autograder/expected.py) are shared through DIR/.expected: a child writes the
+values its graders computed, and the session process reads them before each fork, so later
+learners inherit them instead of computing them again.
+
 When the graders cannot run at all (a collection error, a bad marker, no tests), every learner
 gets a row saying so, as `autograder grade` would say for each.
 """
@@ -37,6 +41,7 @@ from typing import Any
 
 import pytest
 
+from autograder import expected
 from autograder.gradebook.job import (
     JobSettings,
     cache_bytecode,
@@ -51,6 +56,7 @@ from autograder.gradebook.roster import Learner
 from autograder.gradebook.store import read_record
 
 SESSION_LOG = ".session.log"  # in DIR: pytest's console up to collection (why graders failed)
+EXPECTED_DIR = ".expected"  # in DIR: expected values shared by the learners' children
 COLLECTED = "collected {count} items"
 SUMMARY = "{passed} passed, {failed} failed in {seconds:.2f}s"
 SCRATCH_PREFIX = "t101-grade-class-"
@@ -125,6 +131,7 @@ def _session(batch: BatchSession, settings: JobSettings) -> None:
         batch.not_graded(SESSION_FAILED.format(kind=type(error).__name__, detail=error))
     finally:
         batch.remove_scratch()
+        batch.remove_expected()
 
 
 def _run(batch: BatchSession, settings: JobSettings) -> None:
@@ -141,6 +148,7 @@ def _run(batch: BatchSession, settings: JobSettings) -> None:
     from autograder.reports.terminal import Ungraded
 
     cache_bytecode(settings.out)
+    expected.use_folder(batch.expected)  # emptied: values never outlive this batch's graders
     config = load_course(settings.course)
     folders = grader_folders(config, visible_only=False)
     if isinstance(folders, Ungraded):
@@ -204,6 +212,8 @@ class BatchSession:
         # notebook sandboxes) is made in here, so that a stopped run leaves none behind.
         self.scratch = scratch or Path(tempfile.mkdtemp(prefix=SCRATCH_PREFIX))
         tempfile.tempdir = str(self.scratch)
+        # Hidden from learner code with the rest of DIR (pytest_args' hide).
+        self.expected = settings.out / EXPECTED_DIR
 
     # -- the session process -----------------------------------------------------------------
 
@@ -217,6 +227,7 @@ class BatchSession:
         try:
             while (queue and not self.stopping and self._command_alive()) or self.running:
                 while queue and len(self.running) < self.jobs and self._command_alive():
+                    expected.refresh()  # what finished children computed: inherited by this one
                     with self._forking:
                         if self.stopping:
                             break
@@ -280,6 +291,12 @@ class BatchSession:
     def remove_scratch(self) -> None:
         if os.getpid() == self.pid:
             remove_folder(self.scratch)
+
+    def remove_expected(self) -> None:
+        """The shared expected values go with the batch (never in a child)."""
+        if os.getpid() == self.pid:
+            expected.use_folder(None)
+            remove_folder(self.expected)
 
     # -- a learner's child ---------------------------------------------------------------------
 
