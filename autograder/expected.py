@@ -14,8 +14,8 @@ bool, None, torch dtypes; tuples, lists and mappings of these, in order). An arg
 other type (a learner's RemoteObject, a callable, a numpy Generator, a module) makes the call
 uncacheable: the function is simply called. A result is stored only when it is made of values
 (tensors without autograd history, numpy arrays and scalars, numbers, str, None, torch dtypes,
-tuples, lists, str- or int-keyed dicts, feedback.AnyOf); every hit returns an independent copy, so a test
-that changes a result cannot change what the next test gets.
+tuples, lists, str- or int-keyed dicts, feedback.AnyOf); every hit returns an independent copy,
+so a test that changes a result cannot change what the next test gets.
 
 Purity guard: a decorated function must be a function of its arguments. On a miss the global
 random states (torch's CPU generator, numpy's and Python's) are compared before and after the
@@ -142,13 +142,17 @@ def expected_value(function: F) -> F:
 
 def use_folder(folder: Path | None) -> None:
     """Share entries through `folder` (emptied, made 0700), or stop sharing (None). A batch's
-    session process calls it once, before it forks any learner's child."""
+    session process calls it once, before it forks any learner's child. A folder that cannot
+    be made means no sharing, never a failed batch."""
     global _folder
     _seen.clear()
     _folder = None if folder is None else Path(folder)
     if _folder is not None:
         shutil.rmtree(_folder, ignore_errors=True)
-        _folder.mkdir(mode=0o700, parents=True)
+        try:
+            _folder.mkdir(mode=0o700, parents=True)
+        except OSError:  # only sharing is lost: each process keeps its own memory
+            _folder = None
 
 
 def refresh() -> int:

@@ -240,3 +240,12 @@ def test_damaged_or_foreign_files_are_skipped_never_unpickled(tmp_path: Path):
     assert calls == [("scaled", 2.0)] * 2  # computed again, as without any entry
     with pytest.raises(wire.WireError):
         wire.loads((tmp_path / "evil.entry").read_bytes())
+
+
+def test_a_folder_that_cannot_be_made_only_means_no_sharing(tmp_path: Path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    expected.use_folder(blocker / ".expected")
+    scaled(torch.ones(2))
+    scaled(torch.ones(2))
+    assert calls == [("scaled", 2.0)] and expected.stats.written == 0
