@@ -209,6 +209,20 @@ class LearnerSession:
             output=output,
         )
 
+    def _call_value(
+        self,
+        target: list[Any],
+        label: str,
+        args: tuple,
+        kwargs: dict[str, Any],
+        owner: RemoteObject | None = None,
+    ) -> Any:
+        """``_call(...).value`` without the arguments after the call: the worker neither
+        encodes nor sends them back (a plain ``f(x)``, most calls)."""
+        fields = {"args": args, "kwargs": kwargs, "args_back": False}
+        response = self._run("call", target, label, fields, owner)
+        return self._decode(response["value"])
+
     def _getattr(
         self, target: list[Any], name: str | None, label: str, owner: RemoteObject | None = None
     ) -> Any:

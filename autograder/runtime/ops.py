@@ -116,6 +116,8 @@ class Worker:
         args, kwargs = self.decode(request["args"]), self.decode(request["kwargs"])
         with _learner(self, "call"):
             result = function(*args, **kwargs)
+        if request.get("args_back", True) is False:  # a plain f(x): the value only
+            return {"value": self.encode(result)}
         return {
             "value": self.encode(result),
             "args": self.encode(args),

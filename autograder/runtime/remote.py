@@ -76,7 +76,7 @@ class RemoteCallable:
         return ["module", self._module, self._qualname]
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.call(*args, **kwargs).value
+        return self._session._call_value(self._target, f"{self._qualname}(...)", args, kwargs)
 
     def call(self, *args: Any, **kwargs: Any) -> CallResult:
         """Call it; also return the arguments after the call and the learner's output."""
@@ -135,7 +135,8 @@ class RemoteObject:
         )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.call(*args, **kwargs).value
+        label = f"{self._label}(...)"
+        return self._session._call_value(self._target, label, args, kwargs, owner=self)
 
     def call(self, *args: Any, **kwargs: Any) -> CallResult:
         """Call it; also return the arguments after the call and the learner's output."""
@@ -182,7 +183,10 @@ class RemoteMethod:
         self._name = name
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.call(*args, **kwargs).value
+        owner = self._owner
+        label = f"{owner._short_type}.{self._name}(...)"
+        target = ["attr", owner._ref_id, self._name]
+        return owner._session._call_value(target, label, args, kwargs, owner=owner)
 
     def call(self, *args: Any, **kwargs: Any) -> CallResult:
         """Call it; also return the arguments after the call and the learner's output."""

@@ -16,7 +16,8 @@ the guard and answers ``{"ok": True, "ready": ...}``. Then one response per requ
     ping                                      -> "pong"
     import_package                            -> {"init_error", "package_missing"}
     import      module                        -> None
-    call        target, args, kwargs          -> value, args, kwargs (after the call)
+    call        target, args, kwargs[, args_back] -> value, args, kwargs (after the call;
+                                              value only when args_back is False)
     getattr     target, name                  -> value
     parameter_grads  target, args, kwargs, cotangent -> {name: grad or None}
     parameters  target                        -> [(name, shape, dtype, storage key)]

@@ -242,6 +242,32 @@ def test_call_returns_the_arguments_after_the_call(funcs):
     assert untouched.kwargs == {"factor": 2.0}
 
 
+def test_a_plain_call_brings_back_the_value_only(session, monkeypatch):
+    funcs = session.module("funcs")
+    model = session.module("layers").Scaler(3)
+    sent = []
+    request = session._request_with_output
+
+    def keeping(message, **kwargs):
+        response, output = request(message, **kwargs)
+        sent.append((message["op"], message.get("args_back"), sorted(response)))
+        return response, output
+
+    monkeypatch.setattr(session, "_request_with_output", keeping)
+    x = np.ones(3)
+    np.testing.assert_array_equal(funcs.scale(x, factor=np.float64(3.0)), np.full(3, 3.0))
+    out, extra = model(torch.ones(1, 3))
+    assert model.eval() is model
+    assert funcs.scale.call(x).args[0].tolist() == [1.0, 1.0, 1.0]
+    assert [(op, back) for op, back, _ in sent] == [
+        ("call", False),
+        ("call", False),
+        ("call", False),
+        ("call", None),
+    ]
+    assert ["args" in keys for _, _, keys in sent] == [False, False, False, True]
+
+
 def test_modules_stay_remote_and_their_state_dict_round_trips(session):
     Scaler = session.module("layers").Scaler
     model = Scaler(3)
