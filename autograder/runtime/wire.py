@@ -43,6 +43,7 @@ TORCH_DTYPES: dict[str, torch.dtype] = {
     if isinstance(getattr(torch, name, None), torch.dtype)
 }
 _SCALARS = (type(None), bool, int, float, str, bytes)
+_SCALAR_SET = frozenset(_SCALARS)
 _TAGS = ("tuple", "complex", "nd", "npscalar", "pt", "dtype", "ref")
 
 Ref = tuple  # ("ref", id, type name, call label)
@@ -80,23 +81,29 @@ def loads(frame: bytes, *, max_depth: int = DEFAULT_MAX_DEPTH + FRAME_DEPTH_MARG
 
 
 def _check_tree(tree: Any, max_depth: int) -> None:
+    """Only builtins of the tree's kinds, dict keys str or int, no deeper than max_depth.
+    Containers alone are stacked (with their depth); scalars, most of a frame, are passed over
+    where they are met."""
+    if type(tree) in _SCALAR_SET:
+        return
     stack = [(tree, 0)]
     while stack:
         node, depth = stack.pop()
-        kind = type(node)
-        if kind in _SCALARS:
-            continue
         if depth >= max_depth:
             raise WireError(f"A frame is nested deeper than {max_depth} levels.")
+        kind = type(node)
         if kind is list or kind is tuple:
-            stack.extend((item, depth + 1) for item in node)
+            items = node
         elif kind is dict:
-            for key, value in node.items():
-                if type(key) not in (str, int):
+            for key in node:
+                if type(key) is not str and type(key) is not int:
                     raise WireError(f"A frame holds a dict key of type {type(key).__name__}.")
-                stack.append((value, depth + 1))
+            items = node.values()
         else:
             raise WireError(f"A frame holds a {kind.__name__}; frames may hold builtins only.")
+        for item in items:
+            if type(item) not in _SCALAR_SET:
+                stack.append((item, depth + 1))
 
 
 class _Encoder:
@@ -275,11 +282,9 @@ def _decode_tensor(tree: tuple) -> torch.Tensor:
     if dtype not in TORCH_DTYPES:
         raise WireError(f"A value names an unsupported torch dtype {dtype!r:.40}.")
     torch_dtype = TORCH_DTYPES[dtype]
-    itemsize = torch.empty((), dtype=torch_dtype).element_size()
-    shape = _shape_and_size(shape, itemsize, data)
+    shape = _shape_and_size(shape, torch_dtype.itemsize, data)
     if data:
-        raw = torch.frombuffer(bytearray(data), dtype=torch.uint8)
-        tensor = raw.view(torch_dtype).reshape(shape).clone()
+        tensor = torch.frombuffer(bytearray(data), dtype=torch_dtype).reshape(shape).clone()
     else:
         tensor = torch.empty(shape, dtype=torch_dtype)
     if requires_grad is True and (torch_dtype.is_floating_point or torch_dtype.is_complex):

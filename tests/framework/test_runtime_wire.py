@@ -181,6 +181,22 @@ def test_frames_holding_other_builtin_types_are_refused(payload):
         wire.loads(pickle.dumps(payload, protocol=5))
 
 
+@pytest.mark.parametrize("key", [1.5, (1, 2), None, b"k"])
+def test_frames_with_other_dict_keys_are_refused_at_any_depth(key):
+    for payload in ({key: 1}, [0, ("x", [{"a": {key: "v"}}])]):
+        with pytest.raises(wire.WireError, match=f"dict key of type {type(key).__name__}"):
+            wire.loads(pickle.dumps(payload, protocol=5))
+
+
+def test_depth_counts_dicts_lists_and_tuples_alike():
+    tree: object = "leaf"
+    for level in range(12):
+        tree = [{"k": ("t", tree)}][0] if level % 2 else ("t", [tree])
+    assert wire.loads(wire.dumps(tree), max_depth=25) == tree
+    with pytest.raises(wire.WireError, match="deeper than 17"):
+        wire.loads(wire.dumps(tree), max_depth=17)
+
+
 def test_truncated_frames_and_malformed_tags_are_refused():
     frame = wire.dumps(wire.encode(np.arange(10)))
     with pytest.raises(wire.WireError, match="could not be read"):
