@@ -133,22 +133,38 @@ def hide_targets(roots: Iterable[Path], keep: Sequence[Path]) -> list[str]:
     descending only into the children that lead to a kept path. System folders (SYSTEM_DIRS)
     are never roots: a harness started from ``/`` or ``/tmp`` does not hide the system.
     """
+    # Plain strings (absolute, resolved, so "under" is a prefix test): a worker start walks a
+    # few hundred entries here, and pathlib's parsing was most of that.
+    kept = [str(k) for k in keep]
     targets: list[str] = []
-    pending = sorted({Path(os.path.realpath(r)) for r in roots if os.path.lexists(r)})
-    pending = [path for path in pending if str(path) not in SYSTEM_DIRS]
+    covered: set[str] = set()
+    roots = {os.path.realpath(r) for r in roots if os.path.lexists(r)}
+    pending = sorted((r for r in roots if r not in SYSTEM_DIRS), key=_parts)
     while pending and len(targets) < MAX_HIDDEN:
         path = pending.pop(0)
-        if any(path == k or path.is_relative_to(k) for k in keep) or str(path) in targets:
+        if any(_under(path, k) for k in kept) or path in covered:
             continue
-        if not any(k.is_relative_to(path) for k in keep):
-            targets.append(str(path))
+        if not any(_under(k, path) for k in kept):
+            targets.append(path)
+            covered.add(path)
             continue
         try:
-            children = sorted(path.iterdir())
+            with os.scandir(path) as entries:
+                children = sorted(e.path for e in entries if not e.is_symlink())
         except OSError:
             continue
-        pending.extend(c for c in children if not c.is_symlink())
+        pending.extend(children)
     return targets
+
+
+def _parts(path: str) -> list[str]:
+    """Sort key: pathlib's order (component by component), not the strings' order."""
+    return path.split("/")
+
+
+def _under(path: str, folder: str) -> bool:
+    """``Path(path).is_relative_to(folder)`` for absolute, normalised paths."""
+    return path == folder or path.startswith(folder if folder.endswith("/") else folder + "/")
 
 
 # -- in a worker forked by the zygote: what the `unshare` prefix does for a fresh one -------------
