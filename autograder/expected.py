@@ -203,26 +203,27 @@ def _feed(digest: Any, value: Any) -> None:
     if value is None or isinstance(value, (bool, int, float, complex, str)):
         digest.update(f"<{type(value).__name__}:{value!r}>".encode())
     elif isinstance(value, torch.Tensor):
-        if value.layout != torch.strided or value.device.type != "cpu" or value.is_quantized:
-            raise _Uncacheable
-        data = value.detach().contiguous()
-        if data.dtype == torch.bfloat16:
+        data = value.detach() if value.requires_grad else value
+        if data.is_conj() or data.is_neg():
+            data = data.resolve_conj().resolve_neg()
+        if data.dtype == torch.bfloat16:  # numpy has no bfloat16: its bits, as int16
             data = data.view(torch.int16)
-        try:
-            raw = data.resolve_conj().resolve_neg().numpy().tobytes()
+        try:  # refused for tensors that are not plain CPU ones (sparse, quantized, meta, GPU)
+            array = data.numpy()
         except (TypeError, RuntimeError) as error:
             raise _Uncacheable from error
-        head = f"<tensor:{value.dtype}:{tuple(value.shape)}:{value.requires_grad}:{len(raw)}>"
+        if not array.flags.c_contiguous:
+            array = np.ascontiguousarray(array)
+        head = f"<tensor:{value.dtype}:{tuple(value.shape)}:{value.requires_grad}:{array.nbytes}>"
         digest.update(head.encode())
-        digest.update(raw)
+        digest.update(array)
     elif isinstance(value, (np.ndarray, np.generic)):
-        array = np.asarray(value)
+        array = np.ascontiguousarray(value)
         if array.dtype.hasobject:
             raise _Uncacheable
-        raw = np.ascontiguousarray(array).tobytes()
         kind = "ndarray" if isinstance(value, np.ndarray) else "npscalar"
-        digest.update(f"<{kind}:{array.dtype.str}:{array.shape}:{len(raw)}>".encode())
-        digest.update(raw)
+        digest.update(f"<{kind}:{array.dtype.str}:{array.shape}:{array.nbytes}>".encode())
+        digest.update(array)
     elif isinstance(value, torch.dtype):
         digest.update(f"<dtype:{value}>".encode())
     elif isinstance(value, (tuple, list)):

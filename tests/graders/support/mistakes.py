@@ -126,7 +126,6 @@ def split_pairs(found: Mapping[str, tuple]) -> Mistakes:
     )
 
 
-@expected_value
 def sdpa_mistakes(
     Q: np.ndarray,
     K: np.ndarray,
@@ -145,6 +144,20 @@ def sdpa_mistakes(
     Only mistakes that give a result of the right shape (and, mostly, a different value) are
     included; the masking mistakes only when there is a mask.
     """
+    outputs, weights = _sdpa_mistakes(Q, K, V, mask, d_model=d_model)
+    if mask is not None:
+        mask = np.asarray(mask, dtype=bool)
+        fill = _fitted_fill(got, Q, K, mask)
+        if fill is not None:  # the learner's own small negative, in place of -1 (same key order)
+            pair = _masked(Q, K, V, mask, fill=fill)
+            outputs[MASK_FILL_SMALL_NEGATIVE], weights[MASK_FILL_SMALL_NEGATIVE] = pair
+    return outputs, weights
+
+
+@expected_value
+def _sdpa_mistakes(Q, K, V, mask=None, *, d_model: int | None = None) -> Mistakes:
+    """sdpa_mistakes with the small negative fill at -1: the same for every learner, so computed
+    once (the fill fitted to a learner's weights is theirs alone)."""
     d_k, d_v = Q.shape[-1], V.shape[-1]
     found = {
         NO_SCALE: sdpa(Q, K, V, mask, scale=1.0),
@@ -156,14 +169,14 @@ def sdpa_mistakes(
     if d_model is not None and d_model != d_k:
         found[SCALE_BY_D_MODEL] = sdpa(Q, K, V, mask, scale=d_model**-0.5)
     if mask is not None:
-        found.update(_mask_mistakes(Q, K, V, np.asarray(mask, dtype=bool), got))
+        found.update(_mask_mistakes(Q, K, V, np.asarray(mask, dtype=bool)))
     KT = np.swapaxes(np.asarray(K).T, -1, -2)  # the keys that Q @ K.T really uses
     if Q.ndim > 2 and KT.shape == np.shape(K):
         found[K_ALL_AXES_TRANSPOSED] = sdpa(Q, KT, V, mask)
     return split_pairs(found)
 
 
-def _mask_mistakes(Q, K, V, mask: np.ndarray, got: object = None) -> dict[str, tuple]:
+def _mask_mistakes(Q, K, V, mask: np.ndarray) -> dict[str, tuple]:
     """The masking mistakes: masked scores filled with 0 or a small negative, the mask applied
     after the softmax, inverted, or (a padding mask) transposed onto the queries; and, when a
     query has no key at all, a finite fill (equal weights) or a softmax that gives NaN."""
@@ -172,11 +185,8 @@ def _mask_mistakes(Q, K, V, mask: np.ndarray, got: object = None) -> dict[str, t
         # First: a fill so negative that only the fully masked rows show it is this mistake.
         found[BLANK_ROW_UNIFORM] = _masked(Q, K, V, mask, fill=-1e9)
         found[NAN_ALL_INF] = _masked(Q, K, V, mask, fill=-np.inf)
-    fill = _fitted_fill(got, Q, K, mask)
     found[MASK_FILL_ZERO] = _masked(Q, K, V, mask, fill=0.0)
-    found[MASK_FILL_SMALL_NEGATIVE] = _masked(
-        Q, K, V, mask, fill=SMALL_NEGATIVE_FILL if fill is None else fill
-    )
+    found[MASK_FILL_SMALL_NEGATIVE] = _masked(Q, K, V, mask, fill=SMALL_NEGATIVE_FILL)
     found[MASK_AFTER_SOFTMAX] = _masked(Q, K, V, mask, after=True)
     found[MASK_INVERTED] = sdpa(Q, K, V, ~mask)
     L, S = Q.shape[-2], K.shape[-2]
