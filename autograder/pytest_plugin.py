@@ -278,6 +278,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             seed=seed_for(state.seed, key),
         )
         _skip_replaced_tracebacks(item)
+        # pytest computes an item's location (its file relative to the rootdir, its line: the
+        # source of its function is read) the first time it reports it, and caches it on the
+        # item. Computed here, at collection, a batch's session process does it once for the
+        # whole class, and each learner's forked child inherits it.
+        item.location  # noqa: B018
     if problems:
         state.usage_errors.extend(problems)
         raise pytest.UsageError(*problems)

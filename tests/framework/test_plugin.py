@@ -349,3 +349,24 @@ def test_grader_tests_run_in_the_course_order_of_their_components(monkeypatch):
     first_normalize = files.index("tests/graders/visible/test_toy_normalize.py")
     assert set(files[:first_normalize]) == {"tests/graders/visible/test_toy_scale.py"}
     assert set(files[first_normalize:]) == {"tests/graders/visible/test_toy_normalize.py"}
+
+
+def test_grader_items_know_their_location_once_collected(mini):
+    """A batch forks a child per learner from the process that collected: what collection
+    computes, the children need not compute again."""
+    seen = {}
+
+    class Peek:
+        @pytest.hookimpl(trylast=True)
+        def pytest_collection_modifyitems(self, items):
+            for item in items:
+                seen[item.name] = item.__dict__.get("location")
+
+    collector = plugin.ResultCollector()
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        pytest.main(
+            ["graders", f"--rootdir={mini}", "-p", "no:cacheprovider", "--collect-only"],
+            plugins=[collector, Peek()],
+        )
+    assert seen["test_passes"] == ("graders/visible/test_mini_visible.py", 9, "test_passes")
+    assert all(location is not None for location in seen.values())
