@@ -72,6 +72,22 @@ def test_torch_tensors_keep_dtype_shape_and_values(dtype):
     assert torch.equal(got, source)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "complex64", "int64", "bool", "bfloat16"])
+def test_views_travel_as_their_values_in_c_order(dtype):
+    base = (torch.arange(60) % 7).reshape(3, 4, 5).to(wire.TORCH_DTYPES[dtype])
+    views = [base.transpose(0, 2), base[:, ::2], base.expand(2, 3, 4, 5), base[1], base[0, 0, 0]]
+    if base.is_complex():
+        views += [base.conj(), base.conj().transpose(0, 1)]
+    if base.is_floating_point():
+        views += [torch.nn.Parameter(base.clone()), base._neg_view()]
+    for view in views:
+        tree = wire.encode(view)
+        expected = view.detach().resolve_conj().resolve_neg().contiguous()
+        assert tree[2] == tuple(view.shape)
+        assert len(tree[3]) == expected.numel() * expected.element_size()
+        assert torch.equal(wire.decode(tree), expected)
+
+
 def test_decoded_tensors_own_their_memory_and_keep_requires_grad():
     weight = torch.nn.Parameter(torch.randn(3, 4))
     got = roundtrip(weight.t())  # a non-contiguous view with a grad_fn
