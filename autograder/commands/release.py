@@ -10,6 +10,7 @@ Exit status: 0 written; 2 not written (the reason is printed as sentences).
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -19,6 +20,10 @@ from autograder.release.pipeline import ReleaseError, build_release, write_relea
 
 WRITTEN = "Wrote the learner release ({count} files) to {out}."
 NOTES_MISSING = "The notes file {path} cannot be read: {reason}; expected a Markdown file."
+NOT_WRITTEN = (
+    "Could not write the learner release to {out} ({why}: {file}); nothing of it was kept: free "
+    "some space or choose another folder, then run the same command again."
+)
 
 
 def main(
@@ -34,14 +39,39 @@ def main(
     try:
         config = load_course(course if course else find_course_file(Path.cwd()))
         rule = PassRule.parse(config.ci.pass_rule if pass_rule is None else pass_rule)
-        text = notes.read_text(encoding="utf-8") if notes else ""
+        try:
+            text = notes.read_text(encoding="utf-8") if notes else ""
+        except (OSError, UnicodeDecodeError) as error:
+            print(NOTES_MISSING.format(path=notes, reason=error), file=sys.stderr)
+            return 2
         release = build_release(config, pass_rule=rule, notes=text, notebook=notebook)
-        written = write_release(release, out)
+        fresh = not out.exists()
+        try:
+            written = write_release(release, out)
+        except OSError as error:
+            # write_release writes only into a new or empty folder: all in it is this release's.
+            # A half-written one would make the rerun refuse the folder as not empty.
+            _remove_partial(out, fresh)
+            file = error.filename or out
+            print(NOT_WRITTEN.format(out=out, file=file, why=error.strerror), file=sys.stderr)
+            return 2
     except (CourseConfigError, PassRuleError, ReleaseError) as error:
         print(str(error), file=sys.stderr)
         return 2
-    except (OSError, UnicodeDecodeError) as error:
-        print(NOTES_MISSING.format(path=notes, reason=error), file=sys.stderr)
-        return 2
     print(WRITTEN.format(count=len(written), out=out))
     return 0
+
+
+def _remove_partial(out: Path, fresh: bool) -> None:
+    """Remove what a failed write_release left in out (out too when this command made it)."""
+    if fresh:
+        shutil.rmtree(out, ignore_errors=True)
+        return
+    try:
+        for child in out.iterdir():
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child, ignore_errors=True)
+            else:
+                child.unlink(missing_ok=True)
+    except OSError:  # not a folder, or one this command can no longer change
+        pass
