@@ -114,6 +114,9 @@ def main(
         return _error(OUT_IN_ROSTER.format(out=out, roster=roster_path))
     out.mkdir(parents=True, exist_ok=True)
     store.clear_partial(out)
+    # Made by the command itself: a folder it cannot write in (a read-only --out that exists)
+    # ends here with the command line's one sentence, not in the session process's traceback.
+    (out / store.PARTIAL_DIR).mkdir()
     settings = JobSettings(
         course=config.path,
         out=out,
