@@ -44,7 +44,7 @@ from autograder.commands.options import OptionError, check_timeout, jobs_or_core
 from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
 from autograder.gradebook import report, roster, snapshot, store
 from autograder.gradebook.job import JobSettings, failed_record, remove_folder, settings_key
-from autograder.gradebook.session import SCRATCH_PREFIX, run_batch
+from autograder.gradebook.session import EXPECTED_DIR, SCRATCH_PREFIX, run_batch
 from autograder.notebook import notebook_components
 from autograder.release.manifest import ManifestError, read_manifest
 from autograder.results import points
@@ -305,6 +305,9 @@ def grade_pending(
         finally:
             in_progress.clear()  # the bar stays on screen: no learner named as still running
             remove_folder(scratch)
+            # The session removes the shared expected values when it ends on its own; not when
+            # it is stopped (Ctrl-C here) or killed: they must not outlive the batch in DIR.
+            remove_folder(settings.out / EXPECTED_DIR)
 
 
 def _start_uninterrupted(process: multiprocessing.process.BaseProcess) -> None:
