@@ -20,8 +20,9 @@ KEPT_TABLES = ("build-system", "project", "project.scripts", "project.entry-poin
 KEPT_PREFIXES = ("project.entry-points.", "tool.setuptools")
 EXTRAS_TABLE = "project.optional-dependencies"
 PYTEST_TABLE = "tool.pytest.ini_options"
-#: Extras a learner may install: the nbgrader notebook's, when the release ships it.
-LEARNER_EXTRAS = ("notebook",)
+#: Extras a learner may install when the release ships the nbgrader notebook: the notebook's
+#: libraries, and the real GloVe vectors it loads when they are installed.
+LEARNER_EXTRAS = ("notebook", "glove")
 
 _HEADER = re.compile(r"^(\[\[?)[ \t]*([^\[\]]+?)[ \t]*\]\]?[ \t]*(?:#.*)?$", re.MULTILINE)
 _COMMENT_LINE = re.compile(r"^[ \t]*#.*\n", re.MULTILINE)

