@@ -67,6 +67,10 @@ INTERRUPTED = (
     "Interrupted: {done} of {total} learners are saved in {out}; run the same command again to "
     "grade the rest."
 )
+INTERRUPTED_REPORT = (
+    "Interrupted while writing the gradebook and the class report: all {total} learners are "
+    "saved in {out}; run the same command again to write them."
+)
 OUT_IN_ROSTER = (
     "--out {out} is inside the roster folder {roster}, where every folder is a learner's "
     "repository; choose an output folder outside it."
@@ -140,10 +144,21 @@ def main(
     try:
         grade_pending(settings, pending, len(learners), jobs, err)
     except KeyboardInterrupt:
-        done = sum(store.read_record(out, lr.id) is not None for lr in learners)
+        return _interrupted(out, learners)
+    try:
+        return finish(config, out, [lr.id for lr in learners], quiet=quiet, shown=shown)
+    except KeyboardInterrupt:  # not 'before anything was graded', the command line's sentence
+        return _interrupted(out, learners)
+
+
+def _interrupted(out: Path, learners: list[roster.Learner]) -> int:
+    """Say how many learners are saved after a Ctrl-C; the exit status."""
+    done = sum(store.read_record(out, lr.id) is not None for lr in learners)
+    if done == len(learners):
+        print(INTERRUPTED_REPORT.format(total=done, out=out), file=sys.stderr)
+    else:
         print(INTERRUPTED.format(done=done, total=len(learners), out=out), file=sys.stderr)
-        return _EXIT_INTERRUPTED
-    return finish(config, out, [lr.id for lr in learners], quiet=quiet, shown=shown)
+    return _EXIT_INTERRUPTED
 
 
 def finish(
