@@ -87,7 +87,12 @@ def test_grader_bytecode_is_cached_in_the_output_folder_when_writing_is_off(
 
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
     monkeypatch.setattr(sys, "pycache_prefix", None)
-    job.cache_bytecode(tmp_path)
-    assert sys.dont_write_bytecode is False
-    assert sys.pycache_prefix == str(tmp_path / ".pycache")
-    assert store.read_records(tmp_path) == []  # a dot folder is never a learner
+    kept = len(job._KEPT)
+    try:
+        job.cache_bytecode(tmp_path)
+        assert sys.dont_write_bytecode is False
+        assert sys.pycache_prefix == str(tmp_path / ".pycache")
+        assert store.read_records(tmp_path) == []  # a dot folder is never a learner
+    finally:  # the process-long recompile hook must not outlive this test (later tests patch it)
+        while len(job._KEPT) > kept:
+            job._KEPT.pop().__exit__(None, None, None)
