@@ -1,6 +1,7 @@
 """Report writers: sanitising learner text, summary.md, junit.xml, results.json, the table."""
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from rich.console import Console
 
 from autograder.config import load_course
 from autograder.reports import junit, markdown, results_json, terminal
-from autograder.reports.files import atomic_write_text
+from autograder.reports.files import atomic_write_text, current_umask
 from autograder.reports.sanitize import (
     CUT_NOTE,
     cap,
@@ -234,6 +235,21 @@ def test_atomic_write_leaves_the_old_file_when_writing_fails(tmp_path):
         atomic_write_text(path, 3)  # not text: the write fails half way
     assert path.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["a.txt"]
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_an_atomically_written_report_gets_the_umasks_permissions(tmp_path, umask):
+    """As a plain open() would give (grader.log beside it): not mkstemp's private 0600."""
+    previous = os.umask(umask)
+    try:
+        assert current_umask() == umask
+        report = atomic_write_text(tmp_path / "results.json", "{}")
+        with open(tmp_path / "grader.log", "w") as log:
+            log.write("")
+    finally:
+        os.umask(previous)
+    mode = report.stat().st_mode & 0o777
+    assert mode == 0o666 & ~umask == (tmp_path / "grader.log").stat().st_mode & 0o777
 
 
 def test_terminal_table_prints_learner_text_literally(result):
