@@ -63,7 +63,7 @@ EARLIER_TIMEOUT = (
     "An earlier cell ({cells}) did not finish within {seconds:g} seconds and was interrupted, "
     "so what it should define may be missing."
 )
-EARLIER_ERROR = "An earlier cell ({cell}) failed first with {error}; fix that one first."
+EARLIER_ERROR = "An earlier cell ({cell}) failed first; fix that one first: {error}"
 CELL_FAILED = "Test cell {grade_id} failed: {error}"
 CELL_FAILED_NO_ERROR = "Test cell {grade_id} did not pass."
 MISSING_FROM_RUN = "Test cell {grade_id} was not graded; the grader has recorded why."
@@ -207,7 +207,7 @@ def _cell_message(
         return CELL_TIMED_OUT.format(seconds=cell_timeout)
     error = str(got.get("error") or "").strip()
     message = (
-        CELL_FAILED.format(grade_id=grade_id, error=error)
+        _full_stop(CELL_FAILED.format(grade_id=grade_id, error=error))
         if error
         else CELL_FAILED_NO_ERROR.format(grade_id=grade_id)
     )
@@ -222,8 +222,15 @@ def _cell_message(
     else:
         first = next(((cell, text) for cell, text in earlier if cell not in graded), None)
         if first is not None:
-            message += " " + EARLIER_ERROR.format(cell=first[0], error=first[1])
+            error = first[1].strip()
+            message += " " + _full_stop(EARLIER_ERROR.format(cell=first[0], error=error))
     return message
+
+
+def _full_stop(sentence: str) -> str:
+    """The sentence ending with a full stop, unless it already ends a sentence: an error's
+    own text ("name 'x' is not defined") is quoted as it came."""
+    return sentence if sentence.endswith((".", "!", "?")) else f"{sentence}."
 
 
 def _run_failure(
