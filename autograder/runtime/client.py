@@ -441,12 +441,24 @@ class LearnerSession:
         head, total = worker.take_output(cap)
         if not total:
             return ""
-        text = messages.sanitize(head.decode("utf-8", errors="replace"), cap=cap)
+        text = self._shown_paths(head.decode("utf-8", errors="replace"), worker)
+        text = messages.sanitize(text, cap=cap)
         if total > len(head):
             text += f"\n[... {total - len(head)} more bytes of output not shown]\n"
         if self._test is not None:
             self._test.add_output(text)
         return text
+
+    def _shown_paths(self, text: str, worker: WorkerProcess) -> str:
+        """The worker's private copy named as the learner's repository names it: a warning
+        printed at ``/tmp/autograder-x/root/t101/softmax.py:38`` reads
+        ``assignments/t101/softmax.py:38``, as the failure messages do."""
+        root = f"{str(worker.root).rstrip('/')}/"
+        if root not in text:
+            return text
+        return re.sub(
+            re.escape(root) + r"[^/\s]+/", lambda _: f"{self.display_dir.rstrip('/')}/", text
+        )
 
     # -- imports ----------------------------------------------------------------------------
 

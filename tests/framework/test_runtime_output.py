@@ -23,6 +23,14 @@ def quiet():
     return 7
 
 
+def where():
+    import warnings
+
+    warnings.warn("overflow encountered in exp", RuntimeWarning)
+    print(os.path.abspath(__file__))
+    return True
+
+
 def swap(target):
     print("before")
     log = os.path.join(os.getcwd(), "..", "output.log")
@@ -68,3 +76,27 @@ def test_a_capture_file_swapped_for_a_link_leads_the_harness_nowhere(session, tm
     assert call.output == "before\nafter\n"
     assert secret.read_text() == "expected values the learner must not see\n"
     assert session.module("talk").say.call("still captured").output == "still captured\n"
+
+
+def test_printed_paths_of_the_private_copy_read_as_the_learners_repository_names_them(tmp_path):
+    """A warning or a printed __file__ names the module as the failure messages do (the
+    display folder, e.g. assignments/toypkg), never the worker's private copy."""
+    package_dir = tmp_path / "submission" / "toypkg"
+    package_dir.mkdir(parents=True)
+    (package_dir / "__init__.py").write_text("")
+    (package_dir / "talk.py").write_text(textwrap.dedent(CODE))
+    made = LearnerSession(
+        package_dir,
+        package="toypkg",
+        limits=Limits(test_timeout=30, import_timeout=30, output_kb=4),
+        display_dir="assignments/toypkg",
+    )
+    try:
+        output = made.module("talk").where.call().output
+    finally:
+        made.close()
+    lines = output.splitlines()
+    assert lines[0].startswith("assignments/toypkg/talk.py:")
+    assert lines[0].endswith(": RuntimeWarning: overflow encountered in exp")
+    assert lines[-1] == "assignments/toypkg/talk.py"
+    assert "autograder-" not in output and str(tmp_path) not in output
