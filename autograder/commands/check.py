@@ -52,7 +52,7 @@ INTERRUPTED = "Interrupted: the check did not finish."
 MUTATION_SCORE = "Mutation score: {caught}/{total} caught and named ({percent})"
 VARIANTS_LINE = "Variants: {kept}/{total} keep full marks"
 UNCOVERED_LINE = "Catalogued mistakes without a mutant: {count}"
-DURATION_LINE = "{cases} cases graded in {seconds:.0f} s with {jobs} job(s)."
+DURATION_LINE = "{cases} cases graded in {seconds:.0f} s with {jobs} {noun}."
 KEPT_LINE = "Each case's repository and reports are kept in {path}."
 #: The score columns: the case's own component (mutants and variants), the whole course.
 COMPONENT_HEADER = "Own component"
@@ -99,7 +99,9 @@ def main(
     console = Console(highlight=False)
     print_report(plan, rows, console)
     graded = sum(row.case.graded for row in rows)
-    console.print(DURATION_LINE.format(cases=graded, seconds=time.monotonic() - start, jobs=jobs))
+    seconds = time.monotonic() - start
+    noun = "job" if jobs == 1 else "jobs"
+    console.print(DURATION_LINE.format(cases=graded, seconds=seconds, jobs=jobs, noun=noun))
     if keep is not None:
         console.print(KEPT_LINE.format(path=keep))
     return _EXIT_OK if all(row.ok for row in rows) else _EXIT_FAILED
