@@ -30,6 +30,7 @@ DEFAULT_FORBIDDEN_MESSAGE = (
     "This course asks you to build this part yourself, so {api} may not be used here."
 )
 MAX_TYPES_PER_RESPONSE = 1000  # type descriptions kept from one response (see _learn_methods)
+START_ATTEMPTS = 2  # fresh workers tried before a start failure is remembered for the session
 _MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
@@ -374,6 +375,35 @@ class LearnerSession:
             raise self._start_failure
         if self._worker is not None:
             return self._worker
+        # A worker that dies before its ready message (killed from outside, a fork server
+        # going away) gets one fresh try: only a start that fails twice running is remembered,
+        # and fails every later test at once instead of waiting for each start in turn.
+        for attempt in range(START_ATTEMPTS):
+            worker = self._new_worker()
+            try:
+                ready = self._handshake(worker)
+                break
+            except Exception as exc:
+                head, _ = worker.take_output(8192)
+                worker.close()
+                if attempt + 1 < START_ATTEMPTS:
+                    continue
+                self._start_failure = RuntimeError(
+                    f"The grading worker did not start ({exc}); its output:\n"
+                    + head.decode("utf-8", errors="replace")
+                )
+                raise self._start_failure from None
+        worker.take_output(0)  # anything printed while starting is not the learner's
+        self.isolation = ready["ready"].get("isolation")
+        self.worker_start = worker.started_by
+        self._worker = worker
+        self.generation += 1
+        self._methods = {}
+        self._imported = set()
+        self._package_ready = False
+        return worker
+
+    def _new_worker(self) -> WorkerProcess:
         try:
             worker = WorkerProcess(
                 self.package_dir,
@@ -389,6 +419,10 @@ class LearnerSession:
             )
             self._start_failure = LearnerError(kind="import_error", feedback=feedback)
             raise self._start_failure from None
+        return worker
+
+    def _handshake(self, worker: WorkerProcess) -> dict:
+        """Send the init frame and wait for the worker's ready message."""
         init = {
             "package": self.package,
             "root": str(worker.root),
@@ -399,30 +433,13 @@ class LearnerSession:
             "max_bytes": self.limits.max_wire_bytes,
             "max_depth": self.limits.max_wire_depth,
         }
-        try:
-            worker.conn.send_bytes(wire.dumps(init))
-            if not worker.conn.poll(self.limits.startup_timeout):
-                raise TimeoutError(f"no answer within {self.limits.startup_timeout:g} s")
-            ready = wire.loads(worker.conn.recv_bytes())
-            if not ready.get("ok"):
-                raise RuntimeError(ready.get("internal", "no ready message"))
-        except Exception as exc:
-            head, _ = worker.take_output(8192)
-            worker.close()
-            self._start_failure = RuntimeError(
-                f"The grading worker did not start ({exc}); its output:\n"
-                + head.decode("utf-8", errors="replace")
-            )
-            raise self._start_failure from None
-        worker.take_output(0)  # anything printed while starting is not the learner's
-        self.isolation = ready["ready"].get("isolation")
-        self.worker_start = worker.started_by
-        self._worker = worker
-        self.generation += 1
-        self._methods = {}
-        self._imported = set()
-        self._package_ready = False
-        return worker
+        worker.conn.send_bytes(wire.dumps(init))
+        if not worker.conn.poll(self.limits.startup_timeout):
+            raise TimeoutError(f"no answer within {self.limits.startup_timeout:g} s")
+        ready = wire.loads(worker.conn.recv_bytes())
+        if not ready.get("ok"):
+            raise RuntimeError(ready.get("internal", "no ready message"))
+        return ready
 
     def _stop_worker(self) -> None:
         worker, self._worker = self._worker, None
