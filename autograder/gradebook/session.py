@@ -270,9 +270,11 @@ class BatchSession:
             os._exit(128 + signum)
 
     def shut_down(self) -> None:
-        """The learners' children being graded now are killed; the batch's scratch removed."""
+        """The learners' children being graded now are killed; the batch's scratch and the
+        shared expected values removed."""
         self.stop_children()
         self.remove_scratch()
+        self.remove_expected()
 
     def stop_children(self) -> None:
         """Kill the learners' children being graded now and wait for them (never in a child)."""
