@@ -3,13 +3,14 @@
 Built only from the per-learner folders (record.json and results.json), so a merged set of
 shards reports exactly like one run. Sections: the score distribution (a matplotlib histogram,
 `score_distribution.png`, also embedded in the HTML), pass rate per component (learners with
-the component's full points) and per test, the known mistakes seen, the most common other
-failure messages, the components not implemented yet, errored learners and tamper flags.
-Learner text is escaped for Markdown tables and for HTML.
+the component's full points), the known mistakes seen, the most common other failure messages,
+the components not implemented yet, errored learners, tamper flags, and last (the longest) the
+pass rate per test. Learner text is escaped for Markdown tables and for HTML.
 
 Known mistakes: every catalogued mistake a failing test names (`[attention/no-scale]`, however
 many input sizes it was seen at) gets its row, never cut: how many learners, the component, the
-full id and the explanation.
+full id, the explanation and who (the first WHO_SHOWN learner ids, then how many more), so the
+instructor can follow up without opening every learner's results.
 
 Most common failure messages: every other message, its first sentence with numbers and shapes
 replaced by `…` (so `Encoder(3, 8, 2, 16)` and `Encoder(4, 12, 3, 20)` are one row, and no value
@@ -47,6 +48,7 @@ MARKDOWN_FILE = "report.md"
 HTML_FILE = "report.html"
 FIGURE_FILE = "score_distribution.png"
 TOP_FAILURES = 10
+WHO_SHOWN = 8  # learner ids named in a row of "Known mistakes" or the common messages
 SHOWING = "Showing the {shown} most common of {total} other failure messages."
 NOT_IMPLEMENTED_MARK = "is not implemented yet"
 NOT_IMPLEMENTED_ROW = "{count} {learners} not implemented {component} yet (or part of it)."
@@ -83,6 +85,15 @@ class FailureRow:
     component: str
     mistake: str
     message: str
+    who: tuple[str, ...] = ()  # the learners' ids, in gradebook order
+
+    @property
+    def who_text(self) -> str:
+        """The first WHO_SHOWN learners' ids, then how many more: 'kim, sam, +3 more'."""
+        shown = [clean(who) for who in self.who[:WHO_SHOWN]]
+        if len(self.who) > WHO_SHOWN:
+            shown.append(f"+{len(self.who) - WHO_SHOWN} more")
+        return ", ".join(shown)
 
 
 @dataclass
@@ -138,6 +149,7 @@ def build_report(
     passed: Counter[str] = Counter()
     ran: Counter[str] = Counter()
     failures: Counter[tuple[str, str, str]] = Counter()  # (component, mistake, message)
+    who: dict[tuple[str, str, str], list[str]] = {}  # the same key -> the learners
     stubs: Counter[str] = Counter()  # component -> learners with a not-implemented failure
     for record in graded:
         seen: set[tuple[str, str, str]] = set()
@@ -149,6 +161,8 @@ def build_report(
                 seen.add(failure_key(test))
         stubbed = {key for key in seen if not key[1] and NOT_IMPLEMENTED_MARK in key[2]}
         failures.update(seen - stubbed)  # count learners, not tests
+        for key in seen - stubbed:
+            who.setdefault(key, []).append(record.learner)
         stubs.update({component for component, _, _ in stubbed})
     # The tests most learners fail first: that is where the class needs help.
     tests = sorted(
@@ -163,8 +177,9 @@ def build_report(
         key=lambda item: (-item[1], order.get(item[0][0], len(order)), item[0]),
     )
     rows = [
-        FailureRow(count, titles.get(component, component), mistake, message)
-        for (component, mistake, message), count in common
+        FailureRow(count, titles.get(component, component), mistake, message, tuple(who[key]))
+        for key, count in common
+        for component, mistake, message in [key]
     ]
     others = [r for r in rows if not r.mistake]
     return ClassReport(
@@ -354,26 +369,25 @@ def render_markdown(report: ClassReport) -> str:
     for title, mean, points, full, count in report.components:
         rate = f"{full} / {count}"
         out.append(f"| {_cell(title)} | {_mean(mean, points, count)} | {rate} |")
-    out += ["", "## Pass rate per test (most failed first)", ""]
-    if report.tests:
-        out += ["| Test | Passed |", "|---|---:|"]
-        out += [f"| {_cell(name)} | {p} / {n} |" for name, p, n in report.tests]
-    else:
-        out.append(NONE)
     out += ["", "## Known mistakes", ""]
     if report.mistakes:
-        out += ["| Learners | Component | Known mistake | Explanation |", "|---:|---|---|---|"]
         out += [
-            f"| {r.learners} | {_cell(r.component)} | {_cell(r.mistake)} | {_cell(r.message)} |"
+            "| Learners | Component | Known mistake | Explanation | Who |",
+            "|---:|---|---|---|---|",
+        ]
+        out += [
+            f"| {r.learners} | {_cell(r.component)} | {_cell(r.mistake)} | {_cell(r.message)} "
+            f"| {_cell(r.who_text)} |"
             for r in report.mistakes
         ]
     else:
         out.append(NONE)
     out += ["", "## Most common failure messages", ""]
     if report.failures:
-        out += ["| Learners | Component | Message |", "|---:|---|---|"]
+        out += ["| Learners | Component | Message | Who |", "|---:|---|---|---|"]
         out += [
-            f"| {r.learners} | {_cell(r.component)} | {_cell(r.message)} |" for r in report.failures
+            f"| {r.learners} | {_cell(r.component)} | {_cell(r.message)} | {_cell(r.who_text)} |"
+            for r in report.failures
         ]
         out += ["", report.showing] if report.showing else []
     else:
@@ -384,6 +398,13 @@ def render_markdown(report: ClassReport) -> str:
     out += [f"- `{_code(who)}`: {_text(error)}" for who, error in report.errored] or [NONE]
     out += ["", "## Tamper flags (changed visible tests; graded with pristine tests)", ""]
     out += [f"- `{_code(who)}`: {_text(files)}" for who, files in report.tampered] or [NONE]
+    # Last: one row per test, the longest section (116 rows for this course).
+    out += ["", "## Pass rate per test (most failed first)", ""]
+    if report.tests:
+        out += ["| Test | Passed |", "|---|---:|"]
+        out += [f"| {_cell(name)} | {p} / {n} |" for name, p, n in report.tests]
+    else:
+        out.append(NONE)
     return "\n".join(out) + "\n"
 
 
@@ -423,20 +444,21 @@ def render_html(report: ClassReport) -> str:
             [[clean(t), _mean(m, p, n), f"{f} / {n}"] for t, m, p, f, n in report.components],
         )
     )
-    parts += ["<h2>Pass rate per test (most failed first)</h2>"]
-    parts.append(_table(["Test", "Passed"], [[clean(n), f"{p} / {r}"] for n, p, r in report.tests]))
     parts += ["<h2>Known mistakes</h2>"]
     parts.append(
         _table(
-            ["Learners", "Component", "Known mistake", "Explanation"],
-            [[str(r.learners), r.component, r.mistake, r.message] for r in report.mistakes],
+            ["Learners", "Component", "Known mistake", "Explanation", "Who"],
+            [
+                [str(r.learners), r.component, r.mistake, r.message, r.who_text]
+                for r in report.mistakes
+            ],
         )
     )
     parts += ["<h2>Most common failure messages</h2>"]
     parts.append(
         _table(
-            ["Learners", "Component", "Message"],
-            [[str(r.learners), r.component, r.message] for r in report.failures],
+            ["Learners", "Component", "Message", "Who"],
+            [[str(r.learners), r.component, r.message, r.who_text] for r in report.failures],
         )
     )
     if report.showing:
@@ -448,5 +470,7 @@ def render_html(report: ClassReport) -> str:
     parts.append(_table(["Learner", "Error"], [[w, clean(e)] for w, e in report.errored]))
     parts += ["<h2>Tamper flags</h2>"]
     parts.append(_table(["Learner", "Files"], [[w, f] for w, f in report.tampered]))
+    parts += ["<h2>Pass rate per test (most failed first)</h2>"]
+    parts.append(_table(["Test", "Passed"], [[clean(n), f"{p} / {r}"] for n, p, r in report.tests]))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

@@ -91,6 +91,7 @@ def test_failure_rows_group_a_named_mistake_and_normalise_other_messages(tmp_pat
             "Part A",
             "a/no-scale",
             "Your scores are not scaled: divide by sqrt(d_k). Read: course notes, Class 06.",
+            ("kim", "sam"),
         )
     ]
     assert report.failures == [
@@ -100,12 +101,20 @@ def test_failure_rows_group_a_named_mistake_and_normalise_other_messages(tmp_pat
             "",
             "The gradient of W_q.weight after a backward pass through MHA(…)(q (…)) differs "
             "from the expected values: … of … entries differ.",
+            ("kim", "sam"),
         ),
     ]
     assert report.not_implemented == [("Part A", 1)]
     text = render_markdown(report)
     known = text.split("## Known mistakes")[1].split("##")[0]
     assert "| 2 | Part A | a/no-scale | Your scores are not scaled: divide by sqrt(d_k)." in known
+    assert known.rstrip().endswith("Class 06. | kim, sam |")
+    sections = [line for line in text.splitlines() if line.startswith("## ")]
+    assert (
+        sections.index("## Known mistakes")
+        < sections.index("## Pass rate per test (most failed first)")
+        == len(sections) - 1
+    )  # the longest section last
     stubs = text.split("## Not implemented yet")[1].split("##")[0]
     assert "- 1 learner has not implemented Part A yet (or part of it)." in stubs
     for hidden in ("5, 9, 8", "7, 64", "20, 5"):  # a hidden test's inputs
@@ -150,3 +159,9 @@ def test_as_sentence_starts_with_a_capital_and_keeps_code_spelled_as_written():
     assert normalise("Encoder(3, 8, 2, 16) at t101/encoder.py:44 with W_1 and 1e-05") == (
         "Encoder(…) at t101/encoder.py:… with W_1 and …"
     )
+
+
+def test_who_names_the_first_learners_then_counts_the_rest():
+    row = FailureRow(11, "Part A", "a/no-scale", "Explained.", tuple(f"l{i:02}" for i in range(11)))
+    assert row.who_text == "l00, l01, l02, l03, l04, l05, l06, l07, +3 more"
+    assert FailureRow(1, "Part A", "", "Other.", ("kim",)).who_text == "kim"
