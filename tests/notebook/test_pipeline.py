@@ -169,7 +169,9 @@ def test_untouched_stubs_say_the_step_is_not_done(runs):
 def test_broken_loses_only_the_plots_and_says_which_cell_failed_first(runs):
     (failing,) = [t for t in runs[0]["broken"] if not t.passed]
     assert failing.name == "test_plots"
-    assert "An earlier cell (plots) failed first; fix that one first: SyntaxError" in failing.message
+    assert (
+        "An earlier cell (plots) failed first; fix that one first: SyntaxError" in failing.message
+    )
 
 
 def test_broken_has_its_deleted_and_moved_tests_back_in_place(runs):
