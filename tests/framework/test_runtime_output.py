@@ -41,17 +41,19 @@ def swap(target):
 """
 
 
-@pytest.fixture
-def session(tmp_path: Path):
+def new_session(tmp_path: Path, *, output_kb: int = 1, **options) -> LearnerSession:
+    """A session on a package `toypkg` holding `talk.py` (CODE)."""
     package_dir = tmp_path / "submission" / "toypkg"
     package_dir.mkdir(parents=True)
     (package_dir / "__init__.py").write_text("")
     (package_dir / "talk.py").write_text(textwrap.dedent(CODE))
-    made = LearnerSession(
-        package_dir,
-        package="toypkg",
-        limits=Limits(test_timeout=30, import_timeout=30, output_kb=1),
-    )
+    limits = Limits(test_timeout=30, import_timeout=30, output_kb=output_kb)
+    return LearnerSession(package_dir, package="toypkg", limits=limits, **options)
+
+
+@pytest.fixture
+def session(tmp_path: Path):
+    made = new_session(tmp_path)
     try:
         yield made
     finally:
@@ -81,16 +83,7 @@ def test_a_capture_file_swapped_for_a_link_leads_the_harness_nowhere(session, tm
 def test_printed_paths_of_the_private_copy_read_as_the_learners_repository_names_them(tmp_path):
     """A warning or a printed __file__ names the module as the failure messages do (the
     display folder, e.g. assignments/toypkg), never the worker's private copy."""
-    package_dir = tmp_path / "submission" / "toypkg"
-    package_dir.mkdir(parents=True)
-    (package_dir / "__init__.py").write_text("")
-    (package_dir / "talk.py").write_text(textwrap.dedent(CODE))
-    made = LearnerSession(
-        package_dir,
-        package="toypkg",
-        limits=Limits(test_timeout=30, import_timeout=30, output_kb=4),
-        display_dir="assignments/toypkg",
-    )
+    made = new_session(tmp_path, output_kb=4, display_dir="assignments/toypkg")
     try:
         output = made.module("talk").where.call().output
     finally:
