@@ -151,3 +151,21 @@ def toy_class(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         "base": base,
         "manifest": manifest,
     }
+
+
+def grade_class_main(roster: Path, out: Path, **options) -> int:
+    """grade_class.main in this process on the toy course: one job, quiet, no deadline, unless
+    `options` say otherwise."""
+    from autograder.commands import grade_class
+
+    settings = dict(
+        course=TOY_COURSE,
+        jobs=1,
+        deadline=None,
+        shard=None,
+        force=False,
+        test_timeout=None,
+        seed=0,
+        quiet=True,
+    )
+    return grade_class.main(roster_path=roster, out=out, **{**settings, **options})

@@ -4,29 +4,12 @@ before anything was graded', which is wrong then."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from autograder.commands import grade_class
 from autograder.gradebook import store
 
-from .conftest import TOY_COURSE
-
-
-def _main(roster: Path, out: Path) -> int:
-    return grade_class.main(
-        roster_path=roster,
-        out=out,
-        course=TOY_COURSE,
-        jobs=1,
-        deadline=None,
-        shard=None,
-        force=False,
-        test_timeout=None,
-        seed=0,
-        quiet=True,
-    )
+from .conftest import grade_class_main
 
 
 def _interrupt(*args, **kwargs):
@@ -43,7 +26,7 @@ def test_ctrl_c_with_every_learner_saved(tmp_path, monkeypatch, capsys, stage):
         store.commit_learner(out, store.staging_dir(out, learner), record)
     monkeypatch.setattr(grade_class, "grade_pending", lambda *args, **kwargs: None)
     monkeypatch.setattr(grade_class, stage, _interrupt)
-    assert _main(roster, out) == 130
+    assert grade_class_main(roster, out) == 130
     err = capsys.readouterr().err
     assert err == (
         "Interrupted while writing the gradebook and the class report: all 2 learners are saved "
@@ -58,6 +41,6 @@ def test_ctrl_c_with_learners_left_says_how_many_are_saved(tmp_path, monkeypatch
     out.mkdir()
     store.commit_learner(out, store.staging_dir(out, "ada"), store.LearnerRecord(learner="ada"))
     monkeypatch.setattr(grade_class, "grade_pending", _interrupt)
-    assert _main(roster, out) == 130
+    assert grade_class_main(roster, out) == 130
     said = grade_class.INTERRUPTED.format(done=1, total=2, out=out)
     assert capsys.readouterr().err == said + "\n"

@@ -11,7 +11,7 @@ import pytest
 
 from autograder.commands import grade_class
 
-from .conftest import TOY_COURSE
+from .conftest import grade_class_main
 
 
 def test_a_read_only_out_fails_in_the_command_before_grading(tmp_path, monkeypatch):
@@ -30,18 +30,7 @@ def test_a_read_only_out_fails_in_the_command_before_grading(tmp_path, monkeypat
     monkeypatch.setattr(os, "mkdir", read_only)
     monkeypatch.setattr(grade_class, "grade_pending", lambda *args, **kw: started.append(args))
     with pytest.raises(OSError) as error:
-        grade_class.main(
-            roster_path=roster,
-            out=out,
-            course=TOY_COURSE,
-            jobs=1,
-            deadline=None,
-            shard=None,
-            force=False,
-            test_timeout=None,
-            seed=0,
-            quiet=True,
-        )
+        grade_class_main(roster, out)
     assert error.value.errno == errno.EROFS
     assert error.value.filename == os.fspath(out / ".partial")
     assert started == []
