@@ -16,6 +16,7 @@ from tests.graders.support.add_norm_mistakes import (
 )
 from tests.graders.support.catalogue import mistake
 from tests.graders.support.inputs import like_state, tensor
+from tests.graders.support.params import forward_first
 
 pytestmark = pytest.mark.add_norm
 
@@ -92,15 +93,23 @@ def test_dropout_is_off_in_eval(learner, reference, rng):
 @pytest.mark.weight(2)
 def test_gradients_match_reference(learner, reference, rng):
     """gradients of the LayerNorm's weight and bias equal the reference's"""
-    m, ref, _ = pair(learner, reference, rng)
+    m, ref, state = pair(learner, reference, rng)
     x, s, g = (tensor(rng, 2, 4, D_MODEL) for _ in range(3))
     what = "AddNorm(16)(x, sublayer_output)"
-    expect_grads_match(
-        learner.parameter_grads(m, x, s, cotangent=g),
-        reference_grads(ref, x, s, cotangent=g),
-        what=what,
-        atol=1e-4,
-    )
+
+    def forward():  # a wrong gradient is explained by the forward pass, when that differs
+        with torch.no_grad():
+            expected = ref(x, s)
+        mistakes = expected_and_mistakes(state, x, s)[1]
+        expect_close(m(x, s), expected, what=what, atol=1e-5, mistakes=mistakes)
+
+    with forward_first(forward):
+        expect_grads_match(
+            learner.parameter_grads(m, x, s, cotangent=g),
+            reference_grads(ref, x, s, cotangent=g),
+            what=what,
+            atol=1e-4,
+        )
 
 
 def test_inputs_not_modified(learner, reference, rng):

@@ -9,7 +9,7 @@ import torch
 
 from tests.graders.support import wiring
 from tests.graders.support.inputs import key_mask, tensor
-from tests.graders.support.params import expect_gradients, expect_names
+from tests.graders.support.params import expect_gradients, expect_names, forward_first
 from tests.graders.support.standins import layer_with_standins, stack_with_standins
 
 pytestmark = pytest.mark.encoder
@@ -81,15 +81,10 @@ def test_single_layer_stack(encoder_module, learner, rng):
 def test_stack_gradients_with_mask(encoder_module, learner, rng):
     """gradients reach every parameter of Encoder(3, ...) called with a mask"""
     call = "Encoder(3, 12, 3, 20)"
-    encoder, _ = stack_with_standins(
+    encoder, layers = stack_with_standins(
         learner, encoder_module, rng, 3, D_MODEL, HEADS, D_FF, call=call
     )
     x, mask = tensor(rng, 2, 4, D_MODEL), torch.from_numpy(key_mask(rng, 4, 4))
-    expect_gradients(
-        learner,
-        encoder,
-        x,
-        mask,
-        cotangent=tensor(rng, 2, 4, D_MODEL),
-        what=f"{call}(x, mask)",
-    )
+    what = f"{call}(x, mask)"
+    with forward_first(lambda: wiring.expect_stack_wiring(encoder, layers, x, mask, what=what)):
+        expect_gradients(learner, encoder, x, mask, cotangent=tensor(rng, 2, 4, D_MODEL), what=what)

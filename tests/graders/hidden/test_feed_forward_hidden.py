@@ -10,7 +10,12 @@ from autograder.feedback import expect_close, expect_shape
 from tests.graders.hidden.oracles import expect_grads_match, reference_grads
 from tests.graders.support.ffn_mistakes import expected_and_mistakes
 from tests.graders.support.inputs import like_state, tensor
-from tests.graders.support.params import expect_gradients, expect_parameters, linear_parameters
+from tests.graders.support.params import (
+    expect_gradients,
+    expect_parameters,
+    forward_first,
+    linear_parameters,
+)
 
 pytestmark = pytest.mark.feed_forward
 
@@ -68,16 +73,24 @@ def test_dropout_is_off_in_eval(learner, reference, rng):
 @pytest.mark.weight(2)
 def test_gradients_match_reference(learner, reference, rng):
     """gradients of W_1 and W_2 equal the reference's"""
-    m, ref, _ = pair(learner, reference, rng)
+    m, ref, state = pair(learner, reference, rng)
     x, g = tensor(rng, 3, 4, D_MODEL), tensor(rng, 3, 4, D_MODEL)
     what = "PositionwiseFeedForward(12, 40)(x) with x (3, 4, 12)"
-    expect_gradients(learner, m, x, cotangent=g, what=what)
-    expect_grads_match(
-        learner.parameter_grads(m, x, cotangent=g),
-        reference_grads(ref, x, cotangent=g),
-        what=what,
-        atol=1e-4,
-    )
+
+    def forward():  # a wrong gradient is explained by the forward pass, when that differs
+        with torch.no_grad():
+            expected = ref(x)
+        mistakes = expected_and_mistakes(state, x)[1]
+        expect_close(m(x), expected, what=what, atol=1e-5, mistakes=mistakes)
+
+    with forward_first(forward):
+        expect_gradients(learner, m, x, cotangent=g, what=what)
+        expect_grads_match(
+            learner.parameter_grads(m, x, cotangent=g),
+            reference_grads(ref, x, cotangent=g),
+            what=what,
+            atol=1e-4,
+        )
 
 
 def test_input_not_modified(learner, reference, rng):

@@ -11,10 +11,21 @@ from tests.graders.hidden.oracles import expect_grads_match, reference_grads
 from tests.graders.support.compare import describe_call
 from tests.graders.support.inputs import key_mask, mha_state, permutation, tensor
 from tests.graders.support.mha_compare import expect_mha_pair
-from tests.graders.support.mha_mistakes import mha
-from tests.graders.support.params import expect_gradients, expect_parameters, linear_parameters
+from tests.graders.support.mha_mistakes import KV_FROM_QUERY_FAILED, mha, mha_mistakes
+from tests.graders.support.mistakes import hint_on_error
+from tests.graders.support.params import (
+    expect_gradients,
+    expect_parameters,
+    forward_first,
+    linear_parameters,
+)
 
 pytestmark = pytest.mark.multi_head_attention
+
+KEYS_AS_A_SET = (
+    "the output changes when the key/value pairs are permuted together: attention must treat "
+    "the keys as a set, so each key must stay with its own value and no head may mix tokens"
+)
 
 
 @pytest.fixture
@@ -89,7 +100,8 @@ def test_cross_attention_with_blank_rows(MHA, reference, rng, heads):
     m, ref, state = pair(MHA, reference, rng, 24, heads)
     q, kv = tensor(rng, 3, 4, 24), tensor(rng, 3, 7, 24)
     mask = torch.from_numpy(key_mask(rng, 3, 4, 7, blank_rows=1))
-    check(m, ref, state, heads, q, kv, kv, mask, name=f"MultiHeadAttention(24, {heads})")
+    with hint_on_error(KV_FROM_QUERY_FAILED, when="size"):
+        check(m, ref, state, heads, q, kv, kv, mask, name=f"MultiHeadAttention(24, {heads})")
 
 
 @pytest.mark.weight(2)
@@ -98,7 +110,8 @@ def test_matches_pytorch_other_width(MHA, reference, rng):
     m, ref, state = pair(MHA, reference, rng, 20, 5)
     q, k, v = tensor(rng, 2, 6, 20), tensor(rng, 2, 3, 20), tensor(rng, 2, 3, 20)
     mask = torch.from_numpy(key_mask(rng, 6, 3))
-    check(m, ref, state, 5, q, k, v, mask, name="MultiHeadAttention(20, 5)", built_in=True)
+    with hint_on_error(KV_FROM_QUERY_FAILED, when="size"):
+        check(m, ref, state, 5, q, k, v, mask, name="MultiHeadAttention(20, 5)", built_in=True)
 
 
 def test_single_head(MHA, reference, rng):
@@ -139,29 +152,40 @@ def test_float64(MHA, reference, rng):
 @pytest.mark.weight(2)
 def test_gradients_match_reference(MHA, learner, reference, rng):
     """gradients of every parameter equal the reference's, with a mask"""
-    m, ref, _ = pair(MHA, reference, rng, 12, 3)
+    m, ref, state = pair(MHA, reference, rng, 12, 3)
     q, kv = tensor(rng, 2, 4, 12), tensor(rng, 2, 5, 12)
     mask = torch.from_numpy(key_mask(rng, 2, 4, 5))
     g = tensor(rng, 2, 4, 12)
     what = describe_call("MultiHeadAttention(12, 3)", ("query", q), ("key", kv), ("mask", mask))
-    expect_gradients(learner, m, q, kv, kv, mask, cotangent=g, what=what)
-    expect_grads_match(
-        learner.parameter_grads(m, q, kv, kv, mask, cotangent=g),
-        reference_grads(ref, q, kv, kv, mask, cotangent=g),
-        what=what,
-        atol=1e-4,
-    )
+
+    def forward():  # a wrong gradient is explained by the forward pass, when that differs
+        check(m, ref, state, 3, q, kv, kv, mask, name="MultiHeadAttention(12, 3)")
+
+    with hint_on_error(KV_FROM_QUERY_FAILED, when="size"), forward_first(forward):
+        expect_gradients(learner, m, q, kv, kv, mask, cotangent=g, what=what)
+        expect_grads_match(
+            learner.parameter_grads(m, q, kv, kv, mask, cotangent=g),
+            reference_grads(ref, q, kv, kv, mask, cotangent=g),
+            what=what,
+            atol=1e-4,
+        )
 
 
 def test_cross_attention_keeps_inputs_and_key_order(MHA, reference, rng):
     """inputs are not modified, and permuting keys with values changes nothing"""
-    m, _, _ = pair(MHA, reference, rng, 12, 2)
+    m, _, state = pair(MHA, reference, rng, 12, 2)
     q, k, v = tensor(rng, 1, 3, 12), tensor(rng, 1, 6, 12), tensor(rng, 1, 6, 12)
     call = m.call(q.clone(), k.clone(), v.clone())
     for name, before, after in zip(("query", "key", "value"), (q, k, v), call.args, strict=True):
         expect_close(after, before, what=f"{name} after the call", atol=0)
     p = torch.from_numpy(permutation(rng, 6))
-    out_p, _ = m(q, k[:, p], v[:, p])
+    k_p, v_p = k[:, p], v[:, p]
+    out_p, _ = m(q, k_p, v_p)
     expect_close(
-        out_p, call.value[0], what="the output with keys and values permuted together", atol=1e-5
+        out_p,
+        call.value[0],
+        what="the output with keys and values permuted together",
+        atol=1e-5,
+        hint=KEYS_AS_A_SET,
+        mistakes=mha_mistakes(state, 2, q, k_p, v_p)[0],
     )

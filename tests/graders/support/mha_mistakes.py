@@ -34,6 +34,13 @@ NO_OUTPUT_PROJECTION = "multi_head_attention/no-output-projection"
 AVERAGED_WEIGHTS = "multi_head_attention/averaged-weights"
 DROPOUT_IN_EVAL = "multi_head_attention/dropout-in-eval"
 
+# A hint for an exception in cross-attention (L != S) with a mask (B, L, S): scores built from
+# the L queries alone are (B, h, L, L) and do not meet the mask.
+KV_FROM_QUERY_FAILED = (
+    "in cross-attention the queries have L tokens and the keys and values S, so the scores are "
+    "(B, h, L, S); if your keys or values came from the query: " + mistake(KV_FROM_QUERY)
+)
+
 
 @expected_value
 def mha(

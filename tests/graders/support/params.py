@@ -8,11 +8,13 @@ hidden tests too.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 
 import torch
 
-from autograder.feedback import expect, shown_what
+from autograder.feedback import GradingFailure, expect, shown_what
+from autograder.runtime.errors import LearnerError
 
 WRONG_PARAMETERS = "{what} has the parameters {got}; expected {expected}."
 WRONG_ORDER = (
@@ -23,6 +25,12 @@ NO_GRADIENT = (
     "After a backward pass through {what}, these parameters got no gradient: {names}. Every "
     "parameter must take part in the forward computation (no .detach(), no torch.no_grad(), no "
     "round trip through numpy, and use every sublayer you create)."
+)
+FORWARD_DIFFERS = "Its forward pass already differs, which explains it: {cause}"
+FORWARD_RIGHT = (
+    "Hint: the forward pass on these inputs gives the right values, so the gradients are lost "
+    "or changed on the way back: keep the forward a differentiable torch computation (no "
+    ".detach(), no numpy round trip, no in-place edits of inputs)."
 )
 
 
@@ -96,3 +104,33 @@ def expect_gradients(learner, module, *args, cotangent: torch.Tensor, what: str)
     shown = ", ".join(missing[:6]) + (f" and {len(missing) - 6} more" if len(missing) > 6 else "")
     expect(not missing, NO_GRADIENT.format(what=what, names=shown))
     expect(grads, f"{what} has no parameters at all; expected trainable layers (nn.Linear, ...).")
+
+
+@contextmanager
+def forward_first(forward: Callable[[], None] | None) -> Iterator[None]:
+    """Explain a gradient failure inside the block by the forward pass, when that is its cause.
+
+    `forward()` checks the module's forward pass on the same inputs (raising GradingFailure,
+    naming a known mistake where one matches); it runs only when the block fails: a wrong or
+    missing gradient (GradingFailure) or an output that does not depend on the parameters (a
+    `bad_return` LearnerError). A wrong forward pass is then given as the cause, in place of the
+    gradient check's own hint; a right one replaces that hint with FORWARD_RIGHT. Any other
+    LearnerError (an exception, a time-out) passes through unchanged: its own sentence says
+    more. Messages come from the checks, so they are as safe in hidden tests as those are.
+    """
+    try:
+        yield
+    except (GradingFailure, LearnerError) as error:
+        if forward is None or (isinstance(error, LearnerError) and error.kind != "bad_return"):
+            raise
+        message = error.message if isinstance(error, GradingFailure) else error.feedback
+        try:
+            forward()
+        except LearnerError:  # the forward pass cannot even run again: the first failure stands
+            raise error from None
+        except GradingFailure as cause:
+            first = message.split(" Hint: ")[0]
+            raise GradingFailure(f"{first} {FORWARD_DIFFERS.format(cause=cause.message)}") from None
+        if " Hint: " not in message:
+            raise
+        raise GradingFailure(f"{message.split(' Hint: ')[0]} {FORWARD_RIGHT}") from None

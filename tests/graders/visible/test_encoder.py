@@ -15,7 +15,7 @@ import torch
 
 from tests.graders.support import wiring
 from tests.graders.support.inputs import key_mask, tensor
-from tests.graders.support.params import expect_gradients, expect_names
+from tests.graders.support.params import expect_gradients, expect_names, forward_first
 from tests.graders.support.standins import layer_with_standins, stack_with_standins
 
 pytestmark = pytest.mark.encoder
@@ -68,13 +68,13 @@ def test_layer_passes_mask(encoder_module, learner, rng):
 
 def test_layer_gradients_reach_every_parameter(encoder_module, learner, rng):
     """gradients reach every parameter of an EncoderLayer's sublayers"""
-    layer, _ = layer_with_standins(
+    layer, parts = layer_with_standins(
         learner, encoder_module, rng, D_MODEL, HEADS, D_FF, call=LAYER_CALL
     )
     x = tensor(rng, 2, 4, D_MODEL)
-    expect_gradients(
-        learner, layer, x, cotangent=tensor(rng, 2, 4, D_MODEL), what=f"{LAYER_CALL}(x)"
-    )
+    what = f"{LAYER_CALL}(x)"
+    with forward_first(lambda: wiring.expect_layer_wiring(layer, parts, x, what=what)):
+        expect_gradients(learner, layer, x, cotangent=tensor(rng, 2, 4, D_MODEL), what=what)
 
 
 def test_stack_has_independent_layers(encoder_module, learner):
@@ -97,8 +97,9 @@ def test_stack_applies_layers_in_order(encoder_module, learner, rng):
 def test_stack_gradients_reach_every_parameter(encoder_module, learner, rng):
     """gradients reach every parameter of every layer of the Encoder"""
     call = "Encoder(2, 8, 2, 16)"
-    encoder, _ = stack_with_standins(
+    encoder, layers = stack_with_standins(
         learner, encoder_module, rng, 2, D_MODEL, HEADS, D_FF, call=call
     )
-    x = tensor(rng, 1, 4, D_MODEL)
-    expect_gradients(learner, encoder, x, cotangent=tensor(rng, 1, 4, D_MODEL), what=f"{call}(x)")
+    x, what = tensor(rng, 1, 4, D_MODEL), f"{call}(x)"
+    with forward_first(lambda: wiring.expect_stack_wiring(encoder, layers, x, what=what)):
+        expect_gradients(learner, encoder, x, cotangent=tensor(rng, 1, 4, D_MODEL), what=what)

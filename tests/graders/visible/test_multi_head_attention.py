@@ -13,8 +13,13 @@ from autograder.feedback import expect_close, expect_dtype, expect_raises
 from tests.graders.support.compare import describe_call
 from tests.graders.support.inputs import key_mask, mha_state, permutation, tensor
 from tests.graders.support.mha_compare import expect_mha_pair
-from tests.graders.support.mha_mistakes import mha
-from tests.graders.support.params import expect_gradients, expect_parameters, linear_parameters
+from tests.graders.support.mha_mistakes import mha, mha_mistakes
+from tests.graders.support.params import (
+    expect_gradients,
+    expect_parameters,
+    forward_first,
+    linear_parameters,
+)
 
 pytestmark = pytest.mark.multi_head_attention
 
@@ -137,17 +142,19 @@ def test_bias_false_matches_pytorch(MHA, rng):
 
 def test_gradients_reach_every_parameter(MHA, learner, rng):
     """gradients reach W_q, W_k, W_v and W_o"""
-    m, _ = loaded(MHA, rng)
+    m, state = loaded(MHA, rng)
     x = tensor(rng, 2, 4, D_MODEL)
-    expect_gradients(
-        learner,
-        m,
-        x,
-        x,
-        x,
-        cotangent=tensor(rng, 2, 4, D_MODEL),
-        what="MultiHeadAttention(16, 4)(x, x, x)",
-    )
+    forward = lambda: check_against_pytorch(m, state, HEADS, x, x, x)  # noqa: E731
+    with forward_first(forward):  # a missing gradient may come from a wrong forward pass
+        expect_gradients(
+            learner,
+            m,
+            x,
+            x,
+            x,
+            cotangent=tensor(rng, 2, 4, D_MODEL),
+            what="MultiHeadAttention(16, 4)(x, x, x)",
+        )
 
 
 def test_keeps_float32_and_input(MHA, rng):
@@ -168,11 +175,12 @@ def test_keeps_float32_and_input(MHA, rng):
 
 def test_permuting_tokens_permutes_outputs(MHA, rng):
     """permuting the tokens of x permutes the outputs of self-attention"""
-    m, _ = loaded(MHA, rng)
+    m, state = loaded(MHA, rng)
     x = tensor(rng, 1, 6, D_MODEL)
     p = torch.from_numpy(permutation(rng, 6))
     out, _ = m(x, x, x)
-    out_p, _ = m(x[:, p], x[:, p], x[:, p])
+    x_p = x[:, p]
+    out_p, _ = m(x_p, x_p, x_p)
     expect_close(
         out_p,
         out[:, p],
@@ -180,4 +188,5 @@ def test_permuting_tokens_permutes_outputs(MHA, rng):
         atol=1e-5,
         hint="each token's output must depend only on its own query and "
         "on the set of keys: do not mix tokens when splitting heads",
+        mistakes=mha_mistakes(state, HEADS, x_p, x_p, x_p)[0],
     )
