@@ -15,9 +15,8 @@ from tests.graders.hidden.oracles import expect_grads_match, reference_grads
 from tests.graders.support.compare import describe_call, expect_pair
 from tests.graders.support.inputs import array, key_mask, permutation, tensor, to_numpy
 from tests.graders.support.mistakes import (
-    BATCHED_MATMUL_FAILED,
+    attention_call_hints,
     charged_to_softmax,
-    hint_on_error,
     sdpa,
     sdpa_mistakes,
 )
@@ -46,7 +45,7 @@ def check_against_reference(attention, reference, Q, K, V, mask=None, *, hint=No
     what = describe_call(
         "scaled_dot_product_attention", ("Q", Q), ("K", K), ("V", V), ("mask", mask)
     )
-    with hint_on_error(BATCHED_MATMUL_FAILED, when="matmul"):
+    with attention_call_hints(mask):
         got = attention.scaled_dot_product_attention(Q, K, V, mask)
     if learner is not None and charged_to_softmax(learner, got, Q, K, V, mask, atol=1e-10):
         return
@@ -115,7 +114,7 @@ def test_keys_are_a_set(attention, rng):
     Q, K, V = array(rng, 2, 4, 5), array(rng, 2, 6, 5), array(rng, 2, 6, 3)
     mask = key_mask(rng, 2, 4, 6)
     p = permutation(rng, 6)
-    with hint_on_error(BATCHED_MATMUL_FAILED, when="matmul"):
+    with attention_call_hints(mask):
         out, _ = attention.scaled_dot_product_attention(Q, K, V, mask)
         out_p, _ = attention.scaled_dot_product_attention(Q, K[:, p], V[:, p], mask[..., p])
     expect_close(
@@ -123,6 +122,10 @@ def test_keys_are_a_set(attention, rng):
         out,
         what="scaled_dot_product_attention with keys, values and mask columns permuted together",
         atol=1e-10,
+        hint="the output changes when the key/value pairs (and their mask columns) are permuted "
+        "together: attention must treat the keys as a set, each key with its own value and mask "
+        "column, the softmax over the key axis",
+        mistakes=sdpa_mistakes(Q, K[:, p], V[:, p], mask[..., p])[0],
     )
 
 
@@ -145,7 +148,7 @@ def test_batched_self_attention(attention, learner, reference, rng):
     mask = key_mask(rng, 2, 5, 5, blank_rows=1)
     Q, K, V = X @ W_q, X @ W_k, X @ W_v
     expected = reference.module("attention").self_attention(X, W_q, W_k, W_v, mask)
-    with hint_on_error(BATCHED_MATMUL_FAILED, when="matmul"):
+    with attention_call_hints(mask):
         got = attention.self_attention(X, W_q, W_k, W_v, mask)
     mistakes = sdpa_mistakes(Q, K, V, mask, d_model=X.shape[-1], got=got)
     if charged_to_softmax(learner, got, Q, K, V, mask, atol=1e-10):

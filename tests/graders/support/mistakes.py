@@ -45,7 +45,9 @@ __all__ = [  # softmax_over and axis_mistakes moved to softmax_mistakes; still i
     "SCALE_BY_D_V",
     "SMALL_NEGATIVE_FILL",
     "SOFTMAX_OVER_QUERIES",
+    "MASK_BROADCAST_FAILED",
     "Mistakes",
+    "attention_call_hints",
     "axis_mistakes",
     "charged_to_softmax",
     "hint_on_error",
@@ -69,6 +71,10 @@ MASK_AFTER_SOFTMAX = mistake("attention/mask-after-softmax")
 MASK_INVERTED = mistake("attention/mask-inverted")
 PADDING_OVER_QUERIES = mistake("attention/padding-over-queries")
 BATCHED_MATMUL_FAILED = "with batched inputs, if you wrote K.T: " + K_ALL_AXES_TRANSPOSED
+MASK_BROADCAST_FAILED = (
+    "the mask has one row per query and one column per key, and broadcasts against the scores "
+    "(..., L, S) as it is; if you transposed or reshaped it: " + PADDING_OVER_QUERIES
+)
 
 # The small negative the mask-fill-small-negative mistake is recognised by (-1 is what learners
 # write; a fill of -100 or below changes no weight beyond 1e-40 except on fully masked rows,
@@ -88,6 +94,18 @@ def hint_on_error(hint: str, *, when: str = "") -> Iterator[None]:
         hint = hint.strip()
         end = "" if hint.endswith((".", "!", "?")) else "."
         raise GradingFailure(f"{error.feedback.rstrip('.')}. Hint: {hint}{end}") from None
+
+
+@contextmanager
+def attention_call_hints(mask: object = None) -> Iterator[None]:
+    """hint_on_error for a call of the learner's attention: K.T on batched inputs (a matmul
+    error) and, when there is a mask, a transposed or reshaped mask (a broadcast error)."""
+    with hint_on_error(BATCHED_MATMUL_FAILED, when="matmul"):
+        if mask is None:
+            yield
+        else:
+            with hint_on_error(MASK_BROADCAST_FAILED, when="broadcast"):
+                yield
 
 
 @expected_value
@@ -192,6 +210,10 @@ def _mask_mistakes(Q, K, V, mask: np.ndarray) -> dict[str, tuple]:
     L, S = Q.shape[-2], K.shape[-2]
     if mask.ndim >= 2 and mask.shape[-2] == 1 and L == S > 1:  # a padding mask (..., 1, S)
         found[PADDING_OVER_QUERIES] = sdpa(Q, K, V, np.swapaxes(mask, -1, -2))
+    elif mask.ndim >= 2 and mask.shape[-2] == mask.shape[-1] == L == S > 1:  # square: transposed
+        transposed = np.swapaxes(mask, -1, -2)
+        if not np.array_equal(transposed, mask):
+            found[PADDING_OVER_QUERIES] = sdpa(Q, K, V, transposed)
     return found
 
 

@@ -140,8 +140,9 @@ def torch_mha_from(
     dtype = _dtype(mha_state_dict, "W_q.weight", "torch_mha_from")
     with _no_global_draws():  # its random initial weights are replaced below
         mha = nn.MultiheadAttention(d_model, num_heads, dropout=0.0, bias=bias, batch_first=True)
+    mha.to(dtype)  # before loading: a float64 state loaded into float32 would be rounded
     mha.load_state_dict(mha_state_to_torch(mha_state_dict, bias), strict=True)
-    return mha.to(dtype).eval()
+    return mha.eval()
 
 
 def torch_encoder_layer_from(
@@ -152,8 +153,9 @@ def torch_encoder_layer_from(
     dtype = _dtype(layer_state_dict, "self_attn.W_q.weight", "torch_encoder_layer_from")
     with _no_global_draws():  # its random initial weights are replaced below
         layer = new_torch_encoder_layer(d_model, num_heads, d_ff, eps)
+    layer.to(dtype)  # before loading: a float64 state loaded into float32 would be rounded
     layer.load_state_dict(encoder_layer_state_to_torch(layer_state_dict), strict=True)
-    return layer.to(dtype).eval()
+    return layer.eval()
 
 
 def torch_encoder_from(
@@ -174,8 +176,9 @@ def torch_encoder_from(
     for i in range(num_layers):
         layer_state = encoder_layer_state_to_torch(_sub(encoder_state_dict, f"layers.{i}."))
         state.update({f"layers.{i}.{k}": v for k, v in layer_state.items()})
+    encoder.to(dtype)  # before loading: a float64 state loaded into float32 would be rounded
     encoder.load_state_dict(state, strict=True)
-    return encoder.to(dtype).eval()
+    return encoder.eval()
 
 
 def torch_mha_forward(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from autograder.feedback import expect, expect_close, expect_shape
+from autograder.feedback import AnyOf, expect, expect_close, expect_shape
 from tests.graders.support.add_norm_mistakes import (
     DEFAULT_EPS,
     EPS_IGNORED,
@@ -31,8 +31,8 @@ def add_norm(learner, rng, eps=None, **kwargs):
     LayerNorm weights."""
     AddNorm = learner.module("add_norm").AddNorm
     m = AddNorm(D_MODEL, **kwargs) if eps is None else AddNorm(D_MODEL, eps=eps, **kwargs)
-    m.load_state_dict(like_state(rng, m.state_dict()))
-    m.eval()
+    state = like_state(rng, m.state_dict())
+    learner.chain(m, [("load_state_dict", (state,), {}), ("eval", (), {})])  # one round trip
     return m
 
 
@@ -126,16 +126,30 @@ def test_default_output_has_zero_mean_unit_std(learner, rng):
     x, s = tensor(rng, 2, 4, D_MODEL, scale=3.0), tensor(rng, 2, 4, D_MODEL, scale=3.0)
     got = m(x, s)
     what = "AddNorm(8)(x, sublayer_output)"
+    # What each known mistake gives with the fresh LayerNorm (weight 1, bias 0), per statistic.
+    fresh = {"norm.weight": torch.ones(D_MODEL), "norm.bias": torch.zeros(D_MODEL)}
+    mistaken = expected_and_mistakes(fresh, x, s)[1]
     expect_close(
         got.mean(dim=-1),
         torch.zeros(2, 4),
         what=f"the mean over d_model of {what}",
         atol=1e-5,
         hint="normalise each token over its d_model features",
+        mistakes=per_token(mistaken, lambda y: y.mean(dim=-1)),
     )
     expect_close(
         got.std(dim=-1, unbiased=False),
         torch.ones(2, 4),
         what=f"the standard deviation over d_model of {what}",
         atol=1e-3,
+        hint="divide each token by the standard deviation of its own d_model features",
+        mistakes=per_token(mistaken, lambda y: y.std(dim=-1, unbiased=False)),
     )
+
+
+def per_token(mistaken: dict, statistic) -> dict:
+    """{sentence: AnyOf(statistic of each output that mistake can give)}."""
+    return {
+        sentence: AnyOf(*(statistic(y) for y in outputs.arrays))
+        for sentence, outputs in mistaken.items()
+    }

@@ -24,9 +24,8 @@ from tests.graders.support.inputs import (
     to_numpy,
 )
 from tests.graders.support.mistakes import (
-    BATCHED_MATMUL_FAILED,
+    attention_call_hints,
     charged_to_softmax,
-    hint_on_error,
     sdpa,
     sdpa_mistakes,
 )
@@ -57,7 +56,7 @@ def check_attention(attention, Q, K, V, mask=None, *, hint=None, note="", learne
     what = describe_call(
         "scaled_dot_product_attention", ("Q", Q), ("K", K), ("V", V), ("mask", mask), note=note
     )
-    with hint_on_error(BATCHED_MATMUL_FAILED, when="matmul"):
+    with attention_call_hints(mask):
         got = attention.scaled_dot_product_attention(Q, K, V, mask)
     if learner is not None and charged_to_softmax(learner, got, Q, K, V, mask, atol=1e-10):
         return
@@ -186,7 +185,8 @@ def test_self_attention_projects_then_attends(attention, rng):
     mask = padding_mask(rng, length=4)  # (1, 4)
     shown = (("X", X), ("W_q", W_q), ("W_k", W_k), ("W_v", W_v), ("mask", mask))
     Q, K, V = X @ W_q, X @ W_k, X @ W_v
-    got = attention.self_attention(X, W_q, W_k, W_v, mask)
+    with attention_call_hints(mask):
+        got = attention.self_attention(X, W_q, W_k, W_v, mask)
     mistakes = sdpa_mistakes(Q, K, V, mask, d_model=X.shape[-1], got=got)
     expect_pair(
         got,
