@@ -8,7 +8,8 @@ per-test time limit, in three parallel groups; the tests read the results.json e
 * each component's score, as the fraction of its weight that passed (see `points rule` in
   docs/architecture.md), and the exact total;
 * for each component that loses points, that its failing messages name the planted mistake
-  (a key phrase of the grader's sentence), so that a learner reading the report can fix it.
+  (a key phrase of the grader's sentence), so that a learner reading the report can fix it;
+  for a catalogued mistake, every failing message of that component names it, hidden ones too.
 
 The planted mistakes are listed in examples/submissions/README.md. A change to the graders that
 moves a score or drops a sentence shows up here first; update the pins only when the new score
@@ -234,6 +235,21 @@ def test_failing_messages_name_the_mistake(graded, learner, component):
     assert messages, f"{learner}'s {component} has no failing test"
     for phrase in EXPECTED[learner].phrases[component]:
         assert any(phrase in m for m in messages), (phrase, messages)
+
+
+# The planted mistakes that are catalogued: their first phrase is the full id,
+# "[<component>/<slug>]" (the stubs, the forbidden call and the hang have sentences of their own).
+CATALOGUED = [(lr, c) for lr, c in MISTAKES if EXPECTED[lr].phrases[c][0].startswith("[")]
+
+
+@pytest.mark.parametrize("learner, component", CATALOGUED)
+def test_every_failing_message_names_the_planted_mistake(graded, learner, component):
+    """A hidden test shows none of its inputs, so its message is all a learner gets: every
+    failing test of the component, visible or hidden, names the one mistake planted there."""
+    full_id = EXPECTED[learner].phrases[component][0]
+    own = [t for t in graded[learner]["tests"] if t["tags"] == [component]]
+    unnamed = [t["name"] for t in own if t["status"] != "passed" and full_id not in t["output"]]
+    assert not unnamed, (full_id, unnamed)
 
 
 @pytest.mark.parametrize("learner, component", MISTAKES)
