@@ -22,7 +22,7 @@ from autograder.runtime import failures, messages, wire
 from autograder.runtime.errors import LearnerError
 from autograder.runtime.failures import IMPORT_LABEL, Record
 from autograder.runtime.limits import Limits
-from autograder.runtime.remote import CallResult, RemoteModule, RemoteObject
+from autograder.runtime.remote import CallResult, RemoteCallable, RemoteModule, RemoteObject
 from autograder.runtime.sandbox import MAX_PACKAGE_BYTES, PackageTooLarge, WorkerProcess
 from autograder.runtime.trace import TestState, TestTrace
 
@@ -173,7 +173,37 @@ class LearnerSession:
                 for path, kind, config, state in parts
             ]
         }
-        self._run("set_standins", obj._target, labels[0], fields, obj, part_labels=labels)
+        parts = _FixedLabels(labels)
+        self._run("set_standins", obj._target, labels[0], fields, obj, part_labels=parts)
+
+    def build(
+        self, factory: RemoteCallable | RemoteObject, *args: Any, state: Any = None, **kwargs: Any
+    ) -> RemoteObject:
+        """``factory(*args, **kwargs)``, then ``.load_state_dict(state)`` when ``state`` is not
+        None, then ``.eval()``, in one request; returns the module (a RemoteObject). Failures
+        read as those of the three separate calls: a learner error, time-out or crash names
+        the call that failed (``MultiHeadAttention.load_state_dict(...)``)."""
+        steps: list[tuple[str, tuple, dict[str, Any]]] = []
+        if state is not None:
+            steps.append(("load_state_dict", (state,), {}))
+        steps.append(("eval", (), {}))
+        if not isinstance(factory, (RemoteCallable, RemoteObject)):
+            obj = factory(*args, **kwargs)
+            self._steps_here(obj, steps)
+            return obj
+        label = f"{factory._qualname if isinstance(factory, RemoteCallable) else factory._label}"
+        owner = factory if isinstance(factory, RemoteObject) else None
+        obj, _ = self._chain(factory._target, f"{label}(...)", (args, kwargs), steps, owner)
+        return obj
+
+    def chain(self, obj: RemoteObject, steps: Sequence[tuple[str, tuple, dict[str, Any]]]) -> list:
+        """``[obj.name(*args, **kwargs) for name, args, kwargs in steps]``, in order, in one
+        request (``[("load_state_dict", (state,), {}), ("eval", (), {})]``); the first call
+        that fails stops the rest and raises what it would have raised alone."""
+        if not isinstance(obj, RemoteObject):
+            return self._steps_here(obj, steps)
+        _, values = self._chain(obj._target, None, None, steps, obj)
+        return values
 
     def ping(self) -> bool:
         """Start the worker if needed and check that it answers."""
@@ -245,6 +275,43 @@ class LearnerSession:
             if isinstance(type_name, str) and isinstance(names, list):
                 self._methods[type_name] = frozenset(n for n in names if isinstance(n, str))
 
+    def _chain(
+        self,
+        target: list[Any],
+        call_label: str | None,
+        call: tuple[tuple, dict[str, Any]] | None,
+        steps: Sequence[tuple[str, tuple, dict[str, Any]]],
+        owner: RemoteObject | None,
+    ) -> tuple[Any, list[Any]]:
+        """ops.op_chain: call ``target`` with ``call`` (or take it as it is), then the steps'
+        method calls on the result; the steps the worker left (see op_chain) run here, one
+        request each, exactly as the grader's own ``obj.name(...)`` would."""
+        steps = list(steps)
+        if self.forbidden_raises:  # each call's own forbidden records decide at once
+            head = self._run("call", target, call_label, _call_fields(*call), owner) if call else {}
+            obj = self._decode(head["value"]) if call else owner
+            return obj, self._steps_here(obj, steps)
+        owner_type = owner._type_name if owner is not None and call is None else None
+        labels = _ChainLabels(call_label, [name for name, _, _ in steps], owner_type)
+        stop = [label for label, n in self._hangs.items() if n >= self.limits.hang_strikes]
+        fields: dict[str, Any] = {
+            "steps": [{"name": name, "args": a, "kwargs": k} for name, a, k in steps],
+            "stop": stop,
+        }
+        if call is not None:
+            fields["call"] = {"args": call[0], "kwargs": call[1]}
+        first = labels.label(0)
+        response = self._run("chain", target, first, fields, owner, part_labels=labels)
+        values = self._decode(response["value"])
+        obj = values[0] if call is not None else owner
+        done = len(values) - 1
+        results = values[1:] + self._steps_here(obj, steps[done:])
+        return obj, results
+
+    @staticmethod
+    def _steps_here(obj: Any, steps: Sequence[tuple[str, tuple, dict[str, Any]]]) -> list:
+        return [getattr(obj, name)(*args, **kwargs) for name, args, kwargs in steps]
+
     def _release(self, obj: RemoteObject) -> None:
         if obj._generation == self.generation and self._worker is not None:
             self._pending_release.append(obj._ref_id)
@@ -258,7 +325,7 @@ class LearnerSession:
         label: str,
         fields: dict[str, Any],
         owner: RemoteObject | None = None,
-        part_labels: Sequence[str] = (),
+        part_labels: _PartLabels | None = None,
     ) -> dict[str, Any]:
         return self._run_with_output(op, target, label, fields, owner, part_labels)[0]
 
@@ -269,7 +336,7 @@ class LearnerSession:
         label: str,
         fields: dict[str, Any],
         owner: RemoteObject | None,
-        part_labels: Sequence[str] = (),
+        part_labels: _PartLabels | None = None,
     ) -> tuple[dict[str, Any], str]:
         if owner is not None:
             self._check_alive(owner)
@@ -300,10 +367,11 @@ class LearnerSession:
         *,
         label: str,
         phase: str,
-        part_labels: Sequence[str] = (),
+        part_labels: _PartLabels | None = None,
     ) -> tuple[dict[str, Any], str]:
-        """One round trip. ``part_labels``: for a request about several parts (set_standins),
-        the label of each; a learner error names the part the worker says failed."""
+        """One round trip. ``part_labels``: for a request about several parts (set_standins,
+        chain), the label of each; a learner error names the part the worker says failed, and
+        a time-out or crash the part its last progress frame announced (chain)."""
         strikes = self._hangs.get(label, 0)
         worker = self._ensure_worker()
         timeout = self._timeout(phase)
@@ -313,11 +381,25 @@ class LearnerSession:
             raise self._timeout_error(label)
         request["release"], self._pending_release = self._pending_release, []
         started = time.monotonic()
-        try:
-            worker.conn.send_bytes(wire.dumps(request))
-            answered = worker.conn.poll(timeout)
-        except OSError:
-            answered = True  # the worker is gone; recv_bytes below reports how
+        progress = _Progress()
+        while True:
+            try:
+                if progress.part == 0:
+                    worker.conn.send_bytes(wire.dumps(request))
+                answered = worker.conn.poll(max(started + timeout - time.monotonic(), 0.0))
+            except OSError:
+                answered = True  # the worker is gone; recv_bytes below reports how
+            if not answered:
+                break
+            try:
+                frame = worker.conn.recv_bytes(3 * self.limits.max_wire_bytes + 2**20)
+            except (EOFError, OSError):
+                frame = None
+                break
+            if part_labels is None or not progress.read(frame, part_labels):
+                break
+            label = part_labels.label(progress.part, progress.type_name)
+            strikes = self._hangs.get(label, 0)
         if phase == "test" and self._test is not None:
             self._test.remaining -= time.monotonic() - started
         if not answered:
@@ -327,9 +409,7 @@ class LearnerSession:
             if phase == "test" and self._test is not None:
                 self._test.timed_out = True
             raise self._timeout_error(label)
-        try:
-            frame = worker.conn.recv_bytes(3 * self.limits.max_wire_bytes + 2**20)
-        except (EOFError, OSError):
+        if frame is None:
             status = worker.wait_exit()
             self._stop_worker()
             raise failures.crash(label, status, self.limits.memory_mb) from None
@@ -353,9 +433,10 @@ class LearnerSession:
                     f"The grading worker failed while running {label}:\n{response['internal']}"
                 )
             error = response["error"]
-            part = error.get("part") if part_labels and isinstance(error, dict) else None
-            if type(part) is int and 0 <= part < len(part_labels):
-                label = part_labels[part]
+            if part_labels is not None and isinstance(error, dict):
+                part, type_name = error.get("part"), error.get("type")
+                if type(part) is int and (type_name is None or type(type_name) is str):
+                    label = part_labels.label(part, type_name) or label
             raise failures.from_worker(error, label)
         return response, output
 
@@ -563,3 +644,72 @@ class LearnerSession:
             self._forbidden.setdefault(record, None)
             if self._test is not None:
                 self._test.add_forbidden(record)
+
+
+def _call_fields(args: tuple, kwargs: dict[str, Any]) -> dict[str, Any]:
+    return {"args": args, "kwargs": kwargs, "args_back": False}
+
+
+class _PartLabels:
+    """How a request about several parts names each one."""
+
+    def label(self, part: int, type_name: str | None = None) -> str | None:
+        raise NotImplementedError
+
+
+class _FixedLabels(_PartLabels):
+    """set_standins: one label per part, known before the request."""
+
+    def __init__(self, labels: Sequence[str]) -> None:
+        self.labels = list(labels)
+
+    def label(self, part: int, type_name: str | None = None) -> str | None:
+        return self.labels[part] if 0 <= part < len(self.labels) else None
+
+
+class _ChainLabels(_PartLabels):
+    """chain: the first call's label (``MultiHeadAttention(...)``), then each step as a
+    method call of the object's type (``MultiHeadAttention.eval(...)``), as RemoteMethod
+    names it; the type of an object the first call builds comes with the worker's answer."""
+
+    def __init__(self, call_label: str | None, names: Sequence[str], type_name: str | None):
+        self.call_label = call_label
+        self.names = list(names)
+        self.type_name = type_name
+
+    def label(self, part: int, type_name: str | None = None) -> str | None:
+        if self.call_label is not None:
+            if part == 0:
+                return self.call_label
+            part -= 1
+        if not 0 <= part < len(self.names):
+            return None
+        short = (type_name or self.type_name or "object").rsplit(".", 1)[-1]
+        return f"{short}.{self.names[part]}(...)"
+
+
+class _Progress:
+    """The progress frames of one request (ops.op_chain): the part now running and the type
+    of the object it is about. A frame that is not a well-formed, forward-moving progress
+    frame is left for the caller to read as the answer (or reject as garbled)."""
+
+    def __init__(self) -> None:
+        self.part = 0
+        self.type_name: str | None = None
+
+    def read(self, frame: bytes, labels: _PartLabels) -> bool:
+        if b"progress" not in frame:
+            return False
+        try:
+            tree = wire.loads(frame, max_depth=4)
+        except wire.WireError:
+            return False
+        if not isinstance(tree, dict) or set(tree) != {"progress", "type"}:
+            return False
+        part, type_name = tree["progress"], tree["type"]
+        if type(part) is not int or part <= self.part or type(type_name) is not str:
+            return False
+        if labels.label(part, type_name) is None or len(type_name) > 1000:
+            return False
+        self.part, self.type_name = part, type_name
+        return True

@@ -61,6 +61,10 @@ class Worker:
         self.described: dict[str, type | None] = {}
         self.sent: set[str] = set()
         self.new_methods: dict[str, list[str]] = {}
+        #: id(class) -> (class, its _method_names): the steps op_chain may run
+        self.method_sets: dict[int, tuple[type, frozenset[str]]] = {}
+        #: sends a progress frame to the harness (worker.serve sets it; see op_chain)
+        self.progress: Any = None
 
     def ready_info(self) -> dict[str, Any]:
         return {"pid": os.getpid(), "torch": str(torch.__version__), "guarded": self.guarded}
@@ -176,6 +180,58 @@ class Worker:
                 failure.error["part"] = index
                 raise
         return {"value": None}
+
+    def op_chain(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Method calls on one object in one request: the target itself, or what calling it
+        with ``call`` ({args, kwargs}) returns (a class: the object it builds), then each of
+        ``steps`` ([{name, args, kwargs}]) on it in order, as ``obj.name(*args, **kwargs)``
+        would be. Part 0 is the first call (or the first step); a failure carries its
+        ``part`` and the object's ``type``, and before each later part a progress frame
+        ``{"progress": part, "type": ...}`` goes out, so a time-out or crash names the step
+        that was running, as separate requests would.
+
+        A step runs here only where a separate call would have been one request too: its name
+        is a function of the object's class (_method_names) and no other class shares that
+        class's name, and its label is not in ``stop`` (calls the harness no longer runs after
+        time-outs). The chain ends before any other step; the harness makes those calls itself.
+        Value: [the object, each step's return value]."""
+        obj = self.target(request["target"])
+        call = request.get("call")
+        part = 0
+        if call is not None:
+            call = self.decode(call)
+            with _learner(self, "call"):
+                obj = obj(*call["args"], **call["kwargs"])
+            part = 1
+        values = [self.encode(obj)]
+        kind = type(obj)
+        type_name = f"{kind.__module__}.{kind.__qualname__}"
+        names: frozenset[str] = frozenset()
+        if self.described.get(type_name) is kind:
+            cached = self.method_sets.get(id(kind))
+            if cached is None or cached[0] is not kind:
+                cached = self.method_sets[id(kind)] = (kind, frozenset(_method_names(kind)))
+            names = cached[1]
+        short = type_name.rsplit(".", 1)[-1]
+        stop = request.get("stop") or ()
+        steps = self.decode(request["steps"])
+        for step in steps:
+            name = step["name"]
+            if name not in names or f"{short}.{name}(...)" in stop:
+                break
+            if part and self.progress is not None:
+                self.progress({"progress": part, "type": type_name})
+            self.home = self.home_file(obj)
+            try:
+                with _learner(self, "call"):
+                    result = getattr(obj, name)(*step["args"], **step["kwargs"])
+                values.append(self.encode(result))
+            except LearnerFailed as failure:
+                failure.error["part"] = part
+                failure.error["type"] = type_name
+                raise
+            part += 1
+        return {"value": values}
 
     def set_standin(self, scope: torch.nn.Module, ref_id: int, part: dict[str, Any]) -> None:
         path = part["path"]

@@ -82,6 +82,11 @@ class RemoteCallable:
         """Call it; also return the arguments after the call and the learner's output."""
         return self._session._call(self._target, f"{self._qualname}(...)", args, kwargs)
 
+    def build(self, *args: Any, state: Any = None, **kwargs: Any) -> Any:
+        """``m = cls(*args, **kwargs)``, ``m.load_state_dict(state)`` (when ``state`` is given)
+        and ``m.eval()`` in one request (LearnerSession.build); returns ``m``."""
+        return self._session.build(self, *args, state=state, **kwargs)
+
     def fetch(self) -> Any:
         """The attribute's value itself (a constant, or a RemoteObject), without calling it."""
         file = self._session._file_of(self._module)

@@ -23,6 +23,10 @@ the guard and answers ``{"ok": True, "ready": ...}``. Then one response per requ
     parameters  target                        -> [(name, shape, dtype, storage key)]
     set_standins target, parts [{path, kind, config, state}] -> None (standins.py;
                                               ops.op_set_standins; a failure names its "part")
+    chain       target[, call], steps [{name, args, kwargs}], stop -> [object, step values]
+                                              (ops.op_chain: obj = target(*call), then
+                                              obj.name(...) for each step; before each later
+                                              part a frame {"progress": part, "type": name})
     release     (only the "release" field)    -> None
 
 A target is ``["module", name, qualname]`` or ``["ref", id]``. Responses are
@@ -64,6 +68,12 @@ def serve(fd: int, memory_mb: int, file_mb: int, plan: dict[str, Any]) -> int:
 
     init = wire.loads(conn.recv_bytes())
     worker = Worker(init, memory_mb=memory_mb)
+
+    def progress(tree: dict[str, Any]) -> None:  # between the parts of one request (op_chain)
+        _restore_streams()
+        conn.send_bytes(wire.dumps(tree))
+
+    worker.progress = progress
     ready = {**worker.ready_info(), "isolation": confined}
     conn.send_bytes(wire.dumps({"ok": True, "ready": ready}))
     while True:

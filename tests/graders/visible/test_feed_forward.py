@@ -23,8 +23,8 @@ D_MODEL, D_FF = 8, 32
 def seeded_ffn(learner, rng):
     """A learner PositionwiseFeedForward(8, 32) in eval mode with seeded weights."""
     m = learner.module("feed_forward").PositionwiseFeedForward(D_MODEL, D_FF)
-    m.load_state_dict(like_state(rng, m.state_dict()))
-    m.eval()
+    state = like_state(rng, m.state_dict())
+    learner.chain(m, [("load_state_dict", (state,), {}), ("eval", (), {})])  # one round trip
     return m
 
 

@@ -43,9 +43,7 @@ def MHA(learner):
 def loaded(MHA, rng, d_model=D_MODEL, heads=HEADS, bias=True):
     """A learner MultiHeadAttention in eval mode with seeded weights, and those weights."""
     state = mha_state(rng, d_model, bias)
-    m = MHA(d_model, heads, bias=bias)
-    m.load_state_dict(state)
-    m.eval()
+    m = MHA.build(d_model, heads, bias=bias, state=state)  # one round trip
     return m, state
 
 
