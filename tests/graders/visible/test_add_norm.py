@@ -14,6 +14,7 @@ from autograder.feedback import AnyOf, expect, expect_close, expect_shape
 from tests.graders.support.add_norm_mistakes import (
     DEFAULT_EPS,
     EPS_IGNORED,
+    NORM_WRONG_AXIS,
     dropout_in_eval,
     expected_and_mistakes,
 )
@@ -115,7 +116,8 @@ def test_normalises_each_token_on_its_own(learner, rng):
         before[:, keep],
         what="the outputs of the other tokens after changing token 3",
         atol=1e-6,
-        hint="normalise over the last axis (d_model) only, as nn.LayerNorm(d_model) does",
+        hint="another token changed these outputs, so your normalisation mixes tokens: "
+        + mistake(NORM_WRONG_AXIS),
     )
 
 
