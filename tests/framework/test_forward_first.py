@@ -7,13 +7,18 @@ import pytest
 
 from autograder.feedback import GradingFailure
 from autograder.runtime.errors import LearnerError
-from tests.graders.support.params import FORWARD_RIGHT, forward_first
+from tests.graders.support.params import (
+    FORWARD_RIGHT,
+    NO_GRADIENT,
+    NO_GRADIENT_ADVICE,
+    forward_first,
+)
 
 GRADIENT = (
     "The gradient of W_q.weight differs from the expected values: all of its entries differ. "
     "Hint: gradients follow from the forward pass, so fix any forward mismatch first."
 )
-NO_GRADIENT = "After a backward pass, these parameters got no gradient: W_o.weight."
+MISSING = NO_GRADIENT.format(what="MultiHeadAttention(16, 4)(x, x, x)", names="W_o.weight")
 NAMED = "Known mistake in the output: [multi_head_attention/no-output-projection] Apply W_o."
 
 
@@ -38,11 +43,13 @@ def test_a_wrong_forward_pass_is_given_as_the_cause_in_place_of_the_hint():
     assert "Hint:" not in message
 
 
-def test_a_missing_gradient_is_explained_by_the_forward_pass_too():
+def test_a_missing_gradient_is_explained_by_the_forward_pass_without_the_generic_advice():
     with pytest.raises(GradingFailure) as caught, forward_first(failing_forward):
-        raise GradingFailure(NO_GRADIENT)
+        raise GradingFailure(MISSING)
+    fact = MISSING.replace(f" {NO_GRADIENT_ADVICE}", "")
+    assert fact.endswith("got no gradient: W_o.weight.")
     assert caught.value.message == (
-        f"{NO_GRADIENT} Its forward pass already differs, which explains it: {NAMED}"
+        f"{fact} Its forward pass already differs, which explains it: {NAMED}"
     )
 
 
@@ -55,8 +62,8 @@ def test_a_right_forward_pass_turns_the_hint_to_the_backward_pass():
 
 def test_a_right_forward_pass_leaves_a_message_without_hint_unchanged():
     with pytest.raises(GradingFailure) as caught, forward_first(right_forward):
-        raise GradingFailure(NO_GRADIENT)
-    assert caught.value.message == NO_GRADIENT
+        raise GradingFailure(MISSING)
+    assert caught.value.message == MISSING
 
 
 def test_an_output_without_parameters_is_explained_by_the_forward_pass():

@@ -93,7 +93,8 @@ def hint_on_error(hint: str, *, when: str = "") -> Iterator[None]:
             raise
         hint = hint.strip()
         end = "" if hint.endswith((".", "!", "?")) else "."
-        raise GradingFailure(f"{error.feedback.rstrip('.')}. Hint: {hint}{end}") from None
+        feedback = error.feedback.rstrip().rstrip(".").rstrip()  # an exception text may end in " "
+        raise GradingFailure(f"{feedback}. Hint: {hint}{end}") from None
 
 
 @contextmanager

@@ -21,10 +21,14 @@ WRONG_ORDER = (
     "{what} creates its parameters in the order {got}; expected {expected}, so that a seeded "
     "run reproduces the class notebook."
 )
+# The advice is generic: forward_first drops it when a wrong forward pass says more.
+NO_GRADIENT_ADVICE = (
+    "Every parameter must take part in the forward computation (no .detach(), no "
+    "torch.no_grad(), no round trip through numpy, and use every sublayer you create)."
+)
 NO_GRADIENT = (
-    "After a backward pass through {what}, these parameters got no gradient: {names}. Every "
-    "parameter must take part in the forward computation (no .detach(), no torch.no_grad(), no "
-    "round trip through numpy, and use every sublayer you create)."
+    "After a backward pass through {what}, these parameters got no gradient: {names}. "
+    + NO_GRADIENT_ADVICE
 )
 FORWARD_DIFFERS = "Its forward pass already differs, which explains it: {cause}"
 FORWARD_RIGHT = (
@@ -114,7 +118,8 @@ def forward_first(forward: Callable[[], None] | None) -> Iterator[None]:
     naming a known mistake where one matches); it runs only when the block fails: a wrong or
     missing gradient (GradingFailure) or an output that does not depend on the parameters (a
     `bad_return` LearnerError). A wrong forward pass is then given as the cause, in place of the
-    gradient check's own hint; a right one replaces that hint with FORWARD_RIGHT. Any other
+    gradient check's own hint (and NO_GRADIENT_ADVICE); a right one replaces that hint with
+    FORWARD_RIGHT. Any other
     LearnerError (an exception, a time-out) passes through unchanged: its own sentence says
     more. Messages come from the checks, so they are as safe in hidden tests as those are.
     """
@@ -129,7 +134,7 @@ def forward_first(forward: Callable[[], None] | None) -> Iterator[None]:
         except LearnerError:  # the forward pass cannot even run again: the first failure stands
             raise error from None
         except GradingFailure as cause:
-            first = message.split(" Hint: ")[0]
+            first = message.split(" Hint: ")[0].replace(f" {NO_GRADIENT_ADVICE}", "")
             raise GradingFailure(f"{first} {FORWARD_DIFFERS.format(cause=cause.message)}") from None
         if " Hint: " not in message:
             raise
