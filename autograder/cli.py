@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import atexit
-import errno
 import os
 import sys
 import threading
@@ -12,6 +11,7 @@ from pathlib import Path
 import click
 
 from autograder import __version__
+from autograder.reports.files import CANNOT_WRITE, cannot_write  # noqa: F401 (CANNOT_WRITE: tests)
 
 
 # Options several commands share: one definition each, so their names, types and units agree.
@@ -74,22 +74,16 @@ class _Commands(click.Group):
             click.echo(INTERRUPTED_EARLY, err=True)
             raise SystemExit(130) from None
         except OSError as error:
-            if error.errno not in DISK_ERRORS:
-                raise
             # Every report and gradebook row is written whole or not at all (atomic writes),
             # so what the command saved before the disk filled is intact.
-            where = f" {error.filename}" if error.filename else ""
-            click.echo(CANNOT_WRITE.format(where=where, why=error.strerror), err=True)
+            sentence = cannot_write(error)
+            if sentence is None:
+                raise
+            click.echo(sentence, err=True)
             raise SystemExit(2) from None
 
 
 INTERRUPTED_EARLY = "Interrupted before anything was graded; run the same command again."
-#: Errors of the disk, not of the command: a full disk, a quota, a read-only file system.
-DISK_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})
-CANNOT_WRITE = (
-    "Could not write{where}: {why}. Free some space or choose another output folder, then run "
-    "the same command again; the files written before this one are complete and kept."
-)
 
 
 def _leave(code: object) -> None:

@@ -54,6 +54,7 @@ from autograder.gradebook.job import (
 )
 from autograder.gradebook.roster import Learner
 from autograder.gradebook.store import read_record
+from autograder.reports.files import cannot_write
 
 SESSION_LOG = ".session.log"  # in DIR: pytest's console up to collection (why graders failed)
 EXPECTED_DIR = ".expected"  # in DIR: expected values shared by the learners' children
@@ -123,12 +124,21 @@ def run_batch(
 
 def _session(batch: BatchSession, settings: JobSettings) -> None:
     try:
-        _run(batch, settings)
-    except Exception as error:
-        if batch.started:
+        try:
+            _run(batch, settings)
+        except Exception as error:
+            if batch.started:
+                raise
+            # Before any learner's child: every row says why (not a traceback and "stopped" rows).
+            batch.not_graded(SESSION_FAILED.format(kind=type(error).__name__, detail=error))
+    except OSError as error:
+        # A full disk (the log, a row): the command line's one sentence, not a traceback; the
+        # command records the learners left (or says the same sentence if it cannot either).
+        sentence = cannot_write(error)
+        if sentence is None:
             raise
-        # Before any learner's child: every row says why (not a traceback and "stopped" rows).
-        batch.not_graded(SESSION_FAILED.format(kind=type(error).__name__, detail=error))
+        print(sentence, file=sys.stderr, flush=True)
+        raise SystemExit(2) from None
     finally:
         batch.remove_scratch()
         batch.remove_expected()

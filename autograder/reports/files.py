@@ -8,9 +8,27 @@ permissions."""
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
+
+#: Errors of the disk, not of the command: a full disk, a quota, a read-only file system.
+DISK_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})
+CANNOT_WRITE = (
+    "Could not write{where}: {why}. Free some space or choose another output folder, then run "
+    "the same command again; the files written before this one are complete and kept."
+)
+
+
+def cannot_write(error: OSError) -> str | None:
+    """The one sentence for an error of the disk (DISK_ERRORS), naming the file when known;
+    None for any other error. Every command (cli.py) and the grade-class session process say
+    this instead of a traceback: reports and gradebook rows are written whole or not at all."""
+    if error.errno not in DISK_ERRORS:
+        return None
+    where = f" {error.filename}" if error.filename else ""
+    return CANNOT_WRITE.format(where=where, why=error.strerror)
 
 
 def atomic_write_text(path: Path, text: str) -> Path:
