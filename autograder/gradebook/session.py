@@ -57,6 +57,12 @@ from autograder.gradebook.store import read_record
 from autograder.reports.files import cannot_write
 
 SESSION_LOG = ".session.log"  # in DIR: pytest's console up to collection (why graders failed)
+SESSION_LOG_HEADER = (
+    "This is the log of the batch's grading session (autograder grade-class or check): pytest "
+    "configuring and collecting the graders once for the whole batch. No learner's tests run "
+    "here (pytest may say 'no tests ran', and 'submission' names the course folder); each "
+    "learner's tests and results are in {out}/<learner>/grader.log.\n\n"
+)
 EXPECTED_DIR = ".expected"  # in DIR: expected values shared by the learners' children
 COLLECTED = "collected {count} items"
 SUMMARY = "{passed} passed, {failed} failed in {seconds:.2f}s"
@@ -181,6 +187,7 @@ def _run(batch: BatchSession, settings: JobSettings) -> None:
         pytest_console(batch.console),
         own_grader_packages(folders, config.root),
     ):
+        batch.console.write(SESSION_LOG_HEADER.format(out=settings.out))
         code = pytest.main(args, plugins=[collector, batch])
     if batch.started:
         return None

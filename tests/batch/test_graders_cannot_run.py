@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from autograder.gradebook import store
+from autograder.gradebook.session import SESSION_LOG_HEADER
 from tests.batch.conftest import TOY, run_cli
 
 VISIBLE = Path("tests/graders/visible")
@@ -60,7 +61,10 @@ def test_every_row_says_why_the_graders_could_not_run(
     assert record is not None and sentence in record.error
     assert record.total is None and record.components == {}
     assert f"good: {record.error}" in done.stderr
-    assert (out / ".session.log").is_file()
+    # The log says first what it is: its pytest header names the course as the submission.
+    log = (out / ".session.log").read_text(encoding="utf-8")
+    assert log.startswith(SESSION_LOG_HEADER.format(out=out.resolve()))
+    assert "each learner's tests and results are in" in log.splitlines()[0]
 
 
 def test_a_session_that_fails_before_grading_says_why_in_every_row(
