@@ -49,7 +49,6 @@ import hashlib
 import os
 import random
 import shutil
-import tempfile
 import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -60,6 +59,7 @@ import numpy as np
 import torch
 
 from autograder.feedback import AnyOf
+from autograder.reports.files import atomic_write_bytes
 from autograder.runtime import wire
 
 __all__ = ["ExpectedValueImpure", "clear", "expected_value", "refresh", "stats", "use_folder"]
@@ -305,14 +305,7 @@ def _write(key: str, value: Any) -> None:
     _seen.add(name)
     try:
         frame = wire.dumps(wire.encode((key, _encoded(value))))
-        handle, temporary = tempfile.mkstemp(dir=_folder, suffix=".tmp")
-        try:
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(frame)
-            os.replace(temporary, _folder / name)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        atomic_write_bytes(_folder / name, frame)  # its temporary ".NAME.*" is never read
     except (OSError, wire.WireError):
         return
     stats.written += 1

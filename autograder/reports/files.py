@@ -33,13 +33,23 @@ def cannot_write(error: OSError) -> str | None:
 
 def atomic_write_text(path: Path, text: str) -> Path:
     """Write text (UTF-8) to path through a temporary file in the same folder and a rename."""
+    if not isinstance(text, str):
+        raise TypeError(f"atomic_write_text writes a str to {path}, not {type(text).__name__}.")
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> Path:
+    """Write data to path through a temporary file in the same folder and a rename. The
+    temporary file is named ".NAME.XXXXXXXX", so a reader listing files by NAME's suffix (as
+    expected.py lists "*.entry") never sees it; on any failure it is removed and the old file,
+    if any, is left as it was."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         os.fchmod(handle, 0o666 & ~current_umask())
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

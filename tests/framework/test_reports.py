@@ -11,7 +11,7 @@ from rich.console import Console
 
 from autograder.config import load_course
 from autograder.reports import junit, markdown, results_json, terminal
-from autograder.reports.files import atomic_write_text, current_umask
+from autograder.reports.files import atomic_write_bytes, atomic_write_text, current_umask
 from autograder.reports.sanitize import (
     CUT_NOTE,
     cap,
@@ -235,6 +235,15 @@ def test_atomic_write_leaves_the_old_file_when_writing_fails(tmp_path):
         atomic_write_text(path, 3)  # not text: the write fails half way
     assert path.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["a.txt"]
+
+
+def test_atomic_write_bytes_replaces_whole_or_leaves_the_old_file(tmp_path):
+    path = atomic_write_bytes(tmp_path / "a.entry", b"old\x00")
+    with pytest.raises(TypeError):
+        atomic_write_bytes(path, "not bytes")  # the write fails half way
+    assert path.read_bytes() == b"old\x00"
+    assert atomic_write_bytes(path, b"\xffnew").read_bytes() == b"\xffnew"
+    assert [p.name for p in tmp_path.iterdir()] == ["a.entry"]
 
 
 @pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
