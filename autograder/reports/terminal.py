@@ -102,9 +102,16 @@ def class_table(results: list[GradeResult | Ungraded]) -> Table:
 
 
 def _short(text: str) -> str:
-    """Learner text for one table cell: cleaned, cut with an ellipsis past PROBLEM_LIMIT."""
+    """Learner text for one line or cell: cleaned, and past PROBLEM_LIMIT cut at the last word
+    boundary before it, with an ellipsis (a word is cut only when it alone is that long)."""
     text = clean(text, len(text)).replace("\n", " ")
-    return text if len(text) <= PROBLEM_LIMIT else text[: PROBLEM_LIMIT - 1] + "…"
+    if len(text) <= PROBLEM_LIMIT:
+        return text
+    cut = text[: PROBLEM_LIMIT - 1]
+    space = cut.rfind(" ")
+    if space > 0:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:") + "…"
 
 
 def new_console() -> Console:

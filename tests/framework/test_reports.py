@@ -360,3 +360,24 @@ def test_summary_groups_a_repeated_message_and_never_names_hidden_tests():
     assert "(found by 2 tests: a; 1 hidden test.)" in text
     assert "- **Normalizing: a hidden test**: Off." in text
     assert "secret" not in text
+
+
+def test_a_long_first_problem_is_cut_at_a_word_boundary_and_wrapped_at_words():
+    config = load_course(TOY / "course.toml")
+    words = "Word000 " + " ".join(f"word{i:03d}" for i in range(1, 60))  # 479 characters
+    tests = [
+        TestResult("t", "t::t", "scale", status="failed", message=f"{words}."),
+        TestResult("u", "t::u", "normalize", status="passed"),
+    ]
+    graded = build_grade_result(config, tests, submission="s", seed=0, hidden_included=False)
+    (line,) = terminal.first_problems(graded)
+    # 'Scaling: ' then the 37 whole words that fit in terminal.PROBLEM_LIMIT, then an ellipsis.
+    kept = "Word000 " + " ".join(f"word{i:03d}" for i in range(1, 37))
+    assert line.plain == f"Scaling: {kept}…"
+    console = Console(record=True, width=80, color_system=None)
+    terminal.print_submission(graded, console)
+    lines = console.export_text().splitlines()
+    start = lines.index("First problem per component:") + 1
+    wrapped = " ".join(lines[start:]).split()
+    assert max(len(line) for line in lines) <= 80
+    assert " ".join(wrapped[1:]) == f"{kept}…"  # wrapped between words, none cut
