@@ -125,13 +125,15 @@ def new_console() -> Console:
 
 
 def print_submission(result: GradeResult, console: Console) -> None:
+    """The table, each component's first problem under it, then a blank line (whether or not
+    there were problems: the next submission's table or the last line stands apart)."""
     console.print(submission_table(result))
     problems = first_problems(result)
     if problems:
         console.print("First problem per component:")
         for line in problems:
             console.print(line, overflow="fold")
-        console.print()
+    console.print()
 
 
 def print_class(results: list[GradeResult | Ungraded], console: Console) -> None:

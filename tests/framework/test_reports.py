@@ -381,3 +381,19 @@ def test_a_long_first_problem_is_cut_at_a_word_boundary_and_wrapped_at_words():
     wrapped = " ".join(lines[start:]).split()
     assert max(len(line) for line in lines) <= 80
     assert " ".join(wrapped[1:]) == f"{kept}…"  # wrapped between words, none cut
+
+
+def test_two_submission_tables_are_apart_when_the_first_has_no_problem():
+    config = load_course(TOY / "course.toml")
+    full = [
+        TestResult("c", "t::c", "scale", status="passed"),
+        TestResult("d", "t::d", "normalize", status="passed"),
+    ]
+    console = Console(record=True, width=80, color_system=None)
+    for name in ("kim", "sam"):
+        graded = build_grade_result(config, full, submission=name, seed=0, hidden_included=False)
+        terminal.print_submission(graded, console)
+    lines = console.export_text().splitlines()
+    second = next(i for i, line in enumerate(lines) if "sam" in line)
+    assert lines[second - 1] == "" and lines[second - 2].startswith("└")
+    assert lines[-1] == ""
