@@ -31,7 +31,9 @@ TITLE = "# {course}: grade for {submission}"
 TOTAL = "**Total: {score} / {max_score}**"
 RUN_LINE = "Seed {seed}; {tests} tests; hidden tests {hidden}; started {started_at}."
 ALL_PASSED = "Every test passed. Well done."
-SEEN_IN = "(found by {count} tests: {tests}.)"
+#: After a message several tests share; the tests follow as a nested list, one a line (a test
+#: name may hold any separator: a parametrized id, "; ", a comma).
+SEEN_IN = "Found by {count} tests:"
 HIDDEN_TEST = "a hidden test"
 TO_FIX = "## What to fix"
 FORBIDDEN_HEADING = "## Forbidden library calls"
@@ -77,7 +79,8 @@ def render_summary(result: GradeResult) -> str:
             if len(tests) == 1:
                 lines.append(f"- **{title}: {_test_name(tests[0])}**: {text}")
             else:
-                lines.append(f"- **{title}**: {text} {_found_by(tests)}")
+                lines.append(f"- **{title}**: {text} {SEEN_IN.format(count=len(tests))}")
+                lines += [f"  - {name}" for name in _found_by(tests)]
             shown = next((t for t in tests if t.output and t.visibility == "visible"), None)
             if shown is not None:
                 output = neutralise_workflow_commands(shown.output)  # summaries reach logs
@@ -114,12 +117,13 @@ def _test_name(test: TestResult) -> str:
     return markdown_inline(test.name, table=False) if test.visibility == "visible" else HIDDEN_TEST
 
 
-def _found_by(tests: list[TestResult]) -> str:
+def _found_by(tests: list[TestResult]) -> list[str]:
+    """The visible tests' names, then how many hidden tests (never named)."""
     names = [markdown_inline(t.name, table=False) for t in tests if t.visibility == "visible"]
     hidden = len(tests) - len(names)
     if hidden:
         names.append(f"{hidden} hidden test{'s' if hidden != 1 else ''}")
-    return SEEN_IN.format(count=len(tests), tests="; ".join(names))
+    return names
 
 
 def write_summary(result: GradeResult, path: Path) -> Path:

@@ -340,7 +340,7 @@ def test_summary_lists_a_named_mistake_once_with_the_tests_that_found_it():
     result = build_grade_result(config, tests, submission="s", seed=0, hidden_included=False)
     text = markdown.render_summary(result).split(markdown.TO_FIX, 1)[1]
     assert text.count("You added the factor") == 1
-    assert "(found by 2 tests: a; b.)" in text
+    assert "Read: course notes, Scaling. Found by 2 tests:\n  - a\n  - b\n" in text
     assert "- **Scaling: c**: Something else. More." in text
 
 
@@ -357,7 +357,7 @@ def test_summary_groups_a_repeated_message_and_never_names_hidden_tests():
     result = build_grade_result(config, tests, submission="s", seed=0, hidden_included=True)
     text = markdown.render_summary(result).split(markdown.TO_FIX, 1)[1]
     assert text.count(stub) == 1
-    assert "(found by 2 tests: a; 1 hidden test.)" in text
+    assert f"{stub} Found by 2 tests:\n  - a\n  - 1 hidden test\n" in text
     assert "- **Normalizing: a hidden test**: Off." in text
     assert "secret" not in text
 
@@ -397,3 +397,18 @@ def test_two_submission_tables_are_apart_when_the_first_has_no_problem():
     second = next(i for i, line in enumerate(lines) if "sam" in line)
     assert lines[second - 1] == "" and lines[second - 2].startswith("└")
     assert lines[-1] == ""
+
+
+def test_summary_lists_the_tests_of_a_shared_message_one_a_line_whatever_their_names():
+    """A test name may itself hold '; ' or ', ' (a parametrized id): one name a line."""
+    config = load_course(TOY / "course.toml")
+    names = ["test_mask[causal; 2 heads]", "test_mask[padding, 1 head]"]
+    tests = [
+        TestResult(n, f"t::{n}", "scale", status="failed", message="Masked too much.")
+        for n in names
+    ]
+    result = build_grade_result(config, tests, submission="s", seed=0, hidden_included=False)
+    text = markdown.render_summary(result).split(markdown.TO_FIX, 1)[1]
+    item = text.strip().splitlines()
+    assert item[0] == "- **Scaling**: Masked too much. Found by 2 tests:"
+    assert item[1:] == ["  - test_mask[causal; 2 heads]", "  - test_mask[padding, 1 head]"]
