@@ -83,6 +83,15 @@ class _Commands(click.Group):
             raise SystemExit(2) from None
 
 
+#: One line per command in `autograder --help` (click would cut each docstring's first
+#: sentence at the terminal's width, mid-sentence): each fits 80 columns whole.
+SHORT_HELP = {
+    "check": "Check the graders: references, stubs, mutants, variants.",
+    "grade": "Grade learner repositories; reports and a table of points.",
+    "grade-class": "Grade a whole class (a roster) into a gradebook.",
+    "merge": "Merge the output folders of grade-class --shard runs.",
+    "release": "Build the learner repository: stubs, visible graders, CI.",
+}
 INTERRUPTED_EARLY = "Interrupted before anything was graded; run the same command again."
 
 
@@ -122,7 +131,7 @@ def cli() -> None:
     """
 
 
-@cli.command()
+@cli.command(short_help=SHORT_HELP["grade"])
 @click.argument("submissions", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--out",
@@ -225,7 +234,7 @@ def _warm_workers():
     return zygote_client.serving()
 
 
-@cli.command()
+@cli.command(short_help=SHORT_HELP["release"])
 @click.option(
     "--out",
     required=True,
@@ -265,7 +274,7 @@ def release(
     )
 
 
-@cli.command("grade-class")
+@cli.command("grade-class", short_help=SHORT_HELP["grade-class"])
 @click.argument("roster", type=click.Path(path_type=Path))
 @click.option(
     "--out",
@@ -334,7 +343,7 @@ def grade_class(
     raise SystemExit(code)
 
 
-@cli.command()
+@cli.command(short_help=SHORT_HELP["merge"])
 @click.argument("shards", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--out",
@@ -351,7 +360,7 @@ def merge(shards: tuple[Path, ...], out: Path, course: Path | None, quiet: bool)
     raise SystemExit(command.main(shards=list(shards), out=out, course=course, quiet=quiet))
 
 
-@cli.command()
+@cli.command(short_help=SHORT_HELP["check"])
 @_course_option("The course.toml to check (default: the nearest one above the current folder).")
 @_jobs_option("Cases graded")
 @click.option(
