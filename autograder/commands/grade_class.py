@@ -137,7 +137,9 @@ def main(
         if force or not _reusable(store.read_record(out, learner.id), settings, learner)
     ]
     err = Console(stderr=True, highlight=False, quiet=quiet)
-    if len(pending) < len(learners):
+    if not pending:
+        err.print(ALL_SAVED.format(total=len(learners), out=out))
+    elif len(pending) < len(learners):
         err.print(RESUMING.format(done=len(learners) - len(pending), total=len(learners), out=out))
     # The class report's figure library loads while the command waits for the learners.
     threading.Thread(target=report.figure_library, daemon=True, name="warm-report").start()
@@ -339,6 +341,10 @@ def _start_uninterrupted(process: multiprocessing.process.BaseProcess) -> None:
         raise KeyboardInterrupt
 
 
+ALL_SAVED = (
+    "All {total} learners already have a result in {out} from the same settings; writing the "
+    "gradebook and the class report from them (--force regrades everyone)."
+)
 RESUMING = (
     "{done} of {total} learners already have a result in {out} from the same settings; grading "
     "the others (--force regrades everyone)."

@@ -34,6 +34,11 @@ BAD_ID = (
     "The roster {path} has the learner id {learner!r} on line {line}; an id must start with a "
     "letter or digit and use only letters, digits and . _ @ + - (it names a folder)."
 )
+BAD_FOLDER_ID = (
+    "The roster folder {path} holds a folder {learner!r}, whose name is the learner id; an id "
+    "must start with a letter or digit and use only letters, digits and . _ @ + - (rename the "
+    "folder)."
+)
 DUPLICATE_ID = "The roster {path} names the learner {learner} twice (lines {first} and {second})."
 EMPTY_ROSTER = "The roster {path} names no learners."
 NETWORK_URL = (
@@ -70,7 +75,7 @@ def read_roster(path: Path) -> list[Learner]:
         ]
         for learner in learners:
             if not ID_PATTERN.fullmatch(learner.id):
-                raise RosterError(BAD_ID.format(path=path, learner=learner.id, line="-"))
+                raise RosterError(BAD_FOLDER_ID.format(path=path, learner=learner.id))
     elif path.is_file():
         try:
             learners = _read_csv(path)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.commands.grade_class import ALL_SAVED
 from autograder.gradebook import store
 from tests.batch.conftest import (
     DEADLINE,
@@ -106,12 +107,14 @@ def test_each_learner_has_reports_and_the_class_report_is_written(whole: Path) -
 def test_a_rerun_reuses_every_finished_learner(whole: Path, toy_class: dict) -> None:
     before = {r.learner: r.run_id for r in store.read_records(whole)}
     text = (whole / "gradebook.csv").read_text()
-    done = run_cli(
-        *_args(toy_class["roster"], whole, manifest=toy_class["manifest"]), cwd=toy_class["base"]
-    )
+    args = _args(toy_class["roster"], whole, manifest=toy_class["manifest"])
+    done = run_cli(*[a for a in args if a != "-q"], cwd=toy_class["base"])  # says what it does
     assert done.returncode == 1, done.stderr
     assert {r.learner: r.run_id for r in store.read_records(whole)} == before
     assert (whole / "gradebook.csv").read_text() == text  # nothing regraded: timing too
+    said = " ".join(done.stderr.split())  # rich wraps stderr at its width
+    assert ALL_SAVED.format(total=4, out=whole.resolve()) in said
+    assert "grading the others" not in said
 
 
 def test_a_run_killed_halfway_resumes_to_the_same_gradebook(whole: Path, toy_class: dict) -> None:

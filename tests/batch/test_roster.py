@@ -26,6 +26,18 @@ def test_a_folder_roster_has_one_learner_per_subfolder_sorted_by_id(tmp_path: Pa
     assert learners[1].repo == (tmp_path / "amy").resolve()
 
 
+def test_a_folder_roster_names_a_folder_that_is_no_learner_id(tmp_path: Path) -> None:
+    for name in ("amy", "-bad"):
+        (tmp_path / name).mkdir()
+    with pytest.raises(RosterError) as caught:
+        read_roster(tmp_path)
+    assert str(caught.value) == (
+        f"The roster folder {tmp_path} holds a folder '-bad', whose name is the learner id; an "
+        "id must start with a letter or digit and use only letters, digits and . _ @ + - "
+        "(rename the folder)."
+    )
+
+
 def test_a_csv_roster_resolves_paths_unwraps_file_urls_and_refuses_the_network(
     tmp_path: Path,
 ) -> None:
