@@ -2,8 +2,10 @@
 
 A learner's child makes its folder in DIR/.partial (store.staging_dir: `<learner>.<8 hex>`)
 when it starts and renames it into place when it is done, so the folders there are the learners
-in progress; the command reads them about once a second. Without them, a learner that runs into
-the test time-out leaves the bar standing still with an ETA from before, and nothing says who.
+in progress (a regraded learner's old folder passes through there too, as store.trash_dir
+`-old-<learner>.<8 hex>`, a name no learner id has); the command reads them about once a
+second. Without them, a learner that runs into the test time-out leaves the bar standing still
+with an ETA from before, and nothing says who.
 """
 
 from __future__ import annotations

@@ -95,13 +95,21 @@ def staging_dir(out: Path, learner: str) -> Path:
     return folder
 
 
+def trash_dir(out: Path, learner: str) -> Path:
+    """Where a learner's previous folder goes while it is replaced (DIR/.partial, deleted at
+    once). Its name starts with "-", as no learner id does (roster.ID_PATTERN), so that the
+    progress bar never takes it for a learner in progress: "old-kofi.<hex>" read as learner
+    "old-kofi"."""
+    return Path(out) / PARTIAL_DIR / f"-old-{learner}.{uuid.uuid4().hex[:8]}"
+
+
 def commit_learner(out: Path, staged: Path, record: LearnerRecord) -> Path:
     """Write the record into the staged folder and move it to DIR/<learner>, replacing any
     previous one. The old folder is moved aside first, then deleted."""
     atomic_write_text(staged / RECORD_FILE, record.to_json())
     final = learner_dir(out, record.learner)
     if final.exists():
-        trash = Path(out) / PARTIAL_DIR / f"old-{record.learner}.{uuid.uuid4().hex[:8]}"
+        trash = trash_dir(out, record.learner)
         os.replace(final, trash)
         shutil.rmtree(trash, ignore_errors=True)
     os.replace(staged, final)

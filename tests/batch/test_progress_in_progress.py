@@ -53,6 +53,19 @@ def test_the_learners_with_a_partial_folder_are_named_longest_first(tmp_path):
     assert running.describe() == ""
 
 
+def test_a_regraded_learners_old_folder_is_no_learner_in_progress(tmp_path):
+    """store.commit_learner moves a learner's previous folder aside into DIR/.partial; with
+    the learner 'old-x' in the roster, the old folder of 'x' must not name them."""
+    running = InProgress(tmp_path, ["x", "old-x"], Clock())
+    trash = store.trash_dir(tmp_path, "x")
+    trash.mkdir(parents=True)
+    running.refresh()
+    assert running.describe() == ""
+    (tmp_path / ".partial" / "old-x.0123abcd").mkdir()  # the learner old-x, staged
+    running.refresh()
+    assert running.describe() == "now: old-x 0:00"
+
+
 def test_a_slow_learner_is_named_on_the_bar_while_graded_and_not_once_done(tmp_path):
     repo = tmp_path / "class" / "slow"
     init_repo(repo)
