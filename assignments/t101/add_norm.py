@@ -30,7 +30,8 @@ class AddNorm(nn.Module):
 
     def __init__(self, d_model: int, dropout: float = 0.0, eps: float = 1e-5):
         raise NotImplementedError(
-            "Add & Norm: AddNorm.__init__ is not implemented yet; write it in t101/add_norm.py."
+            "Add & Norm: AddNorm.__init__ is not implemented yet;"
+            " write it in assignments/t101/add_norm.py."
         )
 
     def forward(self, x: torch.Tensor, sublayer_output: torch.Tensor) -> torch.Tensor:
@@ -39,5 +40,6 @@ class AddNorm(nn.Module):
         Both inputs must have the same shape; the result has that shape too.
         """
         raise NotImplementedError(
-            "Add & Norm: AddNorm.forward is not implemented yet; write it in t101/add_norm.py."
+            "Add & Norm: AddNorm.forward is not implemented yet;"
+            " write it in assignments/t101/add_norm.py."
         )

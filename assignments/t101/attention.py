@@ -35,7 +35,7 @@ def scaled_dot_product_attention(
     """
     raise NotImplementedError(
         "Scaled dot-product attention: scaled_dot_product_attention(Q, K, V, mask)"
-        " is not implemented yet; write it in t101/attention.py."
+        " is not implemented yet; write it in assignments/t101/attention.py."
     )
 
 
@@ -53,7 +53,7 @@ def self_attention(
     """
     raise NotImplementedError(
         "Scaled dot-product attention: self_attention(X, W_q, W_k, W_v, mask)"
-        " is not implemented yet; write it in t101/attention.py."
+        " is not implemented yet; write it in assignments/t101/attention.py."
     )
 
 
@@ -67,7 +67,7 @@ def cosine_similarity(a: np.ndarray, b: np.ndarray) -> float:
     """
     raise NotImplementedError(
         "Scaled dot-product attention: cosine_similarity(a, b)"
-        " is not implemented yet; write it in t101/attention.py."
+        " is not implemented yet; write it in assignments/t101/attention.py."
     )
 
 
@@ -92,7 +92,7 @@ class SelfAttention(nn.Module):
     def __init__(self, d_model: int, d_k: int | None = None, d_v: int | None = None) -> None:
         raise NotImplementedError(
             "Scaled dot-product attention: SelfAttention.__init__"
-            " is not implemented yet; write it in t101/attention.py."
+            " is not implemented yet; write it in assignments/t101/attention.py."
         )
 
     def forward(
@@ -102,5 +102,5 @@ class SelfAttention(nn.Module):
         (True = may attend) -> (output (..., L, d_v), weights (..., L, L))."""
         raise NotImplementedError(
             "Scaled dot-product attention: SelfAttention.forward"
-            " is not implemented yet; write it in t101/attention.py."
+            " is not implemented yet; write it in assignments/t101/attention.py."
         )

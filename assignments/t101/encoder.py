@@ -43,7 +43,7 @@ class EncoderLayer(nn.Module):
     def __init__(self, d_model: int, num_heads: int, d_ff: int, dropout: float = 0.0):
         raise NotImplementedError(
             "Encoder layer and stack: EncoderLayer.__init__"
-            " is not implemented yet; write it in t101/encoder.py."
+            " is not implemented yet; write it in assignments/t101/encoder.py."
         )
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
@@ -51,7 +51,7 @@ class EncoderLayer(nn.Module):
         attend) -> (B, L, d_model)."""
         raise NotImplementedError(
             "Encoder layer and stack: EncoderLayer.forward"
-            " is not implemented yet; write it in t101/encoder.py."
+            " is not implemented yet; write it in assignments/t101/encoder.py."
         )
 
 
@@ -88,7 +88,7 @@ class Encoder(nn.Module):
     ):
         raise NotImplementedError(
             "Encoder layer and stack: Encoder.__init__"
-            " is not implemented yet; write it in t101/encoder.py."
+            " is not implemented yet; write it in assignments/t101/encoder.py."
         )
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
@@ -96,5 +96,5 @@ class Encoder(nn.Module):
         attend), given to every layer -> (B, L, d_model)."""
         raise NotImplementedError(
             "Encoder layer and stack: Encoder.forward"
-            " is not implemented yet; write it in t101/encoder.py."
+            " is not implemented yet; write it in assignments/t101/encoder.py."
         )

@@ -30,12 +30,12 @@ class PositionwiseFeedForward(nn.Module):
     def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0):
         raise NotImplementedError(
             "Position-wise feed-forward: PositionwiseFeedForward.__init__"
-            " is not implemented yet; write it in t101/feed_forward.py."
+            " is not implemented yet; write it in assignments/t101/feed_forward.py."
         )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """x (..., d_model) -> W_2(dropout(relu(W_1(x)))) (..., d_model)."""
         raise NotImplementedError(
             "Position-wise feed-forward: PositionwiseFeedForward.forward"
-            " is not implemented yet; write it in t101/feed_forward.py."
+            " is not implemented yet; write it in assignments/t101/feed_forward.py."
         )

@@ -49,7 +49,7 @@ class MultiHeadAttention(nn.Module):
     def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0, bias: bool = True):
         raise NotImplementedError(
             "Multi-head attention: MultiHeadAttention.__init__"
-            " is not implemented yet; write it in t101/multi_head_attention.py."
+            " is not implemented yet; write it in assignments/t101/multi_head_attention.py."
         )
 
     def forward(
@@ -64,5 +64,5 @@ class MultiHeadAttention(nn.Module):
         -> (output (B, L, d_model), weights (B, h, L, S))."""
         raise NotImplementedError(
             "Multi-head attention: MultiHeadAttention.forward"
-            " is not implemented yet; write it in t101/multi_head_attention.py."
+            " is not implemented yet; write it in assignments/t101/multi_head_attention.py."
         )

@@ -36,5 +36,5 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
         "scipy.special.softmax" computes the same values.
     """
     raise NotImplementedError(
-        "Softmax: softmax(x, axis) is not implemented yet; write it in t101/softmax.py."
+        "Softmax: softmax(x, axis) is not implemented yet; write it in assignments/t101/softmax.py."
     )
