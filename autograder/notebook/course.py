@@ -89,6 +89,12 @@ class NotebookAssignment:
         """The autograded points: the sum of the autograded test cells' points."""
         return sum(c.points for c in self.grade_cells() if not c.manual)
 
+    @property
+    def manual_points(self) -> float:
+        """The points of the cells graded by hand in nbgrader (a written answer): never part
+        of the component, results.json or the gradebook."""
+        return sum(c.points for c in self.grade_cells() if c.manual)
+
 
 def find_notebook_assignments(course_root: Path) -> list[NotebookAssignment]:
     """The course's notebook assignments, sorted by id; [] when it has no notebooks folder."""

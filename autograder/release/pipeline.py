@@ -57,7 +57,8 @@ class Release:
     notebook: bool = False
     files: dict[str, bytes] = field(default_factory=dict)
     #: (learner path, title, autograded points) of each notebook the release ships.
-    notebooks: list[tuple[str, str, float]] = field(default_factory=list)
+    # (path, title, autograded points, points graded by hand) of each shipped notebook
+    notebooks: list[tuple[str, str, float, float]] = field(default_factory=list)
     protected: set[str] = field(default_factory=set)
 
     def add(self, path: str, data: bytes, *, protected: bool) -> None:

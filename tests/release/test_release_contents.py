@@ -313,7 +313,9 @@ def test_a_shipped_notebook_is_in_the_readme_and_its_extra_in_the_hidden_workflo
     readme = shipped.files["README.md"].decode()
     assert (
         "* `assignments/notebooks/contextual_vectors.ipynb` (Notebook: contextual vectors): "
-        "20 points, from its autograded cells." in readme
+        "20 points from its autograded cells, on top of the modules' 100 (out of 120 with the "
+        "notebook). Its written answer, 5 points, is graded by hand by your instructor, apart "
+        "from that total." in readme
     )
     assert 'python -m pip install -e ".[notebook,glove]"' in readme
     workflow = shipped.files[steps.WORKFLOW_PATH].decode()
