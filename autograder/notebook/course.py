@@ -89,11 +89,42 @@ class NotebookAssignment:
         """The autograded points: the sum of the autograded test cells' points."""
         return sum(c.points for c in self.grade_cells() if not c.manual)
 
+    def cell_labels(self) -> dict[str, str]:
+        """How feedback names each cell with a grade_id: as the learner sees it in Jupyter, by
+        its first line and the section heading above it, the grade_id (which Jupyter does not
+        show) in parentheses for instructors: '"X_vocab, missing = lookup(vectors, VOCAB)"
+        under "2. Look words up" (vocab_report)'."""
+        document = json.loads(self.source_notebook.read_text(encoding="utf-8"))
+        labels: dict[str, str] = {}
+        heading = ""
+        for cell in document.get("cells", []):
+            source = cell.get("source", "")
+            lines = ("".join(source) if isinstance(source, list) else str(source)).splitlines()
+            if cell.get("cell_type") == "markdown":
+                titles = [line.lstrip("#").strip() for line in lines if line.startswith("#")]
+                heading = titles[0] if titles else heading
+            grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+            if grade_id and cell.get("cell_type") == "code":
+                first = next((line.strip() for line in lines if line.strip()), "")
+                labels[str(grade_id)] = _label(str(grade_id), first, heading)
+        return labels
+
     @property
     def manual_points(self) -> float:
         """The points of the cells graded by hand in nbgrader (a written answer): never part
         of the component, results.json or the gradebook."""
         return sum(c.points for c in self.grade_cells() if c.manual)
+
+
+LABEL_LINE = 60  # characters of a cell's first line in its label
+
+
+def _label(grade_id: str, first: str, heading: str) -> str:
+    if len(first) > LABEL_LINE:
+        cut = first[: LABEL_LINE - 1]
+        first = (cut[: cut.rfind(" ")] if " " in cut else cut).rstrip(" ,;:") + "…"
+    where = f' under "{heading}"' if heading else ""
+    return f'"{first}"{where} ({grade_id})' if first else f"the cell{where} ({grade_id})"
 
 
 def find_notebook_assignments(course_root: Path) -> list[NotebookAssignment]:

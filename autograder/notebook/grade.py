@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -59,14 +59,16 @@ CELL_TIMED_OUT = (
     "This test did not finish within {seconds:g} seconds; the cell was interrupted "
     "(an infinite loop?)."
 )
+# A cell is named as the learner sees it in Jupyter (NotebookAssignment.cell_labels: its first
+# line, the section above it, then its grade_id for instructors).
 EARLIER_TIMEOUT = (
-    "An earlier cell ({cells}) did not finish within {seconds:g} seconds and was interrupted, "
+    "An earlier cell, {cells}, did not finish within {seconds:g} seconds and was interrupted, "
     "so what it should define may be missing."
 )
-EARLIER_ERROR = "An earlier cell ({cell}) failed first; fix that one first: {error}"
-CELL_FAILED = "Test cell {grade_id} failed: {error}"
-CELL_FAILED_NO_ERROR = "Test cell {grade_id} did not pass."
-MISSING_FROM_RUN = "Test cell {grade_id} was not graded; the grader has recorded why."
+EARLIER_ERROR = "An earlier cell, {cell}, failed first; fix that one first: {error}"
+CELL_FAILED = "The test cell {cell} failed: {error}"
+CELL_FAILED_NO_ERROR = "The test cell {cell} did not pass."
+MISSING_FROM_RUN = "The test cell {cell} was not graded; the grader has recorded why."
 
 
 def notebook_tools_installed() -> bool:
@@ -159,12 +161,13 @@ def _cell_results(
     errors: list[str],
 ) -> list[TestResult]:
     by_id = {str(c.get("grade_id")): c for c in learner.cells}
+    labels = assignment.cell_labels()
     results = []
     for cell in cells:
         got = by_id.get(cell.grade_id)
         if got is None:
             errors.append(f"nbgrader reported no grade for the test cell {cell.grade_id}.")
-            message = MISSING_FROM_RUN.format(grade_id=cell.grade_id)
+            message = MISSING_FROM_RUN.format(cell=labels.get(cell.grade_id, cell.grade_id))
             results.append(
                 _test(assignment, cell.grade_id, cell.points, False, message, "grader_error")
             )
@@ -172,7 +175,11 @@ def _cell_results(
         score = got.get("score")
         passed = isinstance(score, int | float) and float(score) >= cell.points > 0
         graded = {c.grade_id for c in cells}
-        message = "" if passed else _cell_message(cell.grade_id, got, learner, cell_timeout, graded)
+        message = (
+            ""
+            if passed
+            else _cell_message(cell.grade_id, got, learner, cell_timeout, graded, labels)
+        )
         kind = "" if passed else ("timeout" if cell.grade_id in learner.timeouts else "exception")
         results.append(_test(assignment, cell.grade_id, cell.points, passed, message, kind))
     return results
@@ -199,17 +206,28 @@ def _test(
 
 
 def _cell_message(
-    grade_id: str, got: dict, report: LearnerReport, cell_timeout: float, graded: set[str]
+    grade_id: str,
+    got: dict,
+    report: LearnerReport,
+    cell_timeout: float,
+    graded: set[str],
+    labels: Mapping[str, str] | None = None,
 ) -> str:
     """The failing test's own error, plus the first earlier non-test cell that failed (or
-    timed out), which is usually the real cause."""
+    timed out), which is usually the real cause. ``labels``: each cell's name as the learner
+    sees it (NotebookAssignment.cell_labels); a cell without one is named by its grade_id."""
+    labels = labels or {}
+
+    def name(cell: str) -> str:
+        return labels.get(cell, cell)
+
     if grade_id in report.timeouts:
         return CELL_TIMED_OUT.format(seconds=cell_timeout)
     error = str(got.get("error") or "").strip()
     message = (
-        _full_stop(CELL_FAILED.format(grade_id=grade_id, error=error))
+        _full_stop(CELL_FAILED.format(cell=name(grade_id), error=error))
         if error
-        else CELL_FAILED_NO_ERROR.format(grade_id=grade_id)
+        else CELL_FAILED_NO_ERROR.format(cell=name(grade_id))
     )
     earlier = []
     for cell, text in report.failed:
@@ -218,12 +236,13 @@ def _cell_message(
         earlier.append((cell, text))
     timed_out = [cell for cell, _ in earlier if cell in report.timeouts]
     if timed_out:
-        message += " " + EARLIER_TIMEOUT.format(cells=", ".join(timed_out), seconds=cell_timeout)
+        cells = " and ".join(name(cell) for cell in timed_out)
+        message += " " + EARLIER_TIMEOUT.format(cells=cells, seconds=cell_timeout)
     else:
         first = next(((cell, text) for cell, text in earlier if cell not in graded), None)
         if first is not None:
             error = first[1].strip()
-            message += " " + _full_stop(EARLIER_ERROR.format(cell=first[0], error=error))
+            message += " " + _full_stop(EARLIER_ERROR.format(cell=name(first[0]), error=error))
     return message
 
 
