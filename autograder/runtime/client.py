@@ -159,22 +159,40 @@ class LearnerSession:
         self.set_standins(obj, [(path, kind, config, state)])
 
     def set_standins(
-        self, obj: RemoteObject, parts: Sequence[tuple[str, str, dict[str, Any], Any]]
+        self,
+        obj: RemoteObject,
+        parts: Sequence[tuple[str, str, dict[str, Any], Any]],
+        then: Sequence[tuple[str, tuple, dict[str, Any]]] = (),
     ) -> None:
         """``set_standin`` for each ``(path, kind, config, state)`` of ``parts``, in order, in
         one request. The first part that fails stops the rest and raises what set_standin
-        would have raised for it; a time-out or crash names the first part."""
+        would have raised for it; a time-out or crash names the first part. ``then``: method
+        calls on ``obj`` made after them in the same request, as ``chain`` makes them
+        (``[("eval", (), {})]``)."""
         if not parts:
+            self.chain(obj, then)
             return
         labels = [f"Setting {obj._short_type}.{path}" for path, *_ in parts]
-        fields = {
+        fields: dict[str, Any] = {
             "parts": [
                 {"path": path, "kind": kind, "config": config, "state": state}
                 for path, kind, config, state in parts
             ]
         }
-        parts = _FixedLabels(labels)
-        self._run("set_standins", obj._target, labels[0], fields, obj, part_labels=parts)
+        steps = list(then)
+        if steps and self.forbidden_raises:  # each call's own forbidden records decide at once
+            self.set_standins(obj, parts)
+            self._steps_here(obj, steps)
+            return
+        if steps:
+            fields["steps"] = [{"name": n, "args": a, "kwargs": k} for n, a, k in steps]
+            fields["stop"] = self._struck_out()
+        part_labels = _ChainLabels(labels, [name for name, _, _ in steps], obj._type_name)
+        response = self._run(
+            "set_standins", obj._target, labels[0], fields, obj, part_labels=part_labels
+        )
+        done = len(self._decode(response["value"]) or [])
+        self._steps_here(obj, steps[done:])
 
     def build(
         self, factory: RemoteCallable | RemoteObject, *args: Any, state: Any = None, **kwargs: Any
@@ -287,26 +305,31 @@ class LearnerSession:
         method calls on the result; the steps the worker left (see op_chain) run here, one
         request each, exactly as the grader's own ``obj.name(...)`` would."""
         steps = list(steps)
+        if call is None and not steps:
+            return owner, []
         if self.forbidden_raises:  # each call's own forbidden records decide at once
             head = self._run("call", target, call_label, _call_fields(*call), owner) if call else {}
             obj = self._decode(head["value"]) if call else owner
             return obj, self._steps_here(obj, steps)
         owner_type = owner._type_name if owner is not None and call is None else None
-        labels = _ChainLabels(call_label, [name for name, _, _ in steps], owner_type)
-        stop = [label for label, n in self._hangs.items() if n >= self.limits.hang_strikes]
+        first = [call_label] if call_label is not None else []
+        labels = _ChainLabels(first, [name for name, _, _ in steps], owner_type)
         fields: dict[str, Any] = {
             "steps": [{"name": name, "args": a, "kwargs": k} for name, a, k in steps],
-            "stop": stop,
+            "stop": self._struck_out(),
         }
         if call is not None:
             fields["call"] = {"args": call[0], "kwargs": call[1]}
-        first = labels.label(0)
-        response = self._run("chain", target, first, fields, owner, part_labels=labels)
+        response = self._run("chain", target, labels.first_label, fields, owner, part_labels=labels)
         values = self._decode(response["value"])
         obj = values[0] if call is not None else owner
         done = len(values) - 1
         results = values[1:] + self._steps_here(obj, steps[done:])
         return obj, results
+
+    def _struck_out(self) -> list[str]:
+        """The call labels the harness no longer runs (hang_strikes time-outs)."""
+        return [label for label, n in self._hangs.items() if n >= self.limits.hang_strikes]
 
     @staticmethod
     def _steps_here(obj: Any, steps: Sequence[tuple[str, tuple, dict[str, Any]]]) -> list:
@@ -657,31 +680,26 @@ class _PartLabels:
         raise NotImplementedError
 
 
-class _FixedLabels(_PartLabels):
-    """set_standins: one label per part, known before the request."""
-
-    def __init__(self, labels: Sequence[str]) -> None:
-        self.labels = list(labels)
-
-    def label(self, part: int, type_name: str | None = None) -> str | None:
-        return self.labels[part] if 0 <= part < len(self.labels) else None
-
-
 class _ChainLabels(_PartLabels):
-    """chain: the first call's label (``MultiHeadAttention(...)``), then each step as a
-    method call of the object's type (``MultiHeadAttention.eval(...)``), as RemoteMethod
-    names it; the type of an object the first call builds comes with the worker's answer."""
+    """set_standins and chain: the labels of the first parts, known before the request (each
+    stand-in's ``Setting EncoderLayer.self_attn``, or a chain's first call
+    ``MultiHeadAttention(...)``), then each step as a method call of the object's type
+    (``MultiHeadAttention.eval(...)``), as RemoteMethod names it; the type of an object the
+    first call builds comes with the worker's answer or progress frame."""
 
-    def __init__(self, call_label: str | None, names: Sequence[str], type_name: str | None):
-        self.call_label = call_label
+    def __init__(self, first: Sequence[str], names: Sequence[str], type_name: str | None):
+        self.first = list(first)
         self.names = list(names)
         self.type_name = type_name
 
+    @property
+    def first_label(self) -> str:
+        return self.label(0) or "object"
+
     def label(self, part: int, type_name: str | None = None) -> str | None:
-        if self.call_label is not None:
-            if part == 0:
-                return self.call_label
-            part -= 1
+        if 0 <= part < len(self.first):
+            return self.first[part]
+        part -= len(self.first)
         if not 0 <= part < len(self.names):
             return None
         short = (type_name or self.type_name or "object").rsplit(".", 1)[-1]

@@ -171,15 +171,22 @@ class Worker:
         data (``parts``: [{path, kind, config, state}]), in order, in one request (a layer's four
         sublayers); requests about ``target`` may then call them through the guard. The first
         part that fails stops the rest, as separate requests would: its error carries its
-        index as ``part``, so the harness names that part's path."""
+        index as ``part``, so the harness names that part's path. Then ``steps``, if any, as
+        op_chain runs them (``eval()`` of the module): value [each step's return value]."""
         scope = self.module_target(request["target"])
-        for index, part in enumerate(request["parts"]):
+        ref_id = request["target"][1]
+        parts = request["parts"]
+        for index, part in enumerate(parts):
             try:
-                self.set_standin(scope, request["target"][1], part)
+                self.set_standin(scope, ref_id, part)
             except LearnerFailed as failure:
                 failure.error["part"] = index
                 raise
-        return {"value": None}
+        if not request.get("steps"):
+            return {"value": None}
+        with guard.exempting(self.standins.get(ref_id, ()), standins.FORWARD_CODES):
+            values = self.run_steps(scope, request, len(parts))  # as a request of their own
+        return {"value": values}
 
     def op_chain(self, request: dict[str, Any]) -> dict[str, Any]:
         """Method calls on one object in one request: the target itself, or what calling it
@@ -197,13 +204,17 @@ class Worker:
         Value: [the object, each step's return value]."""
         obj = self.target(request["target"])
         call = request.get("call")
-        part = 0
-        if call is not None:
-            call = self.decode(call)
-            with _learner(self, "call"):
-                obj = obj(*call["args"], **call["kwargs"])
-            part = 1
-        values = [self.encode(obj)]
+        if call is None:
+            return {"value": [self.encode(obj), *self.run_steps(obj, request, 0)]}
+        call = self.decode(call)
+        with _learner(self, "call"):
+            obj = obj(*call["args"], **call["kwargs"])
+        first = self.encode(obj)
+        return {"value": [first, *self.run_steps(obj, request, 1)]}
+
+    def run_steps(self, obj: Any, request: dict[str, Any], part: int) -> list[Any]:
+        """The request's ``steps`` on ``obj`` (see op_chain), numbered from ``part``; the
+        encoded return values of those that ran."""
         kind = type(obj)
         type_name = f"{kind.__module__}.{kind.__qualname__}"
         names: frozenset[str] = frozenset()
@@ -214,8 +225,8 @@ class Worker:
             names = cached[1]
         short = type_name.rsplit(".", 1)[-1]
         stop = request.get("stop") or ()
-        steps = self.decode(request["steps"])
-        for step in steps:
+        values = []
+        for step in self.decode(request["steps"]):
             name = step["name"]
             if name not in names or f"{short}.{name}(...)" in stop:
                 break
@@ -231,7 +242,7 @@ class Worker:
                 failure.error["type"] = type_name
                 raise
             part += 1
-        return {"value": values}
+        return values
 
     def set_standin(self, scope: torch.nn.Module, ref_id: int, part: dict[str, Any]) -> None:
         path = part["path"]

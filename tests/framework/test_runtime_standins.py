@@ -251,6 +251,32 @@ def test_the_first_part_that_fails_is_named_and_stops_the_rest(session):
     assert torch.allclose(block(x, mask), twin(x, x, x, mask)[0], atol=1e-6)  # the first is set
 
 
+def test_eval_after_the_standins_rides_in_the_same_request(session, monkeypatch):
+    wiring = session.module("wiring")
+    twin = seeded("multi_head_attention", MHA, 11)
+    part = [("attn", "multi_head_attention", MHA, twin.state_dict())]
+    block = wiring.Block()
+    sent = []
+    real = session._request_with_output
+
+    def counting(request, **kwargs):
+        sent.append(request["op"])
+        return real(request, **kwargs)
+
+    monkeypatch.setattr(session, "_request_with_output", counting)
+    session.set_standins(block, part, then=[("eval", (), {})])
+    monkeypatch.undo()
+    assert sent == ["set_standins"]
+    assert block.training is False and block.attn.training is False
+    x, mask = mask_and_input()
+    assert torch.allclose(block(x, mask), twin(x, x, x, mask)[0], atol=1e-6)
+    failing = wiring.Block()  # a part that fails: eval() is not run, as before
+    bad = [("attention", "multi_head_attention", MHA, twin.state_dict())]
+    with pytest.raises(LearnerError) as info:
+        session.set_standins(failing, bad, then=[("eval", (), {})])
+    assert "Block.attention" in info.value.feedback and failing.training is True
+
+
 def test_bad_requests_are_grader_errors_not_learner_failures(session):
     block = session.module("wiring").Block()
     with pytest.raises(RuntimeError, match="No stand-in kind is called 'nn.Linear'"):

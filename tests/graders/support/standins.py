@@ -70,10 +70,10 @@ def seed_weights(module: torch.nn.Module, rng: np.random.Generator) -> torch.nn.
     return module.eval()
 
 
-def install(learner, obj, parts, rng: np.random.Generator) -> list[torch.nn.Module]:
+def install(learner, obj, parts, rng: np.random.Generator, *, then_eval: bool = False):
     """Put a seeded stand-in at each `obj.<path>` of `parts` ([(path, kind, config)]) in the
-    worker, in one request; return the harness's twins (the same modules with the same
-    weights), in order."""
+    worker, then call `obj.eval()` when `then_eval`, all in one request; return the harness's
+    twins (the same modules with the same weights), in order."""
     twins = [seed_weights(runtime_standins.build(kind, config), rng) for _, kind, config in parts]
     learner.set_standins(
         obj,
@@ -81,6 +81,7 @@ def install(learner, obj, parts, rng: np.random.Generator) -> list[torch.nn.Modu
             (path, kind, config, twin.state_dict())
             for (path, kind, config), twin in zip(parts, twins, strict=True)
         ],
+        then=[("eval", (), {})] if then_eval else (),
     )
     return twins
 
@@ -111,8 +112,7 @@ def layer_with_standins(
         ("feed_forward", "feed_forward", ffn),
         ("add_norm_2", "add_norm", norm),
     ]
-    twins = LayerParts(*install(learner, layer, parts, rng))
-    layer.eval()
+    twins = LayerParts(*install(learner, layer, parts, rng, then_eval=True))
     return layer, twins
 
 
@@ -125,6 +125,5 @@ def stack_with_standins(
     encoder = construct(encoder_module.Encoder, *args, call=call)
     config = {"d_model": d_model, "num_heads": num_heads, "d_ff": d_ff, "eps": EPS}
     parts = [(f"layers.{i}", "encoder_layer", config) for i in range(num_layers)]
-    twins = install(learner, encoder, parts, rng)
-    encoder.eval()
+    twins = install(learner, encoder, parts, rng, then_eval=True)
     return encoder, twins
