@@ -439,6 +439,8 @@ class LearnerSession:
         output = self._collect_output()
         try:
             response = wire.loads(frame, max_depth=self.limits.max_wire_depth + 8)
+            if type(response) is not dict or type(response.get("ok")) is not bool:
+                raise ValueError("not an answer")  # e.g. a progress frame learner code forged
             records = [(str(a), str(f), int(n)) for a, f, n in response.get("forbidden", [])]
         except (wire.WireError, TypeError, ValueError, AttributeError):
             self._stop_worker()

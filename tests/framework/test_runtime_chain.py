@@ -60,6 +60,17 @@ TOY = """
             return super().eval()
 
 
+    class Forges(Scaler):
+        def eval(self):  # a progress frame of its own on the channel (a fresh worker's fd)
+            import pickle
+            import struct
+            import sys
+
+            frame = pickle.dumps({"progress": 1, "type": "X"})
+            os.write(int(sys.argv[1]), struct.pack("!i", len(frame)) + frame)
+            time.sleep(30)
+
+
     class Plain(nn.Module):
         eval = 5  # not a function: obj.eval reads it, then the grader calls an int
 """
@@ -207,3 +218,13 @@ def test_a_step_that_is_no_method_is_left_to_the_harness(session, monkeypatch):
     with pytest.raises(TypeError, match="'int' object is not callable"):
         plain.build()
     assert sent == ["chain", "getattr"]  # built and returned, then eval read and called here
+
+
+def test_a_progress_frame_forged_by_learner_code_stops_the_worker(session):
+    """The worker's own frame announced part 1 (eval); one more for part 1 is no progress, so
+    it is read as the answer: garbled, and the worker is stopped at once (no waiting out the
+    time budget), naming the step that ran."""
+    error = error_of(lambda: session.module("layers").Forges.build(2))
+    assert error.kind == "crash" and "Forges.eval(...)" in error.feedback
+    assert "sent back" in error.feedback
+    assert session._worker is None and session._hangs == {}
