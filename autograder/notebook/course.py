@@ -16,6 +16,7 @@ instructor in nbgrader and is not part of the autograded component.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -92,8 +93,8 @@ class NotebookAssignment:
     def cell_labels(self) -> dict[str, str]:
         """How feedback names each cell with a grade_id: as the learner sees it in Jupyter, by
         its first line and the section heading above it, the grade_id (which Jupyter does not
-        show) in parentheses for instructors: '"X_vocab, missing = lookup(vectors, VOCAB)"
-        under "2. Look words up" (vocab_report)'."""
+        show) in parentheses for instructors: '"X_vocab, missing = lookup(vectors, VOCAB)" in
+        section 2, "Look words up" (vocab_report)'."""
         document = json.loads(self.source_notebook.read_text(encoding="utf-8"))
         labels: dict[str, str] = {}
         heading = ""
@@ -123,7 +124,11 @@ def _label(grade_id: str, first: str, heading: str) -> str:
     if len(first) > LABEL_LINE:
         cut = first[: LABEL_LINE - 1]
         first = (cut[: cut.rfind(" ")] if " " in cut else cut).rstrip(" ,;:") + "…"
-    where = f' under "{heading}"' if heading else ""
+    numbered = re.fullmatch(r"(\d+)\.\s+(.*)", heading)
+    if numbered:  # "2. Look words up": no ". " mid-sentence, where a reader would stop
+        where = f' in section {numbered[1]}, "{numbered[2]}"'
+    else:
+        where = f' under "{heading}"' if heading else ""
     return f'"{first}"{where} ({grade_id})' if first else f"the cell{where} ({grade_id})"
 
 

@@ -59,16 +59,18 @@ CELL_TIMED_OUT = (
     "This test did not finish within {seconds:g} seconds; the cell was interrupted "
     "(an infinite loop?)."
 )
-# A cell is named as the learner sees it in Jupyter (NotebookAssignment.cell_labels: its first
-# line, the section above it, then its grade_id for instructors).
+# An earlier cell is named as the learner sees it in Jupyter (NotebookAssignment.cell_labels:
+# its first line, the section above it, then its grade_id for instructors). A test cell is named
+# by its grade_id, the test's name in every report (its message's first sentence is what the
+# class report and the terminal quote, so it stays short).
 EARLIER_TIMEOUT = (
     "An earlier cell, {cells}, did not finish within {seconds:g} seconds and was interrupted, "
     "so what it should define may be missing."
 )
 EARLIER_ERROR = "An earlier cell, {cell}, failed first; fix that one first: {error}"
-CELL_FAILED = "The test cell {cell} failed: {error}"
-CELL_FAILED_NO_ERROR = "The test cell {cell} did not pass."
-MISSING_FROM_RUN = "The test cell {cell} was not graded; the grader has recorded why."
+CELL_FAILED = "Test cell {grade_id} failed: {error}"
+CELL_FAILED_NO_ERROR = "Test cell {grade_id} did not pass."
+MISSING_FROM_RUN = "Test cell {grade_id} was not graded; the grader has recorded why."
 
 
 def notebook_tools_installed() -> bool:
@@ -167,7 +169,7 @@ def _cell_results(
         got = by_id.get(cell.grade_id)
         if got is None:
             errors.append(f"nbgrader reported no grade for the test cell {cell.grade_id}.")
-            message = MISSING_FROM_RUN.format(cell=labels.get(cell.grade_id, cell.grade_id))
+            message = MISSING_FROM_RUN.format(grade_id=cell.grade_id)
             results.append(
                 _test(assignment, cell.grade_id, cell.points, False, message, "grader_error")
             )
@@ -225,9 +227,9 @@ def _cell_message(
         return CELL_TIMED_OUT.format(seconds=cell_timeout)
     error = str(got.get("error") or "").strip()
     message = (
-        _full_stop(CELL_FAILED.format(cell=name(grade_id), error=error))
+        _full_stop(CELL_FAILED.format(grade_id=grade_id, error=error))
         if error
-        else CELL_FAILED_NO_ERROR.format(cell=name(grade_id))
+        else CELL_FAILED_NO_ERROR.format(grade_id=grade_id)
     )
     earlier = []
     for cell, text in report.failed:

@@ -1,6 +1,6 @@
 """A failing notebook test cell's message (autograder/notebook/grade.py): its own error, then the
-earlier cell that failed first, each a sentence ending with one full stop; every cell named as
-the learner sees it in Jupyter (its first line and section), its grade_id in parentheses."""
+earlier cell that failed first, each a sentence ending with one full stop; the earlier cell named
+as the learner sees it in Jupyter (its first line and section), its grade_id in parentheses."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 from autograder.notebook.course import only_assignment
 from autograder.notebook.grade import _cell_message
 from autograder.notebook.sandbox import LearnerReport
+from autograder.reports.sanitize import first_sentence
 
 NOT_DONE = "NotImplementedError: Replace this line with your code; this step is not done yet."
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,12 +24,16 @@ def labels() -> dict[str, str]:
 
 def test_cells_are_named_by_their_first_line_and_section(labels):
     assert labels["vocab_report"] == (
-        '"X_vocab, missing = lookup(vectors, VOCAB)" under "2. Look words up" (vocab_report)'
+        '"X_vocab, missing = lookup(vectors, VOCAB)" in section 2, "Look words up" (vocab_report)'
     )
-    assert labels["plots"] == '"def plot_attention(A, words):" under "5. Plots" (plots)'
+    assert labels["plots"] == '"def plot_attention(A, words):" in section 5, "Plots" (plots)'
     assert labels["test_rows"] == (  # a long first line is cut at a word, with an ellipsis
-        '"# Autograded: the attention weights are a softmax over…" under "3. Attention at the '
-        "vectors' real width\" (test_rows)"
+        '"# Autograded: the attention weights are a softmax over…" in section 3, "Attention at '
+        "the vectors' real width\" (test_rows)"
+    )
+    assert labels["setup"] == (  # a heading without a number
+        '"import matplotlib.pyplot as plt" under "Class 5 homework: contextual vectors from '
+        'pretrained embeddings" (setup)'
     )
 
 
@@ -42,8 +47,12 @@ def test_the_cells_error_and_the_earlier_failure_read_as_two_sentences(labels):
         "test_shapes", got, report, cell_timeout=30, graded={"test_shapes"}, labels=labels
     )
     assert message == (
-        f"The test cell {labels['test_shapes']} failed: NameError: name 'x' is not defined. An "
-        f"earlier cell, {labels['vocab_report']}, failed first; fix that one first: {NOT_DONE}"
+        "Test cell test_shapes failed: NameError: name 'x' is not defined. An earlier cell, "
+        f"{labels['vocab_report']}, failed first; fix that one first: {NOT_DONE}"
+    )
+    # The class report and the terminal quote the first sentence: the test's own error.
+    assert first_sentence(message) == (
+        "Test cell test_shapes failed: NameError: name 'x' is not defined."
     )
 
 
@@ -51,7 +60,7 @@ def test_an_error_that_ends_a_sentence_gets_no_second_full_stop():
     report = LearnerReport(ok=True, failed=[("test_rows", "AssertionError: Rows must sum to 1.")])
     got = {"error": "AssertionError: Rows must sum to 1."}
     message = _cell_message("test_rows", got, report, cell_timeout=30, graded={"test_rows"})
-    assert message == "The test cell test_rows failed: AssertionError: Rows must sum to 1."
+    assert message == "Test cell test_rows failed: AssertionError: Rows must sum to 1."
     earlier = LearnerReport(ok=True, failed=[("lookup", "KeyError: 'bank'"), *report.failed])
     message = _cell_message("test_rows", got, earlier, cell_timeout=30, graded={"test_rows"})
     assert message.endswith("failed first; fix that one first: KeyError: 'bank'.")

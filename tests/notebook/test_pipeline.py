@@ -170,8 +170,8 @@ def test_broken_loses_only_the_plots_and_says_which_cell_failed_first(runs):
     (failing,) = [t for t in runs[0]["broken"] if not t.passed]
     assert failing.name == "test_plots"
     assert (
-        'An earlier cell, "def plot_attention(A, words):" under "5. Plots" (plots), failed first; '
-        "fix that one first: SyntaxError" in failing.message
+        'An earlier cell, "def plot_attention(A, words):" in section 5, "Plots" (plots), failed '
+        "first; fix that one first: SyntaxError" in failing.message
     )
 
 
@@ -187,7 +187,9 @@ def test_broken_has_its_deleted_and_moved_tests_back_in_place(runs):
 def test_hanging_is_interrupted_and_the_test_after_it_says_so(runs):
     (failing,) = [t for t in runs[0]["hanging"] if not t.passed]
     assert failing.name == "test_bank"
-    cell = '"cosines = bank_comparison(vectors, W_q, W_k, W_v)" under "4. The `bank` experiment"'
+    cell = (
+        '"cosines = bank_comparison(vectors, W_q, W_k, W_v)" in section 4, "The `bank` experiment"'
+    )
     assert EARLIER_TIMEOUT.format(cells=f"{cell} (run_bank)", seconds=CELL_TIMEOUT) in (
         failing.message
     )
