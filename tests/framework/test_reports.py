@@ -222,6 +222,20 @@ def test_junit_xml_parses_with_one_suite_per_component(result, tmp_path):
     assert "\x1b" not in path.read_text(encoding="utf-8")
 
 
+def test_junit_statistics_are_counted_once_per_suite(result, monkeypatch):
+    """junitparser's add_testcase counted a suite's statistics again after every case."""
+    from junitparser import TestSuite
+
+    counted = []
+    count = TestSuite.update_statistics
+    monkeypatch.setattr(TestSuite, "update_statistics", lambda s: counted.append(count(s)))
+    document = junit.build_junit(result)
+    assert len(counted) == len(result.components)
+    assert (document.tests, document.failures) == (4, 3)
+    for suite in document:
+        assert suite.time == round(sum(case.time for case in suite), 3)
+
+
 def test_results_json_is_written_atomically_and_reads_back(result, tmp_path):
     path = results_json.write_results_json(result, tmp_path / "out" / "results.json")
     assert json.loads(path.read_text(encoding="utf-8")) == result.to_gradescope()
