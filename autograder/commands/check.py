@@ -10,9 +10,9 @@
    line and one paragraph per failure.
 
 Exit status: 0 everything holds (references full marks, stubs zero, every mutant caught in its
-own component and named, no mutant costing points elsewhere, every variant full marks); 1 some
-check failed; 2 the check cannot run (bad course file, catalogue, mutants or variants file, or
-option), with one sentence on stderr; 130 interrupted.
+own component and named by each of its failing tests, no mutant costing points elsewhere,
+every variant full marks); 1 some check failed; 2 the check cannot run (bad course file,
+catalogue, mutants or variants file, or option), with one sentence on stderr; 130 interrupted.
 """
 
 from __future__ import annotations
@@ -198,9 +198,20 @@ def check_table(plan: Plan, rows: list[Row]) -> Table:
 
 
 def _add_row(table: Table, row: Row, label: str) -> None:
-    named = "" if row.case.kind != "mutant" else {True: "yes", False: "no", None: "-"}[row.named]
+    named = "" if row.case.kind != "mutant" else _named_cell(row)
     verdict = Text(row.verdict, style="green" if row.ok else "bold red")
     table.add_row(Text(label), row.expected, row.component, row.total, named, verdict)
+
+
+def _named_cell(row: Row) -> str:
+    """yes (every failing test of the mutant's component names it), no (none does), "2/3"
+    (some do), or - (not caught: nothing failed)."""
+    if row.named is None or row.named_in is None:
+        return "-"
+    named, failing = row.named_in
+    if row.named:
+        return "yes"
+    return "no" if named == 0 else f"{named}/{failing}"
 
 
 def summary_lines(rows: list[Row]) -> list[str]:

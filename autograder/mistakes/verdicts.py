@@ -27,6 +27,7 @@ NAMED = re.compile(r"\[([A-Za-z_][A-Za-z0-9_]*/[a-z0-9]+(?:-[a-z0-9]+)*)\]")
 OK = "ok"
 MISSED = "missed"
 NOT_NAMED = "not named"
+PARTLY_NAMED = "partly named"
 LEAKS = "leaks"
 LOSES = "loses points"
 NOT_ZERO = "not zero"
@@ -61,6 +62,11 @@ MUTANT_NOT_NAMED = (
     "pass mistake({id!r}) to the check that fails."
 )
 NAMED_INSTEAD = " (they name {ids} instead)"
+MUTANT_PARTLY_NAMED = (
+    "The graders name [{id}] in {named} of the {failing} failing tests of {component}, but not "
+    "in {tests}: a learner with this mistake reads those messages too; pass mistake({id!r}) "
+    "to their failing checks (or as their hint)."
+)
 MUTANT_LEAKS = (
     "It also costs points in {where}; only the mistake's own component should lose points, so "
     "that a learner does not pay twice for one mistake."
@@ -92,7 +98,8 @@ class Row:
     expected: str
     component: str = ""
     total: str = ""
-    named: bool | None = None  # mutants only
+    named: bool | None = None  # mutants only: every failing test of its component names it
+    named_in: tuple[int, int] | None = None  # mutants only: (tests naming it, failing tests)
     verdict: str = OK
     reasons: list[str] = field(default_factory=list)
 
@@ -193,13 +200,26 @@ def judge(plan: Plan, case: Case, outcome: Outcome | None, problem: str = "") ->
         verdicts.append(MISSED)
         row.reasons.append(MUTANT_MISSED.format(component=own))
     else:
-        row.named = case.mistake in named_ids
-        if not row.named:
+        silent = [test for test, message in failing if case.mistake not in NAMED.findall(message)]
+        row.named = case.mistake in named_ids and not silent
+        row.named_in = (len(failing) - len(silent), len(failing))
+        if case.mistake not in named_ids:
             others = sorted(named_ids & {m.id for m in plan.catalogue})
             instead = NAMED_INSTEAD.format(ids=", ".join(others)) if others else ""
             verdicts.append(NOT_NAMED)
             row.reasons.append(
                 MUTANT_NOT_NAMED.format(component=own, id=case.mistake, instead=instead)
+            )
+        elif silent:
+            verdicts.append(PARTLY_NAMED)
+            row.reasons.append(
+                MUTANT_PARTLY_NAMED.format(
+                    id=case.mistake,
+                    named=len(failing) - len(silent),
+                    failing=len(failing),
+                    component=own,
+                    tests=_list([f'"{test}"' for test in silent]),
+                )
             )
     if also:
         verdicts.append(LEAKS)

@@ -294,6 +294,34 @@ def test_a_mutant_named_as_another_mistake_says_which(toy):
     ]
 
 
+def test_a_mutant_named_by_only_some_failing_tests_is_partly_named(toy):
+    plan = plan_cases(toy)
+    named = ("scales by the factor", f"Known mistake in scale(x, 3.0): {ADDS_FACTOR}")
+    silent = [
+        ("keeps the dtype", "scale(x, 3.0) differs from the expected value: all entries differ."),
+        ("zero factor", "scale(x, 0.0) should be all zeros; got 3.0 at [0]."),
+    ]
+    outcome = Outcome(scores={"scale": 4.0, "normalize": 5.0}, failures={"scale": [named, *silent]})
+    row = judge(plan, _mutant(plan, "scale/adds-factor"), outcome)
+    assert (row.verdict, row.named, row.named_in) == ("partly named", False, (1, 3))
+    assert not row.ok and not row.caught_and_named
+    assert row.reasons == [
+        "The graders name [scale/adds-factor] in 1 of the 3 failing tests of scale, but not in "
+        '"keeps the dtype" and "zero factor": a learner with this mistake reads those messages '
+        "too; pass mistake('scale/adds-factor') to their failing checks (or as their hint)."
+    ]
+    table = Console(width=80, record=True, file=io.StringIO())
+    table.print(check.check_table(plan, [row]))
+    assert re.search(
+        r"adds-factor\s+< full\s+4/10\s+9/15\s+1/3\s+partly named", table.export_text()
+    )
+    # Named by every failing test: yes, and caught and named.
+    outcome.failures["scale"] = [named, named]
+    row = judge(plan, _mutant(plan, "scale/adds-factor"), outcome)
+    assert (row.verdict, row.named, row.named_in) == ("ok", True, (2, 2))
+    assert row.caught_and_named
+
+
 def test_dependents_follow_depends_on_transitively(tmp_path):
     text = (TOY / "course.toml").read_text()
     text = text.replace('title = "Normalizing"', 'title = "Normalizing"\ndepends_on = ["scale"]')
