@@ -346,27 +346,56 @@ def _display_name(item: pytest.Item) -> str:
 
 
 # Fixtures ------------------------------------------------------------------------------------
+#
+# No fixture here takes pytest's `request`: for every fixture that does, pytest builds a fixture
+# definition for `request` each time a test sets it up (inspecting a function's signature), and
+# once more for the test itself; with the per-test fixtures below that was about 770 per learner,
+# some 5% of a batch learner's harness time. They find the test being run through the item that
+# pytest_runtest_protocol below keeps, and its run's state through the item's config.
+
+_RUNNING: list[pytest.Item] = []  # the tests being run, innermost last (a run inside a test)
+
+NO_ITEM = (
+    "The {fixture} fixture is set up outside a test: the autograder plugin finds the test "
+    "through pytest_runtest_protocol, which did not run for it."
+)
 
 
-def _state(request: pytest.FixtureRequest, fixture: str) -> _RunState:
-    state = request.config.stash.get(STATE, None)
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[Any]:
+    """Keep the item being run (setup, call and teardown) for the fixtures below."""
+    _RUNNING.append(item)
+    try:
+        return (yield)
+    finally:
+        _RUNNING.pop()
+
+
+def _running(fixture: str) -> pytest.Item:
+    if not _RUNNING:
+        pytest.fail(NO_ITEM.format(fixture=fixture), pytrace=False)
+    return _RUNNING[-1]
+
+
+def _state(config: pytest.Config, fixture: str) -> _RunState:
+    state = config.stash.get(STATE, None)
     if state is None:
         pytest.fail(NO_COURSE.format(fixture=fixture), pytrace=False)
     return state
 
 
 @pytest.fixture(scope="session")
-def course(request: pytest.FixtureRequest) -> CourseConfig:
+def course() -> CourseConfig:
     """The validated course.toml of this run."""
-    return _state(request, "course").course
+    return _state(_running("course").config, "course").course
 
 
 @pytest.fixture(scope="session")
-def learner(request: pytest.FixtureRequest) -> Iterator[Any]:
+def learner() -> Iterator[Any]:
     """The LearnerSession on the submission: the only way graders reach learner code."""
     from autograder.runtime import LearnerSession, Limits
 
-    state = _state(request, "learner")
+    state = _state(_running("learner").config, "learner")
     config = state.course
     try:
         package_dir = config.package_dir_for(state.submission)
@@ -395,17 +424,19 @@ def learner(request: pytest.FixtureRequest) -> Iterator[Any]:
 
 
 @pytest.fixture
-def rng(request: pytest.FixtureRequest) -> np.random.Generator:
+def rng() -> np.random.Generator:
     """A numpy Generator seeded from --seed and this test's course-relative id."""
-    info = request.node.stash.get(INFO, None)
-    seed = info.seed if info else seed_for(request.config.getoption("seed"), request.node.nodeid)
+    item = _running("rng")
+    info = item.stash.get(INFO, None)
+    seed = info.seed if info else seed_for(item.config.getoption("seed"), item.nodeid)
     return np.random.default_rng(seed)
 
 
 @pytest.fixture(autouse=True)
-def _autograder_test(request: pytest.FixtureRequest) -> Iterator[None]:
+def _autograder_test() -> Iterator[None]:
     """Per grader test: seed the libraries, mark hidden tests, bracket the learner's calls."""
-    info = request.node.stash.get(INFO, None)
+    item = _running("_autograder_test")
+    info = item.stash.get(INFO, None)
     if info is None:
         yield
         return
@@ -415,22 +446,25 @@ def _autograder_test(request: pytest.FixtureRequest) -> Iterator[None]:
         # The CPU generator only: torch.manual_seed also queues a seed for every lazily
         # initialised accelerator, formatting a stack trace each time (about 4 ms per test).
         sys.modules["torch"].random.default_generator.manual_seed(info.seed)
-    session = request.getfixturevalue("learner") if "learner" in request.fixturenames else None
+    # The item's own request (what `request` is for the test): set up first if need be, as
+    # request.getfixturevalue did; a session fixture, it is cached and costs no new definition.
+    uses_learner = "learner" in item.fixturenames  # type: ignore[attr-defined]
+    session = item._request.getfixturevalue("learner") if uses_learner else None  # type: ignore[attr-defined]
     with hidden_context(info.visibility == "hidden"):
         if session is not None:
-            session.begin_test(request.node.nodeid)
+            session.begin_test(item.nodeid)
         try:
             yield
         finally:
             if session is not None:
-                _end_test(request, session)
+                _end_test(item, session)
 
 
-def _end_test(request: pytest.FixtureRequest, session: Any) -> None:
+def _end_test(item: pytest.Item, session: Any) -> None:
     """Keep the learner's output of this test (forbidden calls are read once, at the end)."""
     from autograder.runtime.errors import LearnerError
 
-    outcome = request.node.stash.setdefault(OUTCOME, _Outcome())
+    outcome = item.stash.setdefault(OUTCOME, _Outcome())
     try:
         trace = session.end_test()
     except LearnerError:
@@ -438,7 +472,7 @@ def _end_test(request: pytest.FixtureRequest, session: Any) -> None:
     outcome.output = trace.output or ""
     # A forbidden call from a file no component owns (a helper module) costs the component
     # under test; otherwise a learner could hide one there for free (results.forbidden_uses).
-    info, state = request.node.stash.get(INFO, None), request.config.stash[STATE]
+    info, state = item.stash.get(INFO, None), item.config.stash[STATE]
     for api, file, line in _records(trace.forbidden):
         if info is not None and state.course.component_for_file(file) is None:
             state.forbidden.add((api, file, line, info.component))

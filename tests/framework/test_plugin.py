@@ -370,3 +370,50 @@ def test_grader_items_know_their_location_once_collected(mini):
         )
     assert seen["test_passes"] == ("graders/visible/test_mini_visible.py", 9, "test_passes")
     assert all(location is not None for location in seen.values())
+
+
+FIXTURE_GRADERS = {
+    "graders/visible/test_fixtures.py": """
+        import random
+
+        import numpy as np
+        import pytest
+
+        from autograder.pytest_plugin import seed_for
+
+        KEY = "graders/visible/test_fixtures.py::test_rng_course_and_seeding"
+
+        @pytest.mark.alpha
+        def test_rng_course_and_seeding(rng, course):
+            seed = seed_for(3, KEY)
+            assert rng.integers(1 << 30) == np.random.default_rng(seed).integers(1 << 30)
+            assert np.random.random() == np.random.RandomState(seed).random()
+            assert random.random() == random.Random(seed).random()
+            assert course.course.name == "Mini"
+    """,
+}
+
+
+def test_the_plugin_fixtures_find_their_test_without_request(tmp_path, monkeypatch, request):
+    """pytest builds a definition of `request` each time a fixture that takes it is set up (some
+    770 per learner with the course's graders); the plugin's fixtures find their test through
+    pytest_runtest_protocol instead, and still seed it before it runs."""
+    monkeypatch.chdir(tmp_path)
+    make_course(tmp_path, FIXTURE_GRADERS)
+    closures = {}
+
+    class Peek:
+        @pytest.hookimpl(trylast=True)
+        def pytest_collection_modifyitems(self, items):
+            closures.update((item.name, list(item.fixturenames)) for item in items)
+
+    collector = plugin.ResultCollector()
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        code = pytest.main(
+            ["graders", f"--rootdir={tmp_path}", "-p", "no:cacheprovider", "--seed=3"],
+            plugins=[collector, Peek()],
+        )
+    assert code == 0 and [r.status for r in collector.results] == ["passed"]
+    assert sorted(closures["test_rng_course_and_seeding"]) == ["_autograder_test", "course", "rng"]
+    # the run inside this test is over: this test is the one being run again
+    assert plugin._RUNNING[-1] is request.node
