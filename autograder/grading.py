@@ -28,7 +28,7 @@ from autograder.pytest_plugin import ResultCollector
 from autograder.release.manifest import compare_manifest
 from autograder.reports import junit, markdown, results_json
 from autograder.reports.terminal import Ungraded
-from autograder.results import GradeResult, build_grade_result
+from autograder.results import GradeResult
 
 LOG_FILE = "grader.log"
 REPORT_FILES = (results_json.FILE_NAME, markdown.FILE_NAME, junit.FILE_NAME, LOG_FILE)
@@ -207,14 +207,11 @@ def write_grade(
 ) -> GradeResult:
     """The points rule over what pytest saw, the notebook component and the protected-file
     changes; then results.json, summary.md and junit.xml in out_dir."""
-    result = build_grade_result(
+    result = collector.grade_result(
         config,
-        collector.results,
         submission=name,
         seed=seed,
         hidden_included=hidden_included,
-        forbidden=collector.forbidden,
-        grader_errors=collector.grader_errors,
         duration=duration,
         started_at=started_at,
     )

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from autograder import pytest_plugin as plugin
-from autograder.config import SUBMISSION_MISSING
+from autograder.config import SUBMISSION_MISSING, load_course
 from autograder.feedback import KNOWN_MISTAKE
+from autograder.results import build_grade_result
 
 TOY = Path(__file__).parent / "toy_course"
 
@@ -417,3 +418,22 @@ def test_the_plugin_fixtures_find_their_test_without_request(tmp_path, monkeypat
     assert sorted(closures["test_rng_course_and_seeding"]) == ["_autograder_test", "course", "rng"]
     # the run inside this test is over: this test is the one being run again
     assert plugin._RUNNING[-1] is request.node
+
+
+def test_a_run_applies_the_points_rule_once(shared_mini):
+    """grader.log's points (pytest_terminal_summary) and the grade written after the run come
+    from one application of the points rule, with the grade's own fields."""
+    folder, (_, collector, _) = shared_mini
+    config = load_course(folder / "course.toml")
+    fields = dict(submission="mini", seed=5, hidden_included=True, duration=1.5, started_at="t")
+    reused = collector.grade_result(config, **fields)
+    assert collector.graded is not None and reused.components is collector.graded.components
+    built = build_grade_result(
+        config,
+        collector.results,
+        forbidden=collector.forbidden,
+        grader_errors=collector.grader_errors,
+        **fields,
+    )
+    assert reused == built
+    assert reused.grader_errors and reused.submission == "mini"  # not the summary's
