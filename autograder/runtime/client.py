@@ -99,6 +99,7 @@ class LearnerSession:
         self._import_failures: dict[str, LearnerError] = {}
         self._forbidden: dict[Record, None] = {}
         self._hangs: dict[str, int] = {}  # call label -> tests in which it ran out of time
+        self._seq = 0  # the last request's number; its answer must repeat it (worker.py)
         self._test: TestState | None = None
         self._pending_release: list[int] = []
         # One RemoteObject per live worker object, so `m.eval() is m` and releases are exact.
@@ -403,6 +404,8 @@ class LearnerSession:
             self._test.timed_out = True
             raise self._timeout_error(label)
         request["release"], self._pending_release = self._pending_release, []
+        self._seq += 1
+        request["seq"] = seq = self._seq
         started = time.monotonic()
         progress = _Progress()
         while True:
@@ -441,6 +444,8 @@ class LearnerSession:
             response = wire.loads(frame, max_depth=self.limits.max_wire_depth + 8)
             if type(response) is not dict or type(response.get("ok")) is not bool:
                 raise ValueError("not an answer")  # e.g. a progress frame learner code forged
+            if type(response.get("seq")) is not int or response["seq"] != seq:
+                raise ValueError("not this answer")  # a frame learner code wrote, or a stale one
             records = [(str(a), str(f), int(n)) for a, f, n in response.get("forbidden", [])]
         except (wire.WireError, TypeError, ValueError, AttributeError):
             self._stop_worker()

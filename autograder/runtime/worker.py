@@ -32,6 +32,9 @@ the guard and answers ``{"ok": True, "ready": ...}``. Then one response per requ
 A target is ``["module", name, qualname]`` or ``["ref", id]``. Responses are
 ``{"ok": True, "value": ..., "forbidden": [...]}``, ``{"ok": False, "error": {LearnerError fields},
 "forbidden": [...]}`` or ``{"ok": False, "internal": "..."}`` (a bug of the framework or grader).
+Every request carries a ``seq`` that its response repeats: a frame learner code wrote to the
+channel has none (or an old one), so the harness reads it as garbled and stops the worker,
+instead of taking it for this answer and every later answer for the request before it.
 """
 
 from __future__ import annotations
@@ -87,10 +90,14 @@ def serve(fd: int, memory_mb: int, file_mb: int, plan: dict[str, Any]) -> int:
 def _respond(worker: Any, frame: bytes) -> bytes:
     from autograder.runtime import wire
 
+    seq = None
     try:
-        response = worker.handle(wire.loads(frame))
+        request = wire.loads(frame)
+        seq = request.get("seq") if isinstance(request, dict) else None
+        response = worker.handle(request)
     except BaseException:
         response = {"ok": False, "internal": traceback.format_exc(limit=-8)}
+    response["seq"] = seq
     _restore_streams()
     try:
         return wire.dumps(response)
@@ -101,7 +108,8 @@ def _respond(worker: Any, frame: bytes) -> bytes:
             "message": "",
             "feedback": "The result was too large to send back within the memory limit.",
         }
-        return wire.dumps({"ok": False, "error": error, "forbidden": response.get("forbidden", [])})
+        forbidden = response.get("forbidden", [])
+        return wire.dumps({"ok": False, "error": error, "forbidden": forbidden, "seq": seq})
 
 
 def _restore_streams() -> None:
