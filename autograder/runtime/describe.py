@@ -116,8 +116,8 @@ def compose(error: dict[str, Any], call: str) -> str:
         return str(error["feedback"])
     kind = error["kind"]
     template = error.get("feedback_template")
-    if template in ("NO_TENSOR", "NOT_CONNECTED"):
-        return str(getattr(messages, template)).format(call=call)
+    if template in ("NO_TENSOR", "NOT_CONNECTED", "NOT_AN_OBJECT"):
+        return str(getattr(messages, template)).format(call=call, reason=error.get("reason", ""))
     fields = {
         "call": call,
         "exc_type": error.get("exc_type", ""),

@@ -61,6 +61,13 @@ def garbled(label: str) -> LearnerError:
     return LearnerError(kind="crash", feedback=messages.GARBLED.format(call=label))
 
 
+def not_an_object(label: str, value: Any) -> LearnerError:
+    """A constructor (or the call that should have made a module) gave a plain value, which
+    has no methods the grader could call next."""
+    feedback = messages.NOT_AN_OBJECT.format(call=label, reason=messages.a_type(value))
+    return LearnerError(kind="bad_return", feedback=feedback)
+
+
 def stale(type_name: str) -> LearnerError:
     """A RemoteObject of a worker that has since been replaced."""
     short = type_name.rsplit(".", 1)[-1]

@@ -34,6 +34,10 @@ NOT_CONNECTED = (
     "parameters to the output."
 )
 NO_TENSOR = "{call} returned no tensor, so its gradients cannot be checked."
+NOT_AN_OBJECT = (
+    "{call} gave {reason}, not an object of its class, so the grader cannot go on with it: a "
+    "class's __new__ must return the instance it makes, and __init__ must return None."
+)
 
 SYNTAX_ERROR = (
     "{file} has a syntax error at line {line}: {message}. Fix it and run the tests again."
@@ -117,6 +121,14 @@ def signal_name(number: int) -> str:
         return signal.Signals(number).name
     except ValueError:
         return f"signal {number}"
+
+
+def a_type(value: object) -> str:
+    """'an int', 'a Tensor', 'None': what a value is, for a sentence."""
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return f"{'an' if name[:1] in tuple('aeiouAEIOU') else 'a'} {name}"
 
 
 def seconds(value: float) -> str:

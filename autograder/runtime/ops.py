@@ -120,6 +120,7 @@ class Worker:
         args, kwargs = self.decode(request["args"]), self.decode(request["kwargs"])
         with _learner(self, "call"):
             result = function(*args, **kwargs)
+        _expect_instance(function, result)
         if request.get("args_back", True) is False:  # a plain f(x): the value only
             return {"value": self.encode(result)}
         return {
@@ -208,7 +209,9 @@ class Worker:
             return {"value": [self.encode(obj), *self.run_steps(obj, request, 0)]}
         call = self.decode(call)
         with _learner(self, "call"):
-            obj = obj(*call["args"], **call["kwargs"])
+            made = obj(*call["args"], **call["kwargs"])
+        _expect_instance(obj, made)
+        obj = made
         first = self.encode(obj)
         return {"value": [first, *self.run_steps(obj, request, 1)]}
 
@@ -423,6 +426,21 @@ def call_label(obj: Any) -> str:
         return f"{type(obj).__name__}.__call__" if callable(obj) else type(obj).__name__
     except Exception:
         return type(obj).__name__
+
+
+def _expect_instance(called: Any, result: Any) -> None:
+    """A class whose call gave no instance of it (``__new__`` returning 42): the learner's
+    mistake, named at the constructor; the grader would otherwise fail calling its methods.
+    Read through type's own descriptors, so no learner code (a metaclass) runs."""
+    if not issubclass(type(called), type):  # type(): no learner __class__ property
+        return
+    try:
+        mro = type.__dict__["__mro__"].__get__(type(result))
+    except Exception:
+        return
+    if called not in mro:
+        reason = messages.a_type(result)
+        raise LearnerFailed({**_bad_return(reason), "feedback_template": "NOT_AN_OBJECT"})
 
 
 def _first_tensor(value: Any) -> torch.Tensor | None:
