@@ -10,7 +10,7 @@ from autograder.feedback import expect_close, expect_dtype, expect_raises
 from tests.graders.hidden.oracles import expect_grads_match, reference_grads
 from tests.graders.support.compare import describe_call
 from tests.graders.support.inputs import key_mask, mha_state, permutation, tensor
-from tests.graders.support.mha_compare import expect_mha_pair
+from tests.graders.support.mha_compare import expect_mha_pair, output_of
 from tests.graders.support.mha_mistakes import KV_FROM_QUERY_FAILED, mha, mha_mistakes
 from tests.graders.support.mistakes import hint_on_error
 from tests.graders.support.params import (
@@ -178,12 +178,13 @@ def test_cross_attention_keeps_inputs_and_key_order(MHA, reference, rng):
     call = m.call(q.clone(), k.clone(), v.clone())
     for name, before, after in zip(("query", "key", "value"), (q, k, v), call.args, strict=True):
         expect_close(after, before, what=f"{name} after the call", atol=0)
+    out = output_of(call.value, what="MultiHeadAttention(12, 2)(query, key, value)")
     p = torch.from_numpy(permutation(rng, 6))
     k_p, v_p = k[:, p], v[:, p]
-    out_p, _ = m(q, k_p, v_p)
+    out_p = output_of(m(q, k_p, v_p), what="MultiHeadAttention(12, 2)(query, key, value)")
     expect_close(
         out_p,
-        call.value[0],
+        out,
         what="the output with keys and values permuted together",
         atol=1e-5,
         hint=KEYS_AS_A_SET,

@@ -22,6 +22,16 @@ _KNOWN = KNOWN_MISTAKE.split("{")[0]  # "Known mistake in "
 FOUND_PREFIX = FOUND.split("{")[0]  # "First difference found at "
 
 
+def output_of(got: object, *, what: str) -> torch.Tensor:
+    """The output tensor of an (output, weights) pair a MultiHeadAttention call returned,
+    failing with a sentence when the call returned something else (a lone tensor, a string)."""
+    expect_type(got, tuple, what=what)
+    shown = shown_what(what)  # a hidden test shows no inputs
+    expect(len(got) == 2, f"{shown} returned {len(got)} values; expected 2: (output, weights).")
+    expect_type(got[0], torch.Tensor, what=f"the output of {what}")
+    return got[0]
+
+
 def expect_mha_pair(
     got: object,
     expected: tuple,

@@ -12,7 +12,7 @@ import torch
 from autograder.feedback import expect_close, expect_dtype, expect_raises
 from tests.graders.support.compare import describe_call
 from tests.graders.support.inputs import key_mask, mha_state, permutation, tensor
-from tests.graders.support.mha_compare import expect_mha_pair
+from tests.graders.support.mha_compare import expect_mha_pair, output_of
 from tests.graders.support.mha_mistakes import mha, mha_mistakes
 from tests.graders.support.params import (
     expect_gradients,
@@ -176,9 +176,9 @@ def test_permuting_tokens_permutes_outputs(MHA, rng):
     m, state = loaded(MHA, rng)
     x = tensor(rng, 1, 6, D_MODEL)
     p = torch.from_numpy(permutation(rng, 6))
-    out, _ = m(x, x, x)
+    out = output_of(m(x, x, x), what="MultiHeadAttention(16, 4)(x, x, x)")
     x_p = x[:, p]
-    out_p, _ = m(x_p, x_p, x_p)
+    out_p = output_of(m(x_p, x_p, x_p), what="MultiHeadAttention(16, 4)(x[:, p], x[:, p], x[:, p])")
     expect_close(
         out_p,
         out[:, p],
