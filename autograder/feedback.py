@@ -185,7 +185,8 @@ def expect_close(
         if is_hidden()
         else f"{n_bad} of {have.size} entries differ{'s' if n_bad == 1 else ''}"
     )
-    sentences.append(NOT_CLOSE.format(what=what, differ=differ, atol=atol, rtol=rtol))
+    # after a NaN count it is a second sentence: 'The output ...', not '... finite. the output'
+    sentences.append(_capitalised(NOT_CLOSE.format(what=what, differ=differ, atol=atol, rtol=rtol)))
     with np.errstate(invalid="ignore"):
         errors = np.abs(have - want)[bad & np.isfinite(have) & np.isfinite(want)]
     if errors.size and not is_hidden():
