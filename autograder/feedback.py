@@ -338,7 +338,7 @@ def _as_float_array(value: object, what: str) -> np.ndarray:
         if array.dtype == object or array.dtype.kind not in "biuf":
             raise TypeError
         return array.astype(np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RuntimeError):  # RuntimeError: a tuple of tensors with grad
         raise GradingFailure(NOT_AN_ARRAY.format(what=what, got=_describe(value))) from None
 
 
