@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from autograder.feedback import expect, expect_close, expect_shape
+from autograder.feedback import expect, expect_close, expect_shape, expect_type
 from tests.graders.support.inputs import array
 from tests.graders.support.softmax_mistakes import (
     integer_output_sentence,
@@ -75,6 +75,7 @@ def test_float32_large_logits_stay_float32(softmax, rng):
     """float32 logits near 100 stay float32 and finite"""
     x = (100.0 + array(rng, 4, 6, scale=10.0)).astype(np.float32)
     got = softmax(x, axis=0)
+    expect_type(got, np.ndarray, what="softmax(x, axis=0) with a float32 x")
     expect(
         got.dtype == np.float32,
         f"softmax(x, axis=0) with a float32 x returned dtype {got.dtype}; expected float32.",
@@ -96,6 +97,7 @@ def test_integer_input_along_axis_zero(softmax, rng):
     x = rng.integers(-5, 6, size=(4, 3)).astype(np.int32)
     got = softmax(x, axis=0)
     what = "softmax(x, axis=0) with an int32 x"
+    expect_type(got, np.ndarray, what=what)
     expect(
         np.issubdtype(got.dtype, np.floating),
         f"{what} returned dtype {got.dtype}; expected a floating dtype."

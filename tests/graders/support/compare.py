@@ -14,6 +14,17 @@ def describe_call(name: str, *shown: tuple[str, object], note: str = "") -> str:
     return f"{name}({', '.join(parts)}){note}"
 
 
+def pair_of(got: object, *, what: str, array_type: type) -> tuple:
+    """`got` as an (output, weights) pair of `array_type`, failing with a sentence when the call
+    returned something else (one array, None, a string), before a grader indexes it."""
+    expect_type(got, tuple, what=what)
+    shown = shown_what(what)  # a hidden test shows no inputs
+    expect(len(got) == 2, f"{shown} returned {len(got)} values; expected 2: (output, weights).")
+    for index, name in ((0, "output"), (1, "weights")):
+        expect_type(got[index], array_type, what=f"the {name} of {what}")
+    return got
+
+
 def expect_pair(
     got: object,
     expected: tuple,

@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder.feedback import expect, expect_close, expect_raises
-from tests.graders.support.compare import describe_call, expect_pair
+from tests.graders.support.compare import describe_call, expect_pair, pair_of
 from tests.graders.support.inputs import (
     array,
     key_mask,
@@ -82,8 +82,10 @@ def test_matches_pytorch_unbatched(attention, rng):
 def test_weights_rows_sum_to_one(attention, rng):
     """each query's weights sum to 1 over the keys"""
     Q, K, V = array(rng, 4, 8), array(rng, 6, 8), array(rng, 6, 8)
-    _, weights = attention.scaled_dot_product_attention(Q, K, V)
     what = describe_call("scaled_dot_product_attention", ("Q", Q), ("K", K), ("V", V))
+    _, weights = pair_of(
+        attention.scaled_dot_product_attention(Q, K, V), what=what, array_type=np.ndarray
+    )
     _, mistaken_weights = sdpa_mistakes(Q, K, V)
     expect_close(
         weights.sum(axis=-1),
@@ -120,9 +122,14 @@ def test_fully_masked_row_gives_zeros(attention, learner, rng):
 def test_permuting_queries_and_keys(attention, rng):
     """permuting the queries permutes the outputs; permuting keys and values changes nothing"""
     Q, K, V = array(rng, 5, 4), array(rng, 5, 4), array(rng, 5, 3)
-    out, weights = attention.scaled_dot_product_attention(Q, K, V)
+    sdpa = attention.scaled_dot_product_attention
+    out, weights = pair_of(
+        sdpa(Q, K, V), what="scaled_dot_product_attention(Q, K, V)", array_type=np.ndarray
+    )
     p = permutation(rng, 5)
-    out_q, _ = attention.scaled_dot_product_attention(Q[p], K, V)
+    out_q, _ = pair_of(
+        sdpa(Q[p], K, V), what="scaled_dot_product_attention(Q[p], K, V)", array_type=np.ndarray
+    )
     expect_close(
         out_q,
         out[p],
@@ -130,7 +137,11 @@ def test_permuting_queries_and_keys(attention, rng):
         atol=1e-10,
         hint="each query's output must depend only on that query, K and V",
     )
-    out_kv, weights_kv = attention.scaled_dot_product_attention(Q, K[p], V[p])
+    out_kv, weights_kv = pair_of(
+        sdpa(Q, K[p], V[p]),
+        what="scaled_dot_product_attention(Q, K[p], V[p])",
+        array_type=np.ndarray,
+    )
     expect_close(
         out_kv,
         out,

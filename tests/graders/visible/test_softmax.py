@@ -135,6 +135,7 @@ def test_float32_stays_float32(softmax, rng):
     """float32 input gives a float32 result"""
     x = array(rng, 3, 4).astype(np.float32)
     got = softmax(x)
+    expect_type(got, np.ndarray, what="softmax(x) with a float32 x")
     expect(
         got.dtype == np.float32,
         f"softmax(x) with a float32 x returned dtype {got.dtype}; "
@@ -148,6 +149,7 @@ def test_integers_give_floats(softmax):
     x = np.array([[1, 2, 3], [0, 0, 0]])
     got = softmax(x)
     what = "softmax(x) with an integer x"
+    expect_type(got, np.ndarray, what=what)
     expect(
         np.issubdtype(got.dtype, np.floating),
         f"{what} returned dtype {got.dtype}; expected a floating dtype."
