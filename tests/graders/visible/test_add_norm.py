@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from autograder.feedback import AnyOf, expect, expect_close, expect_shape
+from autograder.feedback import AnyOf, expect, expect_close, expect_shape, expect_type
 from tests.graders.support.add_norm_mistakes import (
     DEFAULT_EPS,
     EPS_IGNORED,
@@ -110,6 +110,8 @@ def test_normalises_each_token_on_its_own(learner, rng):
     changed = x.clone()
     changed[0, 3] = 10.0 * tensor(rng, D_MODEL)
     before, after = m(x, s), m(changed, s)
+    for got in (before, after):
+        expect_type(got, torch.Tensor, what="the output of AddNorm(x, sublayer_output)")
     keep = [0, 1, 2, 4]
     expect_close(
         after[:, keep],
@@ -128,6 +130,7 @@ def test_default_output_has_zero_mean_unit_std(learner, rng):
     x, s = tensor(rng, 2, 4, D_MODEL, scale=3.0), tensor(rng, 2, 4, D_MODEL, scale=3.0)
     got = m(x, s)
     what = "AddNorm(8)(x, sublayer_output)"
+    expect_type(got, torch.Tensor, what=f"the output of {what}")
     # What each known mistake gives with the fresh LayerNorm (weight 1, bias 0), per statistic.
     fresh = {"norm.weight": torch.ones(D_MODEL), "norm.bias": torch.zeros(D_MODEL)}
     mistaken = expected_and_mistakes(fresh, x, s)[1]

@@ -64,6 +64,8 @@ def test_position_wise(learner, rng):
     changed = x.clone()
     changed[0, 2] = tensor(rng, D_MODEL)
     before, after = ffn(x), ffn(changed)
+    for got in (before, after):
+        expect_type(got, torch.Tensor, what="the output of PositionwiseFeedForward(x)")
     keep = [i for i in range(6) if i != 2]
     expect_close(
         after[:, keep],
