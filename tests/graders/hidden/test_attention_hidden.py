@@ -225,7 +225,8 @@ def test_reproduces_class_notebook(attention, learner, reference):
         what="SelfAttention(8)",
     )
     m.load_state_dict(ref.state_dict())
-    got = [m(x)[0] for x in xs]
+    what = "SelfAttention(8)(x)"
+    got = [pair_of(m(x), what=what, array_type=torch.Tensor)[0] for x in xs]
     for i, (g, r) in enumerate(zip(got, ref_out, strict=True)):
         expect_close(
             g, r, what=f"SelfAttention(8)(x) for the notebook's sentence {i + 1}", atol=1e-5
@@ -243,9 +244,9 @@ def test_self_attention_module_blank_row_and_gradients(attention, learner, refer
     with torch.no_grad():
         expected = ref(x, mask)
         Q, K, V = (to_numpy(getattr(ref, f"W_{p}")(x)) for p in "qkv")
-    got = m(x, mask)
-    mistakes = sdpa_mistakes(Q, K, V, mask.numpy(), d_model=10, got=got)
     what = describe_call("SelfAttention(10, 4, 6)", ("x", x), ("mask", mask))
+    got = pair_of(m(x, mask), what=what, array_type=torch.Tensor)
+    mistakes = sdpa_mistakes(Q, K, V, mask.numpy(), d_model=10, got=got)
     expect_pair(got, expected, what=what, atol=1e-5, array_type=torch.Tensor, mistakes=mistakes)
     g = tensor(rng, 2, 5, 6)
     expect_gradients(learner, m, x, mask, cotangent=g, what=what)

@@ -274,13 +274,14 @@ def test_self_attention_module_forward(attention, rng, batched):
     shape = (2, 3, 6) if batched else (3, 6)
     x, mask = tensor(rng, *shape), torch.from_numpy(key_mask(rng, *shape[:-1], 3))
     Q, K, V = (to_numpy(x @ state[f"W_{p}.weight"].T) for p in "qkv")
-    got = m(x, mask)
+    what = describe_call("SelfAttention(6, 4, 5)", ("x", x), ("mask", mask))
+    got = pair_of(m(x, mask), what=what, array_type=torch.Tensor)
     mistakes = sdpa_mistakes(Q, K, V, mask.numpy(), d_model=6, got=got)
     expect_pair(
         got,
         sdpa(Q, K, V, mask.numpy()),
         atol=1e-5,
         array_type=torch.Tensor,
-        what=describe_call("SelfAttention(6, 4, 5)", ("x", x), ("mask", mask)),
+        what=what,
         mistakes=mistakes,
     )
