@@ -140,7 +140,7 @@ class LearnerSession:
     ) -> dict[str, torch.Tensor | None]:
         """Run ``obj(*args, **kwargs)`` with grad, backprop ``(first output * cotangent).sum()``
         and return each parameter's gradient (None where no gradient reached it)."""
-        _expect_object(obj, _UNDER_TEST)
+        _expect_module(obj)
         fields = {"args": args, "kwargs": kwargs, "cotangent": cotangent}
         label = f"{obj._label}(...)"
         response = self._run("parameter_grads", obj._target, label, fields, owner=obj)
@@ -148,7 +148,7 @@ class LearnerSession:
 
     def parameters(self, obj: RemoteObject) -> list[ParameterInfo]:
         """``named_parameters(remove_duplicate=False)`` of a remote module, without the data."""
-        _expect_object(obj, _UNDER_TEST)
+        _expect_module(obj)
         label = f"{obj._short_type}.named_parameters()"
         response = self._run("parameters", obj._target, label, {}, owner=obj)
         return [ParameterInfo(n, tuple(s), d, k) for n, s, d, k in self._decode(response["value"])]
@@ -715,14 +715,11 @@ class _ChainLabels(_PartLabels):
         return f"{short}.{self.names[part]}(...)"
 
 
-_UNDER_TEST = "The module the grader asked for"
-
-
-def _expect_object(obj: Any, label: str) -> None:
-    """A constructor that gave a plain value (``__new__`` returning 42) fails as the learner's
-    mistake, not as the grader's AttributeError on the value's missing methods."""
+def _expect_module(obj: Any) -> None:
+    """A plain value where a learner module should be (a part that is None) fails as the
+    learner's mistake, not as the grader's AttributeError on the value's missing methods."""
     if not isinstance(obj, RemoteObject):
-        raise failures.not_an_object(label, obj)
+        raise failures.not_a_module(obj)
 
 
 class _Progress:

@@ -61,10 +61,10 @@ def garbled(label: str) -> LearnerError:
     return LearnerError(kind="crash", feedback=messages.GARBLED.format(call=label))
 
 
-def not_an_object(label: str, value: Any) -> LearnerError:
-    """A constructor (or the call that should have made a module) gave a plain value, which
-    has no methods the grader could call next."""
-    feedback = messages.NOT_AN_OBJECT.format(call=label, reason=messages.a_type(value))
+def not_a_module(value: Any) -> LearnerError:
+    """A plain value where the grader needs a module of the learner's (a part that is None, a
+    constructor that gave 42): it has no parameters or methods to call."""
+    feedback = messages.NOT_A_MODULE.format(reason=messages.a_type(value))
     return LearnerError(kind="bad_return", feedback=feedback)
 
 

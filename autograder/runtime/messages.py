@@ -38,6 +38,10 @@ NOT_AN_OBJECT = (
     "{call} gave {reason}, not an object of its class, so the grader cannot go on with it: a "
     "class's __new__ must return the instance it makes, and __init__ must return None."
 )
+NOT_A_MODULE = (
+    "The grader expected a torch.nn.Module here, but your code gave {reason}: a class's __new__ "
+    "must return the instance it makes, and a module's parts must be modules."
+)
 
 SYNTAX_ERROR = (
     "{file} has a syntax error at line {line}: {message}. Fix it and run the tests again."

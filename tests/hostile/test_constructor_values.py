@@ -68,3 +68,13 @@ def test_a_constructor_that_gives_no_instance_is_the_learners_failure(layers, na
     fine = layers.Fine.build(state={"proj.weight": torch.eye(2), "proj.bias": torch.zeros(2)})
     x = torch.ones(1, 2)
     assert torch.equal(fine(x), x)  # the same worker goes on
+
+
+def test_parameters_of_a_plain_value_name_it_as_the_learners(layers):
+    """A part that is None (an encoder whose layers hold None) read as a module by a grader."""
+    session = layers._session
+    with pytest.raises(LearnerError) as info:
+        session.parameters(None)
+    assert info.value.feedback.startswith(
+        "The grader expected a torch.nn.Module here, but your code gave None"
+    )
