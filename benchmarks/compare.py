@@ -178,9 +178,17 @@ def _code(source: str, nbgrader: dict | None) -> dict:
     }
 
 
+def nbgrader_command() -> str | None:
+    """nbgrader beside this interpreter (a venv's python run without activating the venv), else
+    the one on PATH."""
+    beside = Path(sys.executable).with_name("nbgrader")
+    return str(beside) if os.access(beside, os.X_OK) else shutil.which("nbgrader")
+
+
 def bench_nbgrader(entries: list[tuple[str, Path]], work: Path) -> Measure:
-    if shutil.which("nbgrader") is None:
-        return Measure(0, 0, False, "nbgrader is not installed")
+    nbgrader = nbgrader_command()
+    if nbgrader is None:
+        return Measure(0, 0, False, "nbgrader is not installed (pip install -e '.[notebook]')")
     course = work / "nbgrader"
     (course / "source" / "t101").mkdir(parents=True)
     config = course / "nbgrader_config.py"
@@ -193,7 +201,7 @@ def bench_nbgrader(entries: list[tuple[str, Path]], work: Path) -> Measure:
     first = entries[0][1] / "assignments"
     (course / "source" / "t101" / "t101.ipynb").write_text(json.dumps(notebook(first)))
     generate = subprocess.run(
-        ["nbgrader", "generate_assignment", "t101", "--force"],
+        [nbgrader, "generate_assignment", "t101", "--force"],
         cwd=course,
         capture_output=True,
         text=True,
@@ -204,7 +212,7 @@ def bench_nbgrader(entries: list[tuple[str, Path]], work: Path) -> Measure:
         folder = course / "submitted" / name / "t101"
         folder.mkdir(parents=True)
         (folder / "t101.ipynb").write_text(json.dumps(notebook(repo / "assignments")))
-    return run_measured(["nbgrader", "autograde", "t101", "--force"], cwd=course)
+    return run_measured([nbgrader, "autograde", "t101", "--force"], cwd=course)
 
 
 def otter_test(name: str, points: int, source: str) -> str:
