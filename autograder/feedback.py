@@ -66,6 +66,46 @@ class AnyOf:
         self.arrays = arrays
 
 
+class Lazy(Mapping):
+    """Known-mistake outputs computed only when read: `Lazy(compute)` is the mapping that the
+    zero-argument `compute()` returns, called on first use and kept. expect_close reads its
+    `mistakes` only when the comparison fails, so a passing learner never pays for them:
+    `expect_close(..., mistakes=Lazy(lambda: {sentence: array}))`. `Lazy.pair(compute)` gives
+    two (compute() returns a pair of mappings, e.g. ({sentence: output}, {sentence: weights}))
+    that share one call."""
+
+    def __init__(self, compute: Callable[[], Mapping[str, object]]) -> None:
+        self._compute: Callable[[], Mapping[str, object]] | None = compute
+        self._found: Mapping[str, object] = {}
+
+    @classmethod
+    def pair(cls, compute: Callable[[], tuple[Mapping, Mapping]]) -> tuple[Lazy, Lazy]:
+        """(Lazy(first), Lazy(second)) of compute()'s pair, computed once for both."""
+        both: list[tuple[Mapping, Mapping]] = []
+
+        def part(index: int) -> Mapping[str, object]:
+            if not both:
+                both.append(compute())
+            return both[0][index]
+
+        return cls(lambda: part(0)), cls(lambda: part(1))
+
+    def _mapping(self) -> Mapping[str, object]:
+        if self._compute is not None:
+            compute, self._compute = self._compute, None
+            self._found = compute()
+        return self._found
+
+    def __getitem__(self, key: str) -> object:
+        return self._mapping()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._mapping())
+
+    def __len__(self) -> int:
+        return len(self._mapping())
+
+
 class GradingFailure(AssertionError):
     """A check failed; `.message` is the learner-facing explanation, in full sentences."""
 
@@ -156,7 +196,8 @@ def expect_close(
 
     mistakes: {sentence describing a known mistake: the array that mistake produces, or an
     AnyOf of the arrays it can produce}; when got is wrong but matches one of them, the failure
-    names that mistake.
+    names that mistake. They are read only then: pass a `Lazy` to compute them only for a
+    learner whose result is wrong (the usual way; the arrays cost more than the comparison).
     """
     what = shown_what(what)
     want = _as_float_array(expected, "the expected value")
@@ -349,7 +390,9 @@ def _close(have: np.ndarray, want: np.ndarray, atol: float, rtol: float) -> np.n
 def _mistake(
     what: str, have: np.ndarray, mistakes: Mapping[str, object] | None, atol: float, rtol: float
 ) -> list[str]:
-    for description, produced in (mistakes or {}).items():
+    if mistakes is None:  # not `or {}`: the truth of a Lazy would compute it
+        return []
+    for description, produced in mistakes.items():
         for candidate in produced.arrays if isinstance(produced, AnyOf) else (produced,):
             try:
                 array = _as_float_array(candidate, "a known mistake")

@@ -137,6 +137,40 @@ def test_expect_close_names_a_known_mistake():
     assert "known mistake" not in message
 
 
+def test_lazy_mistakes_are_computed_only_when_a_comparison_fails():
+    x = np.arange(6.0).reshape(2, 3)
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return {"You added instead of multiplied": x + 2}
+
+    mistakes = fb.Lazy(compute)
+    expect_close(2 * x, 2 * x, what="f(x)", atol=1e-6, mistakes=mistakes)
+    assert calls == []  # a right result never computes them
+    message = failure(expect_close, x + 2, 2 * x, what="f(x)", atol=1e-6, mistakes=mistakes)
+    eager = failure(expect_close, x + 2, 2 * x, what="f(x)", atol=1e-6, mistakes=dict(compute()))
+    assert message == eager  # the same sentence as the plain mapping
+    assert message.startswith(
+        fb.KNOWN_MISTAKE.format(what="f(x)", mistake="You added instead of multiplied.")
+    )
+    failure(expect_close, x + 2, 2 * x, what="f(x)", atol=1e-6, mistakes=mistakes)
+    assert len(calls) == 2  # once for the Lazy (kept), once for the eager dict above
+
+
+def test_lazy_pair_shares_one_computation():
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return {"a": np.zeros(2)}, {"b": np.ones(2)}
+
+    first, second = fb.Lazy.pair(compute)
+    assert calls == []
+    assert list(second.items())[0][0] == "b" and list(first) == ["a"]
+    assert len(calls) == 1
+
+
 def test_expect_close_scalar_and_hint():
     message = failure(expect_close, 0.5, 0.75, what="cos(a, b)", atol=1e-9, hint="use the norms")
     assert message.endswith(

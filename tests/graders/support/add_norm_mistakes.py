@@ -18,7 +18,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder.expected import expected_value
-from autograder.feedback import AnyOf
+from autograder.feedback import AnyOf, Lazy
 from tests.graders.support.catalogue import mistake
 
 PRE_NORM = "add_norm/pre-norm"
@@ -34,11 +34,24 @@ DEFAULT_EPS = 1e-5  # nn.LayerNorm's own default
 MAX_DROPOUT_WIDTH = 16  # dropout_in_eval tries all 2**d_model keep patterns of a token
 
 
-@expected_value
 def expected_and_mistakes(
     state: Mapping[str, torch.Tensor], x: torch.Tensor, s: torch.Tensor, eps: float = DEFAULT_EPS
-) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-    """(LayerNorm(x + s) (..., d_model), {sentence: what a mistake gives (..., d_model)})."""
+) -> tuple[torch.Tensor, Lazy]:
+    """(LayerNorm(x + s) (..., d_model), {sentence: what a mistake gives (..., d_model)}); the
+    mistakes are a feedback.Lazy, computed only when read (expect_close reads them only when
+    the learner's result is wrong). The expected value is one F.layer_norm: cheaper than a key
+    of @expected_value's memo, so it is not memoised."""
+    weight, bias = state["norm.weight"], state["norm.bias"]
+    z = x.to(weight.dtype) + s.to(weight.dtype)
+    expected = F.layer_norm(z, weight.shape, weight, bias, eps)
+    return expected, Lazy(lambda: _mistakes(state, x, s, eps))
+
+
+@expected_value
+def _mistakes(
+    state: Mapping[str, torch.Tensor], x: torch.Tensor, s: torch.Tensor, eps: float
+) -> dict[str, AnyOf]:
+    """{sentence: what a mistake gives (..., d_model)}, as AnyOf."""
     weight, bias = state["norm.weight"], state["norm.bias"]
     x, s = x.to(weight.dtype), s.to(weight.dtype)
 
@@ -58,7 +71,7 @@ def expected_and_mistakes(
         found[NORM_WRONG_AXIS].append(_normalise(z, (-2, -1), weight, bias, eps))
     if eps != DEFAULT_EPS:
         found[EPS_IGNORED] = [norm(z, DEFAULT_EPS)]
-    return norm(z), {mistake(mistake_id): AnyOf(*arrays) for mistake_id, arrays in found.items()}
+    return {mistake(mistake_id): AnyOf(*arrays) for mistake_id, arrays in found.items()}
 
 
 def _normalise(z, dims, weight, bias, eps, *, unbiased=False) -> torch.Tensor:

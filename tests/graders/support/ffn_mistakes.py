@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder.expected import expected_value
-from autograder.feedback import AnyOf
+from autograder.feedback import AnyOf, Lazy
 from tests.graders.support.catalogue import mistake
 
 NO_RELU = "feed_forward/no-relu"
@@ -29,17 +29,32 @@ def _identity(y: torch.Tensor) -> torch.Tensor:
     return y
 
 
-@expected_value
 def expected_and_mistakes(
     state: Mapping[str, torch.Tensor], x: torch.Tensor
-) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-    """(W_2(relu(W_1 x)) (..., d_model), {sentence: what a mistake gives (..., d_model)})."""
+) -> tuple[torch.Tensor, Lazy]:
+    """(W_2(relu(W_1 x)) (..., d_model), {sentence: what a mistake gives (..., d_model)}); the
+    mistakes are a feedback.Lazy, computed only when read (expect_close reads them only when
+    the learner's result is wrong). The expected value is two F.linear: cheaper than a key of
+    @expected_value's memo, so it is not memoised."""
+    return _forward(state, x, F.relu), Lazy(lambda: _mistakes(state, x))
+
+
+def _forward(
+    state: Mapping[str, torch.Tensor], x: torch.Tensor, activation: Callable, after=_identity
+) -> torch.Tensor:
+    """after(W_2(activation(W_1 x))), in the state's dtype."""
     x = x.to(state["W_1.weight"].dtype)
+    with torch.no_grad():
+        hidden = activation(F.linear(x, state["W_1.weight"], state["W_1.bias"]))
+        return after(F.linear(hidden, state["W_2.weight"], state["W_2.bias"]))
+
+
+@expected_value
+def _mistakes(state: Mapping[str, torch.Tensor], x: torch.Tensor) -> dict[str, object]:
+    """{sentence: what a mistake gives (..., d_model)}."""
 
     def forward(activation: Callable, after: Callable = _identity) -> torch.Tensor:
-        with torch.no_grad():
-            hidden = activation(F.linear(x, state["W_1.weight"], state["W_1.bias"]))
-            return after(F.linear(hidden, state["W_2.weight"], state["W_2.bias"]))
+        return _forward(state, x, activation, after)
 
     mistakes = {
         mistake(NO_RELU): forward(_identity),
@@ -49,4 +64,4 @@ def expected_and_mistakes(
         ),
         mistake(GELU): forward(F.gelu),
     }
-    return forward(F.relu), mistakes
+    return mistakes

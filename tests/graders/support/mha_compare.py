@@ -10,6 +10,7 @@ import torch
 from autograder.feedback import (
     KNOWN_MISTAKE,
     GradingFailure,
+    Lazy,
     expect,
     expect_close,
     expect_type,
@@ -56,10 +57,16 @@ def expect_mha_pair(
     expect_type(got, tuple, what=what)
     shown = shown_what(what)  # a hidden test shows no inputs
     expect(len(got) == 2, f"{shown} returned {len(got)} values; expected 2: (output, weights).")
-    mistakes = mha_mistakes(state, heads, *inputs)
+    mistakes = mha_mistakes(state, heads, *inputs)  # Lazy: computed only for a wrong result
     if dropout:
-        dropped = dropout_in_eval(state, heads, inputs, got[1], dropout, atol)
-        mistakes = tuple({**found, **more} for found, more in zip(mistakes, dropped, strict=True))
+        catalogued = mistakes
+
+        def with_dropout() -> tuple[dict, dict]:
+            dropped = dropout_in_eval(state, heads, inputs, got[1], dropout, atol)
+            pairs = zip(catalogued, dropped, strict=True)
+            return tuple({**found, **more} for found, more in pairs)
+
+        mistakes = Lazy.pair(with_dropout)
     for index, name in ((1, "weights"), (0, "output")):
         label = f"the {name} of {what}"
         expect_type(got[index], torch.Tensor, what=label)

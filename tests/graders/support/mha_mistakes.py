@@ -19,6 +19,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder.expected import expected_value
+from autograder.feedback import Lazy
 from tests.graders.support.catalogue import mistake
 from tests.graders.support.mistakes import Mistakes, split_pairs
 from tests.graders.support.torch_equivalents import torch_mha_forward, torch_mha_from
@@ -59,7 +60,6 @@ def mha(
         return torch_mha_forward(built_in, query, key, value, mask)
 
 
-@expected_value
 def mha_mistakes(
     state: Mapping[str, torch.Tensor],
     num_heads: int,
@@ -68,7 +68,22 @@ def mha_mistakes(
     value: torch.Tensor,
     mask: torch.Tensor | None = None,
 ) -> Mistakes:
-    """({sentence: output}, {sentence: per-head weights}) that each MHA mistake would give.
+    """({sentence: output}, {sentence: per-head weights}) that each MHA mistake would give, as
+    two feedback.Lazy mappings computed (together, by _mha_mistakes) only when one is read:
+    expect_close reads them only when the learner's result is wrong."""
+    return Lazy.pair(lambda: _mha_mistakes(state, num_heads, query, key, value, mask))
+
+
+@expected_value
+def _mha_mistakes(
+    state: Mapping[str, torch.Tensor],
+    num_heads: int,
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    mask: torch.Tensor | None = None,
+) -> Mistakes:
+    """mha_mistakes, computed: two dicts.
 
     A wrong score scale is the right scale times a factor, so it is the built-in with W_q (and
     its bias) multiplied by that factor. No output projection is the built-in with W_o the

@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder.expected import expected_value
-from autograder.feedback import GradingFailure
+from autograder.feedback import GradingFailure, Lazy
 from autograder.runtime.errors import LearnerError
 from tests.graders.support.catalogue import mistake
 from tests.graders.support.softmax_mistakes import NAN_ALL_INF, axis_mistakes, softmax_over
@@ -134,7 +134,7 @@ def sdpa(
     return torch.nan_to_num(out).numpy(), torch.nan_to_num(weights).numpy()
 
 
-Mistakes = tuple[dict[str, object], dict[str, object]]
+Mistakes = tuple[Mapping[str, object], Mapping[str, object]]
 
 
 def split_pairs(found: Mapping[str, tuple]) -> Mistakes:
@@ -162,7 +162,14 @@ def sdpa_mistakes(
     recognised whatever its value (fitted to the learner's weights), not only -1.
     Only mistakes that give a result of the right shape (and, mostly, a different value) are
     included; the masking mistakes only when there is a mask.
+    Both are feedback.Lazy mappings, computed (together) only when one is read: expect_close
+    reads them only when the learner's result is wrong.
     """
+    return Lazy.pair(lambda: _with_fitted_fill(Q, K, V, mask, d_model=d_model, got=got))
+
+
+def _with_fitted_fill(Q, K, V, mask, *, d_model: int | None, got: object) -> Mistakes:
+    """sdpa_mistakes, computed: the cached ones, then the learner's own small negative fill."""
     outputs, weights = _sdpa_mistakes(Q, K, V, mask, d_model=d_model)
     if mask is not None:
         mask = np.asarray(mask, dtype=bool)

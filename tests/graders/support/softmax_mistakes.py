@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from autograder.feedback import KNOWN_MISTAKE
+from autograder.feedback import KNOWN_MISTAKE, Lazy
 from tests.graders.support.catalogue import mistake
 
 NO_MAX_SHIFT = mistake("softmax/no-max-shift")
@@ -51,12 +51,17 @@ def axis_mistakes(x: np.ndarray, axis: int) -> dict[str, np.ndarray]:
     }
 
 
-def softmax_mistakes(x: np.ndarray, axis: int, got: object = None) -> dict[str, np.ndarray]:
-    """{sentence: result} for every softmax mistake that can show on `x` along `axis`.
+def softmax_mistakes(x: np.ndarray, axis: int, got: object = None) -> Lazy:
+    """{sentence: result} for every softmax mistake that can show on `x` along `axis`, as a
+    feedback.Lazy: computed only when read (expect_close reads it only when the result is wrong).
 
     got: the learner's result, when there is one; where it is NaN, the mistakes' empty slices
     (sum 0) are NaN too, elsewhere 0. Computed in x's floating dtype (float32 overflows sooner).
     """
+    return Lazy(lambda: _softmax_mistakes(x, axis, got))
+
+
+def _softmax_mistakes(x: np.ndarray, axis: int, got: object) -> dict[str, np.ndarray]:
     empty = _nan_where_nan(got, np.shape(x))
     with np.errstate(over="ignore", invalid="ignore"):
         unshifted = np.exp(_floating(x))  # inf where it overflows

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import torch
 
-from autograder.feedback import expect, expect_close, expect_shape, shown_what
+from autograder.feedback import Lazy, expect, expect_close, expect_shape, shown_what
 from tests.graders.support.catalogue import mistake
 from tests.graders.support.standins import LayerParts
 
@@ -92,7 +92,7 @@ def expect_layer_wiring(
         what=what,
         atol=1e-5,
         hint=LAYER_HINT,
-        mistakes=layer_mistakes(parts, x, mask),
+        mistakes=Lazy(lambda: layer_mistakes(parts, x, mask)),
     )
 
 
@@ -127,7 +127,7 @@ def expect_stack_wiring(encoder, layers: list, x: torch.Tensor, mask=None, *, wh
         what=what,
         atol=1e-5,
         hint=STACK_HINT,
-        mistakes=stack_mistakes(layers, x, mask),
+        mistakes=Lazy(lambda: stack_mistakes(layers, x, mask)),
     )
 
 

@@ -13,7 +13,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from autograder.feedback import expect, expect_close, expect_raises
+from autograder.feedback import Lazy, expect, expect_close, expect_raises
 from tests.graders.support.compare import describe_call, expect_pair, pair_of
 from tests.graders.support.inputs import (
     array,
@@ -93,7 +93,7 @@ def test_weights_rows_sum_to_one(attention, rng):
         what=f"weights.sum(axis=-1) of {what}",
         atol=1e-10,
         hint="apply the softmax over the key axis (-1) of the scores (L, S)",
-        mistakes={s: w.sum(axis=-1) for s, w in mistaken_weights.items()},
+        mistakes=Lazy(lambda: {s: w.sum(axis=-1) for s, w in mistaken_weights.items()}),
     )
 
 
