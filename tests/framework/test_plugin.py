@@ -437,3 +437,48 @@ def test_a_run_applies_the_points_rule_once(shared_mini):
     )
     assert reused == built
     assert reused.grader_errors and reused.submission == "mini"  # not the summary's
+
+
+TEARDOWN_GRADERS = {
+    "graders/visible/test_teardown_output.py": """
+        import pytest
+
+        @pytest.fixture
+        def noisy(request):
+            yield
+            print(f"teardown of {request.node.name}")
+
+        @pytest.mark.alpha
+        @pytest.mark.parametrize("n", [1, 2, 3])
+        def test_fails(noisy, n):
+            assert n == 2, f"n is {n}"
+    """,
+}
+
+
+def test_the_failures_section_keeps_each_tests_teardown_output(tmp_path, monkeypatch):
+    """pytest's summary finds a failed test's teardown reports through the plugin's index (built
+    once, not a scan of every report per failure): each failure still shows its own teardown
+    output, and only its own."""
+    monkeypatch.chdir(tmp_path)
+    make_course(tmp_path, TEARDOWN_GRADERS)
+    seen = []
+
+    class Peek:
+        @pytest.hookimpl(trylast=True)
+        def pytest_terminal_summary(self, terminalreporter):
+            seen.append("_get_teardown_reports" in vars(terminalreporter))
+
+    output = io.StringIO()
+    with redirect_stdout(output), redirect_stderr(output):
+        code = pytest.main(
+            ["graders", f"--rootdir={tmp_path}", "-p", "no:cacheprovider", "--color=no"],
+            plugins=[Peek()],
+        )
+    assert code == pytest.ExitCode.TESTS_FAILED and seen == [True]
+    failures = output.getvalue().split("= FAILURES =", 1)[1]
+    first, third = failures.split(" test_fails[3] ")
+    assert "teardown of test_fails[1]" in first and "teardown of test_fails[3]" in third
+    assert "teardown of test_fails[3]" not in first and "teardown of test_fails[1]" not in third
+    assert "teardown of test_fails[2]" not in failures  # it passed
+    assert "Captured stdout teardown" in first
