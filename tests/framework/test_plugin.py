@@ -482,3 +482,52 @@ def test_the_failures_section_keeps_each_tests_teardown_output(tmp_path, monkeyp
     assert "teardown of test_fails[3]" not in first and "teardown of test_fails[1]" not in third
     assert "teardown of test_fails[2]" not in failures  # it passed
     assert "Captured stdout teardown" in first
+
+
+RELAY_GRADERS = {
+    "graders/hidden/conftest.py": """
+        def pytest_runtest_setup(item):
+            item.user_properties.append(("hidden conftest", True))
+    """,
+    "graders/hidden/test_relay_hidden.py": """
+        import pytest
+
+        @pytest.mark.beta
+        def test_hidden():
+            pass
+    """,
+    "graders/visible/test_relay_visible.py": """
+        import pytest
+
+        @pytest.mark.alpha
+        def test_visible():
+            pass
+    """,
+}
+
+
+def test_each_tests_hook_relay_is_worked_out_once_and_keeps_conftest_scope(tmp_path, monkeypatch):
+    """item.ihook is kept per folder once the graders are collected (pytest built a new relay on
+    every call for a test outside a conftest.py's folder); a conftest's hooks still run only for
+    the tests in its folder."""
+    monkeypatch.chdir(tmp_path)
+    make_course(tmp_path, RELAY_GRADERS)
+    relays = {}
+
+    class Peek:
+        @pytest.hookimpl(trylast=True)
+        def pytest_runtest_teardown(self, item):
+            relays[item.name] = (item.ihook, item.ihook, item.ihook.pytest_runtest_call)
+            relays[item.name, "conftest"] = item.user_properties
+
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        assert (
+            pytest.main(
+                ["graders", f"--rootdir={tmp_path}", "-p", "no:cacheprovider"], plugins=[Peek()]
+            )
+            == 0
+        )
+    first, again, call = relays["test_visible"]
+    assert first is again and call is again.pytest_runtest_call
+    assert relays["test_visible", "conftest"] == []
+    assert relays["test_hidden", "conftest"] == [("hidden conftest", True)]
