@@ -28,8 +28,7 @@ def pair(learner, reference, rng, **kwargs):
     those weights."""
     m = learner.module("add_norm").AddNorm(D_MODEL, **kwargs)
     state = like_state(rng, m.state_dict())
-    m.load_state_dict(state)
-    m.eval()
+    learner.chain(m, [("load_state_dict", (state,), {}), ("eval", (), {})])  # one round trip
     return m, reference.build("add_norm", "AddNorm", D_MODEL, state=state, **kwargs), state
 
 

@@ -27,8 +27,7 @@ def pair(learner, reference, rng, dropout=0.0):
     those weights."""
     m = learner.module("feed_forward").PositionwiseFeedForward(D_MODEL, D_FF, dropout)
     state = like_state(rng, m.state_dict())
-    m.load_state_dict(state)
-    m.eval()
+    learner.chain(m, [("load_state_dict", (state,), {}), ("eval", (), {})])  # one round trip
     ref = reference.build("feed_forward", "PositionwiseFeedForward", D_MODEL, D_FF, state=state)
     return m, ref, state
 

@@ -36,9 +36,7 @@ def MHA(learner):
 def pair(MHA, reference, rng, d_model, heads, bias=True, **kwargs):
     """The learner's and the reference's MultiHeadAttention with the same seeded weights."""
     state = mha_state(rng, d_model, bias)
-    m = MHA(d_model, heads, bias=bias, **kwargs)
-    m.load_state_dict(state)
-    m.eval()
+    m = MHA.build(d_model, heads, bias=bias, state=state, **kwargs)  # one round trip
     ref = reference.build(
         "multi_head_attention", "MultiHeadAttention", d_model, heads, bias=bias, state=state
     )
