@@ -66,9 +66,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _warm_up() -> None:
-    """Import what a worker imports (the whole runtime, numpy, torch) and run warmup.py's fixed,
-    data-free workload once, on one thread, so that every fork inherits torch's initialised
-    dispatcher, kernels and autograd: nothing here depends on a learner or a course."""
+    """Import what a worker imports (the whole runtime, numpy, torch) and touch torch's CPU
+    kernels once, on one thread: nothing here depends on a learner or a course."""
+    import numpy
     import torch
 
     import autograder.runtime.describe
@@ -79,10 +79,12 @@ def _warm_up() -> None:
     import autograder.runtime.sandbox
     import autograder.runtime.wire
     import autograder.runtime.worker  # noqa: F401
-    from autograder.runtime import warmup
 
     torch.set_num_threads(1)
-    warmup.run()
+    x = torch.ones(2, 3)
+    torch.softmax(x @ x.T, dim=-1)
+    torch.nn.functional.layer_norm(x, (3,))
+    numpy.ones((2, 2)) @ numpy.ones((2, 2))
 
 
 def thread_count() -> int:
