@@ -18,6 +18,7 @@ spelling.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -75,26 +76,13 @@ class Lazy(Mapping):
     that share one call."""
 
     def __init__(self, compute: Callable[[], Mapping[str, object]]) -> None:
-        self._compute: Callable[[], Mapping[str, object]] | None = compute
-        self._found: Mapping[str, object] = {}
+        self._mapping = functools.cache(compute)
 
     @classmethod
     def pair(cls, compute: Callable[[], tuple[Mapping, Mapping]]) -> tuple[Lazy, Lazy]:
         """(Lazy(first), Lazy(second)) of compute()'s pair, computed once for both."""
-        both: list[tuple[Mapping, Mapping]] = []
-
-        def part(index: int) -> Mapping[str, object]:
-            if not both:
-                both.append(compute())
-            return both[0][index]
-
-        return cls(lambda: part(0)), cls(lambda: part(1))
-
-    def _mapping(self) -> Mapping[str, object]:
-        if self._compute is not None:
-            compute, self._compute = self._compute, None
-            self._found = compute()
-        return self._found
+        both = functools.cache(compute)
+        return cls(lambda: both()[0]), cls(lambda: both()[1])
 
     def __getitem__(self, key: str) -> object:
         return self._mapping()[key]
