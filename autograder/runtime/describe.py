@@ -8,6 +8,7 @@ and the libraries' frames never reach the learner.
 
 from __future__ import annotations
 
+import builtins
 import linecache
 import os
 import traceback
@@ -109,9 +110,15 @@ def describe(
     return error
 
 
-def compose(error: dict[str, Any], call: str) -> str:
+def compose(error: dict[str, Any], call: str, *, hidden: bool = False) -> str:
     """The learner's sentence for a worker error raised by ``call`` ("softmax(...)" or, for an
-    import, "Importing assignments/t101/softmax.py")."""
+    import, "Importing assignments/t101/softmax.py").
+
+    ``hidden``: the call ran in a hidden test, so an exception raised while calling (kind
+    "exception") is told without its message and with its class named by a built-in base
+    (EXCEPTION_HIDDEN, OWN_EXCEPTION_CLASS): both are text the learner's code makes, and could
+    carry the hidden inputs out. Import errors keep their message: a module is imported before
+    the hidden inputs reach it."""
     if error.get("feedback"):
         return str(error["feedback"])
     kind = error["kind"]
@@ -134,9 +141,27 @@ def compose(error: dict[str, Any], call: str) -> str:
         return messages.MEMORY.format(**fields)
     if kind == "bad_return":
         return messages.BAD_RETURN.format(**fields)
+    if hidden and kind == "exception":
+        fields["exc_type"] = _builtin_class_name(error)
+        return messages.EXCEPTION_HIDDEN.format(**fields)
     if not fields["message"]:
         return messages.EXCEPTION_NO_MESSAGE.format(**fields)
     return messages.EXCEPTION.format(**fields)
+
+
+def _builtin_class_name(error: dict[str, Any]) -> str:
+    """The exception's class name when it is one of Python's own exceptions ("ValueError"),
+    else the sentence OWN_EXCEPTION_CLASS with its nearest built-in base from ``exc_mro``."""
+    names = [str(error.get("exc_type", "")), *(str(n) for n in error.get("exc_mro", ()))]
+    builtin = [name for name in names if _is_builtin_exception(name)]
+    if builtin and builtin[0] == names[0]:
+        return names[0]
+    return messages.OWN_EXCEPTION_CLASS.format(base=builtin[0] if builtin else "Exception")
+
+
+def _is_builtin_exception(name: str) -> bool:
+    value = getattr(builtins, name, None) if name.isidentifier() else None
+    return isinstance(value, type) and issubclass(value, BaseException)
 
 
 def _safe_str(exc: BaseException) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from autograder.feedback import is_hidden
 from autograder.runtime import messages
 from autograder.runtime.describe import compose
 from autograder.runtime.errors import LearnerError
@@ -15,10 +16,12 @@ IMPORT_LABEL = "the import of "
 
 
 def from_worker(error: dict[str, Any], label: str) -> LearnerError:
-    """A LearnerError from the fields the worker sent, for the call named ``label``."""
+    """A LearnerError from the fields the worker sent, for the call named ``label``. In a hidden
+    test the feedback leaves out the exception's message (describe.compose); ``message`` keeps
+    it for graders, which must not show it either."""
     return LearnerError(
         kind=str(error.get("kind", "exception")),
-        feedback=compose(error, label),
+        feedback=compose(error, label, hidden=is_hidden()),
         exc_type=str(error.get("exc_type", "")),
         exc_mro=tuple(str(name) for name in error.get("exc_mro", ())),
         message=str(error.get("message", "")),

@@ -15,6 +15,16 @@ MESSAGE_CAP = 2000
 
 EXCEPTION = "{call} raised {exc_type}{where}: {message}"
 EXCEPTION_NO_MESSAGE = "{call} raised {exc_type}{where}."
+#: A hidden test never shows the exception's message: learner code could put the test's inputs
+#: in it, by accident (a shape in an f-string) or to read the hidden inputs out.
+EXCEPTION_HIDDEN = (
+    "{call} raised {exc_type}{where}. A hidden test does not show an exception's message, since "
+    "it may hold the test's inputs: call your code on inputs of your own (the shapes and options "
+    "the assignment describes) to see it."
+)
+#: How a hidden test names an exception class that is not one of Python's own: by its nearest
+#: built-in base, since a class's name is a string the learner's code can build at run time.
+OWN_EXCEPTION_CLASS = "an exception of a class of your own derived from {base}"
 NOT_IMPLEMENTED = (
     "{call} is not implemented yet: it raised NotImplementedError{where}. "
     "Replace the `raise NotImplementedError` with your implementation."

@@ -101,6 +101,23 @@ def test_compose_names_the_call_for_each_kind():
     )
 
 
+def test_compose_in_a_hidden_test_leaves_out_the_message_and_own_class_names():
+    base = {"kind": "exception", "message": "(2, 7) [0.25]", "location": "p/a.py:3 in f"}
+    builtin = {**base, "exc_type": "KeyError", "exc_mro": ["KeyError", "LookupError"]}
+    assert compose(builtin, "f(...)", hidden=True) == messages.EXCEPTION_HIDDEN.format(
+        call="f(...)", exc_type="KeyError", where=" at p/a.py:3 in f"
+    )
+    own = {**base, "exc_type": "Shape_2_7", "exc_mro": ["Shape_2_7", "ValueError", "Exception"]}
+    hidden = compose(own, "f(...)", hidden=True)
+    assert "Shape_2_7" not in hidden and "0.25" not in hidden
+    assert "raised an exception of a class of your own derived from ValueError at" in hidden
+    forged = {**base, "exc_type": "x", "exc_mro": ["x", "not a name", "object"]}
+    assert "derived from Exception at" in compose(forged, "f(...)", hidden=True)
+    assert compose(own, "f(...)") == "f(...) raised Shape_2_7 at p/a.py:3 in f: (2, 7) [0.25]"
+    importing = {**own, "kind": "import_error"}  # imported before any hidden input arrives
+    assert compose(importing, "Importing a.py", hidden=True).endswith(": (2, 7) [0.25]")
+
+
 @pytest.fixture
 def importer(tmp_path: Path):
     package = f"toypkg_{uuid.uuid4().hex[:8]}"
