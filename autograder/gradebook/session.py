@@ -41,7 +41,6 @@ from typing import Any
 
 import pytest
 
-from autograder import expected
 from autograder.gradebook.job import (
     JobSettings,
     cache_bytecode,
@@ -71,6 +70,15 @@ SESSION_FAILED = (
     "The grading session failed before it graded anyone ({kind}: {detail}); fix that and run "
     "the command again."
 )
+
+
+def _expected() -> Any:
+    """autograder.expected, imported where it is used: it imports torch, which the batch command
+    that imports this module for run_batch must not wait for (about 2 s before its session
+    process could even start; the session process has torch from its fork server)."""
+    from autograder import expected
+
+    return expected
 
 
 class SwitchableStream(io.TextIOBase):
@@ -151,6 +159,7 @@ def _session(batch: BatchSession, settings: JobSettings) -> None:
 
 
 def _run(batch: BatchSession, settings: JobSettings) -> None:
+    from autograder import expected
     from autograder.config import load_course
     from autograder.grading import (
         NO_TESTS,
@@ -244,7 +253,7 @@ class BatchSession:
         try:
             while (queue and not self.stopping and self._command_alive()) or self.running:
                 while queue and len(self.running) < self.jobs and self._command_alive():
-                    expected.refresh()  # what finished children computed: inherited by this one
+                    _expected().refresh()  # what finished children computed: inherited by this one
                     with self._forking:
                         if self.stopping:
                             break
@@ -314,7 +323,7 @@ class BatchSession:
     def remove_expected(self) -> None:
         """The shared expected values go with the batch (never in a child)."""
         if os.getpid() == self.pid:
-            expected.use_folder(None)
+            _expected().use_folder(None)
             remove_folder(self.expected)
 
     # -- a learner's child ---------------------------------------------------------------------
