@@ -6,6 +6,8 @@ import atexit
 import os
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -226,12 +228,21 @@ def grade(
     raise SystemExit(code)
 
 
-def _warm_workers():
+@contextmanager
+def _warm_workers(*, batch: bool = False) -> Iterator[None]:
     """A fork server for this command's untrusted workers (runtime/zygote_client.py), started
-    before the command imports torch, so that the two imports overlap."""
+    before the command imports torch, so that the two imports overlap. ``batch``: then the
+    fork server of the batch's session process (commands/session_server.py), which every
+    learner of a batch waits for, before this command's own imports and argument checks; after
+    the zygote, whose address it must inherit."""
     from autograder.runtime import zygote_client
 
-    return zygote_client.serving()
+    with zygote_client.serving():
+        if batch:
+            from autograder.commands import session_server
+
+            session_server.start()
+        yield
 
 
 @cli.command(short_help=SHORT_HELP["release"])
@@ -324,7 +335,7 @@ def grade_class(
     Exit status: 0 every learner was graded, 1 some rows carry an error, 2 the run could not
     start, 130 interrupted.
     """
-    with _warm_workers():
+    with _warm_workers(batch=True):
         from autograder.commands import grade_class as command
 
         code = command.main(
@@ -398,7 +409,7 @@ def check(
     Exit status: 0 everything holds, 1 some check failed, 2 the check cannot run (the reason
     is printed as one sentence).
     """
-    with _warm_workers():
+    with _warm_workers(batch=True):
         from autograder.commands import check as command
 
         code = command.main(

@@ -25,7 +25,6 @@ import sys
 import tempfile
 import threading
 import uuid
-from multiprocessing import forkserver
 from pathlib import Path
 
 from rich.console import Console
@@ -39,6 +38,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from autograder.commands import session_server
 from autograder.commands.in_progress import InProgress, InProgressColumn
 from autograder.commands.options import OptionError, check_timeout, jobs_or_cores
 from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
@@ -49,20 +49,6 @@ from autograder.notebook import notebook_components
 from autograder.release.manifest import ManifestError, read_manifest
 from autograder.results import points
 
-# Imported once by the fork server that the batch's session process is forked from: libraries,
-# pytest and the framework (the session then collects the course's graders itself).
-WARM_MODULES = [
-    "numpy",
-    "numpy.ma",  # numpy loads these two lazily: in every learner's child, but for this
-    "numpy.random",
-    "torch",
-    "pytest",
-    "autograder.pytest_plugin",
-    "autograder.grading",
-    "autograder.gradebook.session",
-    "autograder.runtime.client",
-    "autograder.runtime.zygote_client",
-]
 INTERRUPTED = (
     "Interrupted: {done} of {total} learners are saved in {out}; run the same command again to "
     "grade the rest."
@@ -253,15 +239,7 @@ def grade_pending(
     holds record.json and, when graded, results.json."""
     if not pending:
         return
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(WARM_MODULES)
-    # The fork server imports torch for seconds; a Ctrl-C meant for this command must not
-    # interrupt it with a traceback of its own (a disposition of SIG_IGN survives its exec).
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        forkserver.ensure_running()
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    context = session_server.start()  # already running when the command line started it
     reader, writer = context.Pipe(duplex=False)
     # The session process removes this folder when it ends or when this command is killed; this
     # command removes it when the session process is killed.
