@@ -40,6 +40,9 @@ import traceback
 from typing import Any, NoReturn
 
 MAX_REQUEST_BYTES = 1 << 20
+#: Made in FOLDER/control once the imports are done, before the first fork: a zygote without it
+#: has no worker and cannot read its lifeline yet, so the command stops it at once.
+READY_FILE = "ready"
 CHANNEL_FD = 3  # where the child puts its end of the channel
 NOT_SINGLE_THREADED = (
     "The worker fork server runs {threads} threads after importing the worker's libraries; "
@@ -57,6 +60,9 @@ def main(argv: list[str] | None = None) -> int:
         print(NOT_SINGLE_THREADED.format(threads=threads), file=sys.stderr)
         return 1
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the command that started us stops us
+    if folder is not None:  # from now on it may fork workers, and reads its lifeline
+        with open(os.path.join(folder, "control", READY_FILE), "wb"):
+            pass
     code = _Server(listener).run()
     if folder is not None:  # also when the command was killed and cannot remove it
         import shutil

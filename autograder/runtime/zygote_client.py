@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.runtime import sandbox
+from autograder.runtime.zygote import READY_FILE
 
 ENV = "AUTOGRADER_ZYGOTE"
 SOCKET_NAME = "zygote.sock"
@@ -59,11 +60,15 @@ class Zygote:
 
     def stop(self) -> None:
         """Close its lifeline (it kills its remaining workers and exits), then its folder. A
-        zygote still importing torch cannot read it: it is killed after STOP_GRACE seconds
-        (its workers, if any, end when their harness closes their channel)."""
+        zygote still importing torch cannot read it and has no worker: it is killed at once
+        (a command that stopped on a bad argument says so without waiting). One that does not
+        exit within STOP_GRACE seconds is killed too (its workers, if any, end when their
+        harness closes their channel)."""
         try:
             if self.process.stdin is not None:
                 self.process.stdin.close()
+            if not (self.folder / "control" / READY_FILE).exists():
+                raise subprocess.TimeoutExpired(MODULE, 0)
             self.process.wait(timeout=STOP_GRACE)
         except (OSError, subprocess.TimeoutExpired):
             self.process.kill()

@@ -267,3 +267,18 @@ def _processes_mentioning(marker: str) -> list[str]:
         if state not in ("Z", "X") and marker.encode() in cmdline:
             found.append(cmdline.replace(b"\0", b" ").decode(errors="replace"))
     return found
+
+
+def test_a_zygote_still_importing_is_stopped_at_once(zygote):
+    """A command that ends before its zygote has imported torch (a bad argument, nothing left
+    to grade) does not wait STOP_GRACE for it: it has forked no worker yet."""
+    ready = zygote.folder / "control" / "ready"
+    deadline = time.monotonic() + 60
+    while not ready.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert ready.exists()  # a zygote that finished its imports says so
+    fresh = zygote_client.start()
+    start = time.monotonic()
+    fresh.stop()
+    assert time.monotonic() - start < zygote_client.STOP_GRACE / 2
+    assert fresh.process.returncode is not None and not fresh.folder.exists()
