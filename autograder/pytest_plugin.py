@@ -314,14 +314,19 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 def _in_course_order(items: list[pytest.Item], names: list[str]) -> None:
-    """Grader tests run component by component in course.toml's order (softmax before
-    attention...), as the course builds them, not in the files' alphabetical order; within a
-    component, and for other tests, pytest's order is kept."""
+    """Every visible grader test runs before every hidden one; within each, component by
+    component in course.toml's order (softmax before attention...), as the course builds them,
+    not in the files' alphabetical order; within a component, and for other tests, pytest's
+    order is kept. Hidden tests last: learner code that keeps a hidden input in memory (in
+    builtins, say) cannot show it in a later visible test's message or printed output, which
+    the learner sees in full."""
     rank = {name: index for index, name in enumerate(names)}
 
-    def key(item: pytest.Item) -> int:
+    def key(item: pytest.Item) -> tuple[bool, int]:
         info = item.stash.get(INFO, None)
-        return rank[info.component] if info is not None else len(rank)
+        if info is None:
+            return (False, len(rank))
+        return (info.visibility == "hidden", rank[info.component])
 
     items.sort(key=key)
 

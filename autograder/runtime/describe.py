@@ -12,6 +12,7 @@ import builtins
 import linecache
 import os
 import traceback
+from collections.abc import Iterable
 from types import TracebackType
 from typing import Any
 
@@ -114,10 +115,10 @@ def compose(error: dict[str, Any], call: str, *, hidden: bool = False) -> str:
     """The learner's sentence for a worker error raised by ``call`` ("softmax(...)" or, for an
     import, "Importing assignments/t101/softmax.py").
 
-    ``hidden``: the call ran in a hidden test, so an exception raised while calling (kind
-    "exception") is told without its message and with its class named by a built-in base
-    (EXCEPTION_HIDDEN, OWN_EXCEPTION_CLASS): both are text the learner's code makes, and could
-    carry the hidden inputs out. Import errors keep their message: a module is imported before
+    ``hidden``: the call ran in a hidden test, so an exception's class is named by a built-in
+    base (hidden_class_name) and one raised while calling (kind "exception") is told without
+    its message (EXCEPTION_HIDDEN): both are text the learner's code makes, and could carry the
+    hidden inputs out. Import errors keep their message: a module is imported before
     the hidden inputs reach it."""
     if error.get("feedback"):
         return str(error["feedback"])
@@ -133,6 +134,8 @@ def compose(error: dict[str, Any], call: str, *, hidden: bool = False) -> str:
         "mb": error.get("memory_mb", "?"),
         "reason": error.get("reason", ""),
     }
+    if hidden and fields["exc_type"]:
+        fields["exc_type"] = hidden_class_name(fields["exc_type"], error.get("exc_mro", ()))
     if kind == "not_implemented":
         return messages.NOT_IMPLEMENTED.format(**fields)
     if kind == "exit":
@@ -142,17 +145,17 @@ def compose(error: dict[str, Any], call: str, *, hidden: bool = False) -> str:
     if kind == "bad_return":
         return messages.BAD_RETURN.format(**fields)
     if hidden and kind == "exception":
-        fields["exc_type"] = _builtin_class_name(error)
         return messages.EXCEPTION_HIDDEN.format(**fields)
     if not fields["message"]:
         return messages.EXCEPTION_NO_MESSAGE.format(**fields)
     return messages.EXCEPTION.format(**fields)
 
 
-def _builtin_class_name(error: dict[str, Any]) -> str:
-    """The exception's class name when it is one of Python's own exceptions ("ValueError"),
-    else the sentence OWN_EXCEPTION_CLASS with its nearest built-in base from ``exc_mro``."""
-    names = [str(error.get("exc_type", "")), *(str(n) for n in error.get("exc_mro", ()))]
+def hidden_class_name(exc_type: str, exc_mro: Iterable[str]) -> str:
+    """How a hidden test names an exception's class: its name when it is one of Python's own
+    exceptions ("ValueError"), else the sentence OWN_EXCEPTION_CLASS with its nearest built-in
+    base from ``exc_mro`` (a class's name is a string learner code can build at run time)."""
+    names = [str(exc_type), *(str(n) for n in exc_mro)]
     builtin = [name for name in names if _is_builtin_exception(name)]
     if builtin and builtin[0] == names[0]:
         return names[0]

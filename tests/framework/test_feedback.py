@@ -252,6 +252,20 @@ def test_expect_raises_fails_on_another_exception():
     )
 
 
+def test_expect_raises_in_a_hidden_test_names_an_own_class_by_its_builtin_base():
+    made = value_error(exc_type="D12H5")  # a class whose name learner code built from inputs
+    with hidden_context(True):
+        message = failure(expect_raises, "ValueError", remote_raising(made), what="f(1)")
+        builtin = failure(
+            expect_raises, "ValueError", remote_raising(value_error(exc_type="TypeError")), what="f"
+        )
+    assert "D12H5" not in message
+    assert "it raised an exception of a class of your own derived from Exception instead" in (
+        message
+    )
+    assert "it raised TypeError instead" in builtin
+
+
 @pytest.mark.parametrize("kind", ["not_implemented", "timeout", "crash"])
 def test_expect_raises_passes_other_learner_errors_through(kind):
     error = value_error(kind=kind, exc_type="")

@@ -352,6 +352,15 @@ def test_grader_tests_run_in_the_course_order_of_their_components(monkeypatch):
     assert set(files[first_normalize:]) == {"tests/graders/visible/test_toy_normalize.py"}
 
 
+def test_every_visible_test_runs_before_every_hidden_one(mini_run):
+    """A hidden input kept in memory by learner code must not reach a later visible test's
+    message (the mini course's hidden file sorts before its visible one)."""
+    _, collector, _ = mini_run
+    order = [r.visibility for r in collector.results]
+    assert "hidden" in order and "visible" in order
+    assert order == sorted(order, key=lambda visibility: visibility == "hidden")
+
+
 def test_grader_items_know_their_location_once_collected(mini):
     """A batch forks a child per learner from the process that collected: what collection
     computes, the children need not compute again."""

@@ -114,6 +114,15 @@ def test_compose_in_a_hidden_test_leaves_out_the_message_and_own_class_names():
     forged = {**base, "exc_type": "x", "exc_mro": ["x", "not a name", "object"]}
     assert "derived from Exception at" in compose(forged, "f(...)", hidden=True)
     assert compose(own, "f(...)") == "f(...) raised Shape_2_7 at p/a.py:3 in f: (2, 7) [0.25]"
+    leaving = {
+        **own,
+        "kind": "exit",
+        "exc_type": "Shape_2_7",
+        "exc_mro": ["Shape_2_7", "SystemExit"],
+    }
+    assert "raised an exception of a class of your own derived from SystemExit at" in compose(
+        leaving, "f(...)", hidden=True
+    )
     importing = {**own, "kind": "import_error"}  # imported before any hidden input arrives
     assert compose(importing, "Importing a.py", hidden=True).endswith(": (2, 7) [0.25]")
 
