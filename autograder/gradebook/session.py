@@ -159,7 +159,6 @@ def _session(batch: BatchSession, settings: JobSettings) -> None:
 
 
 def _run(batch: BatchSession, settings: JobSettings) -> None:
-    from autograder import expected
     from autograder.config import load_course
     from autograder.grading import (
         NO_TESTS,
@@ -173,7 +172,7 @@ def _run(batch: BatchSession, settings: JobSettings) -> None:
     from autograder.reports.terminal import Ungraded
 
     cache_bytecode(settings.out)
-    expected.use_folder(batch.expected)  # emptied: values never outlive this batch's graders
+    _expected().use_folder(batch.expected)  # emptied: values never outlive this batch's graders
     config = load_course(settings.course)
     folders = grader_folders(config, visible_only=False)
     if isinstance(folders, Ungraded):

@@ -40,6 +40,8 @@ import traceback
 from typing import Any, NoReturn
 
 MAX_REQUEST_BYTES = 1 << 20
+#: FOLDER's subfolder only the harness's user may enter: the socket, the log, READY_FILE.
+CONTROL_DIR = "control"
 #: Made in FOLDER/control once the imports are done, before the first fork: a zygote without it
 #: has no worker and cannot read its lifeline yet, so the command stops it at once.
 READY_FILE = "ready"
@@ -61,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the command that started us stops us
     if folder is not None:  # from now on it may fork workers, and reads its lifeline
-        with open(os.path.join(folder, "control", READY_FILE), "wb"):
+        with open(os.path.join(folder, CONTROL_DIR, READY_FILE), "wb"):
             pass
     code = _Server(listener).run()
     if folder is not None:  # also when the command was killed and cannot remove it

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.runtime import sandbox
-from autograder.runtime.zygote import READY_FILE
+from autograder.runtime.zygote import CONTROL_DIR, READY_FILE
 
 ENV = "AUTOGRADER_ZYGOTE"
 SOCKET_NAME = "zygote.sock"
@@ -56,7 +56,7 @@ class Zygote:
 
     @property
     def address(self) -> str:
-        return str(self.folder / "control" / SOCKET_NAME)
+        return str(self.folder / CONTROL_DIR / SOCKET_NAME)
 
     def stop(self) -> None:
         """Close its lifeline (it kills its remaining workers and exits), then its folder. A
@@ -67,7 +67,7 @@ class Zygote:
         try:
             if self.process.stdin is not None:
                 self.process.stdin.close()
-            if not (self.folder / "control" / READY_FILE).exists():
+            if not (self.folder / CONTROL_DIR / READY_FILE).exists():
                 raise subprocess.TimeoutExpired(MODULE, 0)
             self.process.wait(timeout=STOP_GRACE)
         except (OSError, subprocess.TimeoutExpired):
@@ -83,7 +83,7 @@ def start() -> Zygote:
         framework = sandbox.write_framework(folder)
         for path in [folder, *folder.rglob("*")]:
             path.chmod(0o755 if path.is_dir() else 0o644)
-        home, control = folder / "home", folder / "control"
+        home, control = folder / "home", folder / CONTROL_DIR
         home.mkdir(mode=0o755)
         control.mkdir(mode=0o700)
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from autograder.runtime import LearnerError, LearnerSession, Limits, isolation, zygote_client
+from autograder.runtime import zygote as zygote_module
 
 pytestmark = pytest.mark.skipif(not zygote_client.supported(), reason="fork servers need Linux")
 
@@ -272,7 +273,7 @@ def _processes_mentioning(marker: str) -> list[str]:
 def test_a_zygote_still_importing_is_stopped_at_once(zygote):
     """A command that ends before its zygote has imported torch (a bad argument, nothing left
     to grade) does not wait STOP_GRACE for it: it has forked no worker yet."""
-    ready = zygote.folder / "control" / "ready"
+    ready = zygote.folder / zygote_module.CONTROL_DIR / zygote_module.READY_FILE
     deadline = time.monotonic() + 60
     while not ready.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
