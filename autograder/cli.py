@@ -330,10 +330,11 @@ def grade_class(
 
     Writes OUT/gradebook.csv, OUT/report.md, OUT/report.html and OUT/<learner>/ (results.json,
     summary.md, ...). Each learner is saved as soon as they are graded: after Ctrl-C or a
-    crash, run the same command again to grade only the rest.
+    crash, run the same command again to grade only the rest. One command writes OUT at a time:
+    a second one stops at once, naming the first.
 
     Exit status: 0 every learner was graded, 1 some rows carry an error, 2 the run could not
-    start, 130 interrupted.
+    start (OUT busy included), 130 interrupted.
     """
     with _warm_workers(batch=True):
         from autograder.commands import grade_class as command

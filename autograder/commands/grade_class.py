@@ -1,8 +1,10 @@
 """`autograder grade-class ROSTER --out DIR`: grade a whole class into a gradebook.
 
 1. read the roster (a folder of repositories or a CSV), keep this shard (--shard i/n);
-2. clear DIR/.partial; skip learners whose DIR/<learner>/record.json was graded with the same
-   settings (unless --force): this is what makes a rerun resume;
+2. lock DIR for this command (gradebook/lock.py: a second command writing DIR meanwhile is
+   refused with one sentence), clear DIR/.partial; skip learners whose
+   DIR/<learner>/record.json was graded with the same settings (unless --force): this is what
+   makes a rerun resume;
 3. grade the others in parallel, --jobs at a time, with a progress bar that names the learners
    being graded and for how long (commands/in_progress.py): one session process
    collects the graders once and forks a child per learner (gradebook/session.py); each child
@@ -42,7 +44,7 @@ from autograder.commands import session_server
 from autograder.commands.in_progress import InProgress, InProgressColumn
 from autograder.commands.options import OptionError, check_timeout, jobs_or_cores
 from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
-from autograder.gradebook import report, roster, snapshot, store
+from autograder.gradebook import lock, report, roster, snapshot, store
 from autograder.gradebook.job import JobSettings, failed_record, remove_folder, settings_key
 from autograder.gradebook.session import EXPECTED_DIR, SCRATCH_PREFIX, run_batch
 from autograder.notebook import notebook_components
@@ -103,40 +105,48 @@ def main(
     if Path(roster_path).is_dir() and out.is_relative_to(Path(roster_path).resolve()):
         return _error(OUT_IN_ROSTER.format(out=out, roster=roster_path))
     out.mkdir(parents=True, exist_ok=True)
-    store.clear_partial(out)
-    # Made by the command itself: a folder it cannot write in (a read-only --out that exists)
-    # ends here with the command line's one sentence, not in the session process's traceback.
-    (out / store.PARTIAL_DIR).mkdir()
-    settings = JobSettings(
-        course=config.path,
-        out=out,
-        deadline=deadline,
-        test_timeout=test_timeout,
-        seed=seed,
-        run_id=uuid.uuid4().hex,
-        parent_pid=os.getpid(),
-        manifest=manifest,
-    )
-    pending = [
-        learner
-        for learner in learners
-        if force or not _reusable(store.read_record(out, learner.id), settings, learner)
-    ]
-    err = Console(stderr=True, highlight=False, quiet=quiet)
-    if not pending:
-        err.print(ALL_SAVED.format(total=len(learners), out=out))
-    elif len(pending) < len(learners):
-        err.print(RESUMING.format(done=len(learners) - len(pending), total=len(learners), out=out))
-    # The class report's figure library loads while the command waits for the learners.
-    threading.Thread(target=report.figure_library, daemon=True, name="warm-report").start()
     try:
-        grade_pending(settings, pending, len(learners), jobs, err)
-    except KeyboardInterrupt:
-        return _interrupted(out, learners)
-    try:
-        return finish(config, out, [lr.id for lr in learners], quiet=quiet, shown=shown)
-    except KeyboardInterrupt:  # not 'before anything was graded', the command line's sentence
-        return _interrupted(out, learners)
+        held = lock.hold(out, "grade-class")
+    except lock.FolderBusy as busy:
+        return _error(str(busy))
+    with held:  # until the gradebook is written: a second command would race on DIR
+        store.clear_partial(out)
+        # Made by the command itself: a folder it cannot write in (a read-only --out that
+        # exists) ends here with the command line's one sentence, not in the session
+        # process's traceback.
+        (out / store.PARTIAL_DIR).mkdir()
+        settings = JobSettings(
+            course=config.path,
+            out=out,
+            deadline=deadline,
+            test_timeout=test_timeout,
+            seed=seed,
+            run_id=uuid.uuid4().hex,
+            parent_pid=os.getpid(),
+            manifest=manifest,
+        )
+        pending = [
+            learner
+            for learner in learners
+            if force or not _reusable(store.read_record(out, learner.id), settings, learner)
+        ]
+        err = Console(stderr=True, highlight=False, quiet=quiet)
+        if not pending:
+            err.print(ALL_SAVED.format(total=len(learners), out=out))
+        elif len(pending) < len(learners):
+            err.print(
+                RESUMING.format(done=len(learners) - len(pending), total=len(learners), out=out)
+            )
+        # The class report's figure library loads while the command waits for the learners.
+        threading.Thread(target=report.figure_library, daemon=True, name="warm-report").start()
+        try:
+            grade_pending(settings, pending, len(learners), jobs, err)
+        except KeyboardInterrupt:
+            return _interrupted(out, learners)
+        try:
+            return finish(config, out, [lr.id for lr in learners], quiet=quiet, shown=shown)
+        except KeyboardInterrupt:  # not 'before anything was graded', the command line's sentence
+            return _interrupted(out, learners)
 
 
 def _interrupted(out: Path, learners: list[roster.Learner]) -> int:

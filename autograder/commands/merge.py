@@ -2,7 +2,9 @@
 
 Copies every finished learner folder (one with a record.json) of every shard into DIR, each
 through DIR/.partial and a rename, then rebuilds gradebook.csv and the class report from all
-of DIR's records, exactly as `grade-class` does. A learner found in two shards is refused:
+of DIR's records, exactly as `grade-class` does. It holds DIR's lock and a shared lock on each
+shard (gradebook/lock.py), so it neither races another command writing DIR nor copies a shard
+that a grade-class is still writing. A learner found in two shards is refused:
 shards of one roster never overlap, so it means the wrong folders were given.
 
 Exit status as grade-class: 0 every merged learner was graded, 1 some rows carry an error,
@@ -13,11 +15,12 @@ from __future__ import annotations
 
 import shutil
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 
 from autograder.commands.grade_class import finish
-from autograder.config import CourseConfigError, find_course_file, load_course
-from autograder.gradebook import store
+from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
+from autograder.gradebook import lock, store
 
 NO_SHARDS = "Name at least one shard output folder to merge."
 NOT_A_SHARD = "{path} is not a grade-class output folder (it has no learner records)."
@@ -37,27 +40,42 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
     if not shards:
         return _error(NO_SHARDS)
     out = Path(out).resolve()
-    found: dict[str, Path] = {}
-    for shard in map(Path, shards):
-        if shard.resolve() == out:
-            return _error(INTO_ITSELF.format(out=out))
-        records = store.read_records(shard)
-        if not records:
-            return _error(NOT_A_SHARD.format(path=shard))
-        for record in records:
-            if record.learner in found:
-                return _error(
-                    TWICE.format(learner=record.learner, first=found[record.learner], second=shard)
-                )
-            found[record.learner] = shard
-    out.mkdir(parents=True, exist_ok=True)
+    if any(Path(shard).resolve() == out for shard in shards):
+        return _error(INTO_ITSELF.format(out=out))
+    with ExitStack() as held:
+        try:
+            for shard in shards:  # none may still be being graded while it is copied
+                if Path(shard).is_dir():
+                    held.enter_context(lock.hold(Path(shard), "merge", shared=True))
+        except lock.FolderBusy as busy:
+            return _error(str(busy))
+        found: dict[str, Path] = {}
+        for shard in map(Path, shards):
+            records = store.read_records(shard)
+            if not records:
+                return _error(NOT_A_SHARD.format(path=shard))
+            for record in records:
+                if record.learner in found:
+                    first = found[record.learner]
+                    return _error(TWICE.format(learner=record.learner, first=first, second=shard))
+                found[record.learner] = shard
+        out.mkdir(parents=True, exist_ok=True)
+        try:
+            held.enter_context(lock.hold(out, "merge"))
+        except lock.FolderBusy as busy:
+            return _error(str(busy))
+        return _merge(config, found, out, quiet)
+
+
+def _merge(config: CourseConfig, found: dict[str, Path], out: Path, quiet: bool) -> int:
+    """Copy each learner's folder from their shard into out, then the gradebook and report."""
     store.clear_partial(out)
     for learner, shard in sorted(found.items()):
         staged = store.staging_dir(out, learner)
         shutil.rmtree(staged)
         shutil.copytree(store.learner_dir(shard, learner), staged)
         record = store.read_record(shard, learner)
-        assert record is not None  # read_records returned it a moment ago
+        assert record is not None  # read_records returned it a moment ago, under the lock
         store.commit_learner(out, staged, record)
     return finish(config, out, None, quiet=quiet)
 

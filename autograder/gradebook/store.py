@@ -6,6 +6,7 @@ Layout of a class output folder DIR:
     DIR/<learner>/results.json  summary.md, junit.xml, grader.log: the learner's reports
     DIR/.partial/               folders being written; never read, cleared at every start
     DIR/.pycache/               compiled grader modules shared by the learners' runs (job.py)
+    DIR/.lock                   held by the command writing DIR (lock.py); names it
     DIR/gradebook.csv           rebuilt from every DIR/*/record.json, sorted by learner id
 
 A learner's folder is built complete in DIR/.partial and renamed into place, so a learner is

@@ -1,0 +1,123 @@
+"""One writer at a time per output folder: an flock(2) on DIR/.lock for the command's life.
+
+Two commands writing one DIR (a grade-class started twice, a merge into a folder still being
+graded) race: each clears DIR/.partial, where the other stages its learners, and rebuilds
+gradebook.csv from records that are still changing. So the command that writes DIR holds an
+exclusive lock on DIR/.lock (``hold``), and `merge` holds a shared one on each shard folder it
+reads (``hold(..., shared=True)``): it never copies a shard that is still being graded.
+
+The kernel drops a lock when its holder ends, however it ends (Ctrl-C, kill -9), so a lock
+file left behind never blocks a rerun: what counts is whether a live process holds it, not
+whether the file exists. Only the command's own process holds it: the batch's session process
+comes from a fork server, not from the command, and does not share the descriptor. The file
+names its holder (process id, command, start time) for the sentence a blocked command prints.
+
+Without ``fcntl`` (Windows) nothing is locked. Source: the Linux man page flock(2).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not on Linux or macOS
+    fcntl = None  # type: ignore[assignment]
+
+LOCK_FILE = ".lock"
+WRITING = (
+    "{holder} is writing to {folder}; wait for it to finish (or stop it: a rerun resumes), or "
+    "choose another --out."
+)
+SHARD_BUSY = (
+    "The shard folder {folder} is still being written by {holder}; merge it once that run has "
+    "finished."
+)
+HOLDER = "another autograder command ({command}, process {pid}, started {started})"
+UNKNOWN_HOLDER = "another autograder command"
+
+
+class FolderBusy(Exception):
+    """Another live process holds the folder's lock; the message is the sentence to print."""
+
+
+class Held:
+    """A lock on one folder, released by ``release`` or at the end of a ``with`` block."""
+
+    def __init__(self, fd: int | None) -> None:
+        self._fd = fd
+
+    def release(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)  # closing the only descriptor drops the lock
+
+    def __enter__(self) -> Held:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.release()
+
+
+def hold(folder: Path, command: str, *, shared: bool = False) -> Held:
+    """Lock ``folder`` (which must exist) for ``command`` ("grade-class", "merge").
+
+    Exclusive: for the command that writes the folder; the lock file is made if missing, and
+    OSError (a read-only folder, say) comes through as it is. ``shared``: for a command that
+    only reads it; a folder without a lock file, or one it cannot open, was never written by
+    a command that is still running, and is not locked. Raises FolderBusy, whose message names
+    the holder, when another process holds an exclusive lock (or any lock, for an exclusive
+    one)."""
+    if fcntl is None:
+        return Held(None)
+    path = Path(folder) / LOCK_FILE
+    if shared:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return Held(None)
+    else:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = _holder(fd)
+        os.close(fd)
+        if shared:
+            raise FolderBusy(SHARD_BUSY.format(holder=holder, folder=folder)) from None
+        holder = holder[0].upper() + holder[1:]
+        raise FolderBusy(WRITING.format(holder=holder, folder=folder)) from None
+    except BaseException:
+        os.close(fd)
+        raise
+    if not shared:
+        _name_holder(fd, command)
+    return Held(fd)
+
+
+def _name_holder(fd: int, command: str) -> None:
+    started = datetime.now(UTC).isoformat(timespec="seconds")
+    text = json.dumps({"pid": os.getpid(), "command": command, "started": started}) + "\n"
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, text.encode("utf-8"), 0)
+
+
+def _holder(fd: int) -> str:
+    """Who holds the lock, as the lock file says (written just after taking it, so it may
+    still be empty)."""
+    try:
+        info = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
+        return HOLDER.format(
+            command=str(info["command"]), pid=int(info["pid"]), started=str(info["started"])
+        )
+    except (OSError, ValueError, TypeError, KeyError):
+        return UNKNOWN_HOLDER
