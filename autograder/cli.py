@@ -325,8 +325,9 @@ def grade_class(
     manifest: Path | None,
 ) -> None:
     """Grade a whole class: ROSTER is a folder of learner repositories (one folder per learner)
-    or a CSV with the columns learner,repo (local paths or file:// URLs; a relative path is
-    read from the CSV's folder, not the current one).
+    or a CSV with the columns learner,repo (local paths, file:// URLs, or clone URLs: https://,
+    ssh://, git:// or user@host:path, copied into OUT/.repos first; a relative path is read
+    from the CSV's folder, not the current one).
 
     Writes OUT/gradebook.csv, OUT/report.md, OUT/report.html and OUT/<learner>/ (results.json,
     summary.md, ...). Each learner is saved as soon as they are graded: after Ctrl-C or a

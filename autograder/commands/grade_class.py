@@ -5,7 +5,8 @@
    refused with one sentence), clear DIR/.partial; skip learners whose
    DIR/<learner>/record.json was graded with the same settings (unless --force): this is what
    makes a rerun resume;
-3. grade the others in parallel, --jobs at a time, with a progress bar that names the learners
+3. clone or update the copies of those given by clone URL (gradebook/fetch.py), then grade
+   them in parallel, --jobs at a time, with a progress bar that names the learners
    being graded and for how long (commands/in_progress.py): one session process
    collects the graders once and forks a child per learner (gradebook/session.py); each child
    commits its learner's folder atomically;
@@ -44,7 +45,7 @@ from autograder.commands import session_server
 from autograder.commands.in_progress import InProgress, InProgressColumn
 from autograder.commands.options import OptionError, check_timeout, jobs_or_cores
 from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
-from autograder.gradebook import lock, report, roster, snapshot, store
+from autograder.gradebook import fetch, lock, report, roster, snapshot, store
 from autograder.gradebook.job import JobSettings, failed_record, remove_folder, settings_key
 from autograder.gradebook.session import EXPECTED_DIR, SCRATCH_PREFIX, run_batch
 from autograder.notebook import notebook_components
@@ -115,6 +116,7 @@ def main(
         # exists) ends here with the command line's one sentence, not in the session
         # process's traceback.
         (out / store.PARTIAL_DIR).mkdir()
+        learners = fetch.locate(learners, out)  # a clone URL's copy: DIR/.repos/<id>.git
         settings = JobSettings(
             course=config.path,
             out=out,
@@ -140,6 +142,7 @@ def main(
         # The class report's figure library loads while the command waits for the learners.
         threading.Thread(target=report.figure_library, daemon=True, name="warm-report").start()
         try:
+            pending = fetch_pending(pending, out, err)
             grade_pending(settings, pending, len(learners), jobs, err)
         except KeyboardInterrupt:
             return _interrupted(out, learners)
@@ -147,6 +150,23 @@ def main(
             return finish(config, out, [lr.id for lr in learners], quiet=quiet, shown=shown)
         except KeyboardInterrupt:  # not 'before anything was graded', the command line's sentence
             return _interrupted(out, learners)
+
+
+def fetch_pending(pending: list[roster.Learner], out: Path, err: Console) -> list[roster.Learner]:
+    """Clone or update the copies of the pending learners given by clone URL (fetch.py), with
+    a progress bar; a learner whose clone failed gets that error as their row."""
+    count = sum(bool(learner.url) for learner in pending)
+    if not count:
+        return pending
+    columns = (TextColumn("[bold]fetching"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=err, transient=True) as progress:
+        task = progress.add_task("fetching", total=count)
+        return fetch.fetch(
+            pending,
+            out,
+            say=lambda line: progress.console.print(line, markup=False, highlight=False),
+            done=lambda learner: progress.update(task, advance=1),
+        )
 
 
 def _interrupted(out: Path, learners: list[roster.Learner]) -> int:

@@ -2,8 +2,9 @@
 
 A roster folder holds one folder per learner; the folder name is the learner id. A roster CSV
 has a header row with `learner` and `repo` columns; `repo` is a local path (relative to the
-CSV's folder) or a `file://` URL. Network URLs are refused per learner (that row records the
-error), so a batch run never reaches out of the machine.
+CSV's folder), a `file://` URL, or a clone URL (https, http, ssh, git, or scp-like
+user@host:path, as GitHub Classroom lists them), which grade-class copies to the machine first
+(fetch.py). Any other URL is refused per learner (that row records the error).
 
 Learners are always sorted by id; shard i of n takes every n-th learner starting at i-1, so the
 shards are disjoint, cover the roster, and do not depend on the machine that computes them.
@@ -41,10 +42,14 @@ BAD_FOLDER_ID = (
 )
 DUPLICATE_ID = "The roster {path} names the learner {learner} twice (lines {first} and {second})."
 EMPTY_ROSTER = "The roster {path} names no learners."
-NETWORK_URL = (
-    "The repository {url} is not on this machine; batch grading reads only local paths and "
-    "file:// URLs, so clone it first and put the clone's path in the roster."
+UNSUPPORTED_URL = (
+    "The repository {url} has the URL scheme {scheme}, which batch grading does not fetch; give "
+    "a local path, a file:// URL, or a clone URL (https://, ssh://, git:// or user@host:path)."
 )
+#: Clone URLs grade-class fetches (fetch.py): these schemes, or scp-like user@host:path as git
+#: reads it (no "//" after the colon).
+CLONE_SCHEMES = frozenset({"https", "http", "ssh", "git"})
+SCP_LIKE = re.compile(r"[A-Za-z0-9._~-]+@[A-Za-z0-9.-]+:(?!//).+")
 NOT_UTF8 = "The roster {path} is not UTF-8 text ({error}); save it as a UTF-8 CSV file."
 BAD_CSV = "The roster {path} is not a readable CSV file ({error})."
 UNRESOLVABLE = "The repository path {path} cannot be followed ({error}); fix it in the roster."
@@ -57,11 +62,13 @@ class RosterError(ValueError):
 
 @dataclass(frozen=True)
 class Learner:
-    """One roster entry: the id, the repository (None when unusable) and why it is unusable."""
+    """One roster entry: the id, the repository (None when unusable) and why it is unusable.
+    ``url``: the clone URL of a repository to fetch (fetch.py sets ``repo`` to its copy)."""
 
     id: str
     repo: Path | None
     error: str = ""
+    url: str = ""
 
 
 def read_roster(path: Path) -> list[Learner]:
@@ -122,15 +129,24 @@ def _read_csv(path: Path) -> list[Learner]:
 
 def _entry(learner: str, repo: str, base: Path) -> Learner:
     """A CSV row's learner: local paths resolved against the CSV's folder, file:// URLs
-    unwrapped, anything else recorded as an error."""
+    unwrapped, clone URLs kept to fetch, any other URL recorded as an error."""
+    if is_clone_url(repo):
+        return Learner(learner, None, url=repo)
     parsed = urlparse(repo)
     if parsed.scheme == "file":
         return _resolved(learner, Path(unquote(parsed.path)))
-    if parsed.scheme and len(parsed.scheme) > 1 or repo.startswith("git@"):
-        return Learner(learner, None, NETWORK_URL.format(url=repo))
+    if parsed.scheme and len(parsed.scheme) > 1:  # not a Windows drive letter
+        return Learner(learner, None, UNSUPPORTED_URL.format(url=repo, scheme=parsed.scheme))
     if not repo:
         return Learner(learner, None, f"The roster gives no repository for {learner}.")
     return _resolved(learner, base / repo)
+
+
+def is_clone_url(repo: str) -> bool:
+    """Whether a roster's repository is a clone URL to fetch (https, http, ssh, git, or
+    scp-like user@host:path)."""
+    scheme, sep, _ = repo.partition("://")
+    return (bool(sep) and scheme.lower() in CLONE_SCHEMES) or bool(SCP_LIKE.fullmatch(repo))
 
 
 def _resolved(learner: str, path: Path) -> Learner:

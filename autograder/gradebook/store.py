@@ -7,6 +7,7 @@ Layout of a class output folder DIR:
     DIR/.partial/               folders being written; never read, cleared at every start
     DIR/.pycache/               compiled grader modules shared by the learners' runs (job.py)
     DIR/.lock                   held by the command writing DIR (lock.py); names it
+    DIR/.repos/<learner>.git    the copy of a repository the roster gives by URL (fetch.py)
     DIR/gradebook.csv           rebuilt from every DIR/*/record.json, sorted by learner id
 
 A learner's folder is built complete in DIR/.partial and renamed into place, so a learner is

@@ -1,7 +1,8 @@
 """The bundled example class graded as a roster CSV: one row per learner, real course.
 
 A subset keeps it short: amara (correct, 100), ben (untouched stubs, 0), plus a learner whose
-repository is missing and one given by a network URL; both get a row with their error.
+repository is missing and one whose clone URL cannot be reached (nothing listens on port 1 of
+this machine); both get a row with their error.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ def test_the_example_class_as_a_roster_gives_one_row_per_learner(tmp_path: Path)
         f"ben,{CLASS / 'ben'}\n"
         f"amara,{(CLASS / 'amara').as_uri()}\n"
         "ghost,missing/ghost\n"
-        "remote,https://example.org/remote/t101.git\n"
+        "remote,git://127.0.0.1:1/remote/t101.git\n"
     )
     out = tmp_path / "grades"
     done = run_cli(
@@ -54,7 +55,9 @@ def test_the_example_class_as_a_roster_gives_one_row_per_learner(tmp_path: Path)
         rows["ghost"]["errors"]
         == f"The repository {tmp_path / 'missing' / 'ghost'} does not exist."
     )
-    assert "is not on this machine" in rows["remote"]["errors"]
+    assert rows["remote"]["errors"].startswith(
+        "git could not clone git://127.0.0.1:1/remote/t101.git: "
+    )
     assert rows["amara"]["commit"] == ""  # a plain folder: graded as it is, no commit
     for learner in ("amara", "ben"):
         assert (out / learner / "results.json").is_file()

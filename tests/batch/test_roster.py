@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from autograder.gradebook.roster import (
-    NETWORK_URL,
     Learner,
     RosterError,
     parse_shard,
@@ -38,7 +37,7 @@ def test_a_folder_roster_names_a_folder_that_is_no_learner_id(tmp_path: Path) ->
     )
 
 
-def test_a_csv_roster_resolves_paths_unwraps_file_urls_and_refuses_the_network(
+def test_a_csv_roster_resolves_paths_unwraps_file_urls_and_keeps_clone_urls(
     tmp_path: Path,
 ) -> None:
     (tmp_path / "repos" / "amy").mkdir(parents=True)
@@ -51,13 +50,19 @@ def test_a_csv_roster_resolves_paths_unwraps_file_urls_and_refuses_the_network(
         "cy,https://github.com/cy/t101.git\n"
         "\n"
         "dee,git@github.com:dee/t101.git\n"
+        "eve,ftp://example.org/eve/t101.git\n"
     )
     learners = {lr.id: lr for lr in read_roster(roster)}
     assert learners["amy"] == Learner("amy", (tmp_path / "repos" / "amy").resolve())
     assert learners["bo"].repo == target.resolve()
-    assert learners["cy"].repo is None
-    assert learners["cy"].error == NETWORK_URL.format(url="https://github.com/cy/t101.git")
-    assert learners["dee"].repo is None and "not on this machine" in learners["dee"].error
+    assert learners["cy"] == Learner("cy", None, url="https://github.com/cy/t101.git")
+    assert learners["dee"] == Learner("dee", None, url="git@github.com:dee/t101.git")
+    assert learners["eve"].repo is None and not learners["eve"].url
+    assert learners["eve"].error == (
+        "The repository ftp://example.org/eve/t101.git has the URL scheme ftp, which batch "
+        "grading does not fetch; give a local path, a file:// URL, or a clone URL (https://, "
+        "ssh://, git:// or user@host:path)."
+    )
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,206 @@
+"""grade-class on a roster of clone URLs (gradebook/fetch.py), against a real git server.
+
+A `git daemon` on 127.0.0.1 serves a bare copy of the toy class's `good` repository (commits
+on both sides of the deadline) over git://, as GitHub would over https://: the learner's copy
+is cloned into DIR/.repos, graded at the deadline commit, updated by a rerun, kept (and graded)
+when the server cannot be reached, and not fetched at all for a learner already graded. A URL
+the server does not have, a closed port and a scheme git must not use each give that learner a
+row with the reason, and the run goes on."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder.gradebook import fetch, roster, store
+from tests.batch.conftest import AFTER, DEADLINE, commit_all, git, grade_class_main, read_gradebook
+
+pytestmark = pytest.mark.skipif(
+    subprocess.run(["git", "daemon", "-h"], capture_output=True).returncode != 129,
+    reason="git daemon is not installed",
+)  # `git daemon -h` prints its usage and exits with 129 when it exists
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(toy_class: dict, tmp_path_factory: pytest.TempPathFactory):
+    """A git daemon serving `good.git` (a bare copy of the toy class's good learner); yields
+    (base URL, served folder)."""
+    served = tmp_path_factory.mktemp("served")
+    git(served, "clone", "-q", "--bare", str(toy_class["roster"] / "good"), "good.git")
+    port = _free_port()
+    daemon = subprocess.Popen(
+        [
+            "git",
+            "daemon",
+            "--reuseaddr",
+            "--export-all",
+            "--listen=127.0.0.1",
+            f"--port={port}",
+            f"--base-path={served}",
+            str(served),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"git://127.0.0.1:{port}"
+    try:
+        for _ in range(100):  # until it answers
+            probe = subprocess.run(["git", "ls-remote", f"{url}/good.git"], capture_output=True)
+            if probe.returncode == 0:
+                break
+            time.sleep(0.1)
+        else:
+            pytest.fail("the git daemon did not start")
+        yield url, served
+    finally:
+        daemon.terminate()
+        daemon.wait(timeout=30)
+
+
+def _roster(tmp_path: Path, rows: dict[str, str]) -> Path:
+    path = tmp_path / "roster.csv"
+    path.write_text("learner,repo\n" + "".join(f"{k},{v}\n" for k, v in rows.items()))
+    return path
+
+
+def test_clone_urls_are_fetched_and_graded_and_failures_are_rows(server, toy_class, tmp_path):
+    url, _ = server
+    roster_csv = _roster(
+        tmp_path,
+        {
+            "good": f"{url}/good.git",
+            "nobody": f"{url}/nobody.git",
+            "closed": "git://127.0.0.1:1/closed.git",  # nothing listens on port 1
+            "ftp": "ftp://example.org/t101.git",
+        },
+    )
+    out = tmp_path / "out"
+    assert grade_class_main(roster_csv, out, deadline=DEADLINE) == 1
+    rows = {row["learner"]: row for row in read_gradebook(out / "gradebook.csv")}
+    assert list(rows) == ["closed", "ftp", "good", "nobody"]
+    good = rows["good"]
+    assert (good["commit"], good["late"], good["total"]) == (
+        toy_class["good_on_time"],
+        "yes",
+        "15.00",
+    )
+    assert (out / ".repos" / "good.git" / "HEAD").is_file()  # a bare copy, kept for reruns
+    assert list((out / ".repos" / ".partial").iterdir()) == []
+    assert rows["nobody"]["errors"].startswith(f"git could not clone {url}/nobody.git: ")
+    assert rows["closed"]["errors"].startswith("git could not clone git://127.0.0.1:1/closed.git")
+    assert rows["ftp"]["errors"] == roster.UNSUPPORTED_URL.format(
+        url="ftp://example.org/t101.git", scheme="ftp"
+    )
+    assert not (out / ".repos" / "nobody.git").exists()
+
+
+def test_a_resumed_run_fetches_only_the_learners_left(server, tmp_path, monkeypatch):
+    url, _ = server
+    roster_csv = _roster(tmp_path, {"good": f"{url}/good.git", "nobody": f"{url}/nobody.git"})
+    out = tmp_path / "out"
+    assert grade_class_main(roster_csv, out) == 1
+    before = store.read_record(out, "good")
+    fetched: list[list[str]] = []
+    real_run = fetch._run
+    monkeypatch.setattr(fetch, "_run", lambda args: fetched.append(args) or real_run(args))
+    assert grade_class_main(roster_csv, out) == 1
+    assert store.read_record(out, "good").run_id == before.run_id  # kept, not regraded
+    assert [args[-2] for args in fetched] == [f"{url}/nobody.git"]  # tried again: it failed
+
+
+def test_a_rerun_fetches_new_commits_and_grades_them(server, toy_class, tmp_path):
+    url, served = server
+    work = tmp_path / "work"
+    git(tmp_path, "clone", "-q", str(served / "good.git"), str(work))
+    roster_csv = _roster(tmp_path, {"good": f"{url}/good.git"})
+    out = tmp_path / "out"
+    assert grade_class_main(roster_csv, out) == 0
+    first = read_gradebook(out / "gradebook.csv")[0]
+    assert first["commit"] == toy_class["good_broken"]  # HEAD, no deadline
+    git(work, "checkout", "-q", toy_class["good_on_time"], "--", "toypkg")
+    fixed = commit_all(work, "fixed again", AFTER)
+    git(work, "push", "-q", "origin", "HEAD:main")
+    try:
+        assert grade_class_main(roster_csv, out, force=True) == 0
+        row = read_gradebook(out / "gradebook.csv")[0]
+        assert (row["commit"], row["total"]) == (fixed, "15.00")
+    finally:  # the served repository as the other tests expect it
+        git(work, "push", "-q", "--force", "origin", f"{toy_class['good_broken']}:main")
+
+
+def test_a_copy_that_cannot_be_updated_is_graded_as_fetched_before(
+    server, toy_class, tmp_path, capsys
+):
+    url, served = server
+    roster_csv = _roster(tmp_path, {"good": f"{url}/good.git"})
+    out = tmp_path / "out"
+    assert grade_class_main(roster_csv, out, deadline=DEADLINE) == 0
+    hidden = served / "moved.git"
+    (served / "good.git").rename(hidden)  # the server no longer has it
+    try:
+        assert grade_class_main(roster_csv, out, deadline=DEADLINE, force=True, quiet=False) == 0
+    finally:
+        hidden.rename(served / "good.git")
+    row = read_gradebook(out / "gradebook.csv")[0]
+    assert (row["commit"], row["total"]) == (toy_class["good_on_time"], "15.00")
+    err = " ".join(capsys.readouterr().err.split())  # rich wraps long lines
+    assert f"Could not update the copy of {url}/good.git for good (" in err
+    assert f"grading the copy fetched before, at commit {toy_class['good_broken']}." in err
+
+
+@pytest.mark.parametrize(
+    ("repo", "clone"),
+    [
+        ("https://github.com/cy/t101.git", True),
+        ("HTTP://example.org/t101", True),
+        ("ssh://git@github.com/cy/t101.git", True),
+        ("git://127.0.0.1:9418/t101.git", True),
+        ("git@github.com:cy/t101.git", True),
+        ("ext::sh -c touch% /tmp/pwned", False),
+        ("fd::3", False),
+        ("file:///srv/t101", False),
+        ("repos/amy", False),
+        ("C:\\repos\\amy", False),
+        ("-u touch /tmp/x", False),
+        ("me@host://x", False),
+    ],
+)
+def test_which_repositories_are_clone_urls(repo: str, clone: bool) -> None:
+    assert roster.is_clone_url(repo) is clone
+
+
+@pytest.mark.parametrize(
+    ("url", "text", "expected"),
+    [
+        ("https://ghp_SECRET@github.com/cy/t101.git", None, "https://***@github.com/cy/t101.git"),
+        (
+            "https://cy:ghp_SECRET@github.com/cy/t101.git",
+            "fatal: Authentication failed for 'https://cy:ghp_SECRET@github.com/cy/t101.git/'",
+            "fatal: Authentication failed for 'https://***@github.com/cy/t101.git/'",
+        ),
+        ("ssh://git@github.com/cy/t101.git", None, "ssh://git@github.com/cy/t101.git"),
+        ("git@github.com:cy/t101.git", "remote: \x1b[31mno\x1b[0m", "remote: [31mno[0m"),
+    ],
+)
+def test_urls_are_shown_without_tokens_or_control_characters(url, text, expected) -> None:
+    assert fetch.shown(url, text) == expected
+
+
+def test_a_token_in_a_clone_url_never_reaches_the_gradebook(tmp_path) -> None:
+    token_url = "https://ghp_SECRET@127.0.0.1:1/t101.git"  # nothing listens: refused at once
+    out = tmp_path / "out"
+    learners = fetch.locate([roster.Learner("cy", None, url=token_url)], out)
+    [learner] = fetch.fetch(learners, out, say=lambda line: None)
+    assert learner.repo is None
+    assert learner.error.startswith("git could not clone https://***@127.0.0.1:1/t101.git: ")
+    assert "SECRET" not in learner.error
