@@ -197,5 +197,8 @@ def _env() -> dict[str, str]:
         GIT_ALLOW_PROTOCOL=ALLOWED_PROTOCOLS,
         GCM_INTERACTIVE="never",  # Git Credential Manager: fail rather than open a dialog
     )
-    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
+    # A stalled server fails after a minute, not at FETCH_TIMEOUT (unless the user set these).
+    env.setdefault("GIT_HTTP_LOW_SPEED_LIMIT", "1000")  # bytes a second, over...
+    env.setdefault("GIT_HTTP_LOW_SPEED_TIME", "60")  # ...this many seconds
+    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes -o ConnectTimeout=60")
     return env
