@@ -45,10 +45,10 @@ FETCH_JOBS = 8  # repositories fetched at once (network-bound, not CPU-bound)
 ALLOWED_PROTOCOLS = "https:http:ssh:git"
 
 CLONE_FAILED = "git could not clone {url}: {detail}."
-TOO_SLOW = "git took longer than {seconds:.0f} s to {action} {url}; the run went on without it."
+TOO_SLOW = "git took longer than {seconds:.0f} s to {action} {url}"
 NOT_UPDATED = (
     "Could not update the copy of {url} for {learner} ({detail}); grading the copy fetched "
-    "before, at commit {commit}."
+    "before (its HEAD is {commit})."
 )
 
 #: One line for the console (a copy that could not be updated); quiet mode drops it.
@@ -129,7 +129,7 @@ def _bring(learner: Learner, out: Path, say: Say) -> Learner:
     if failure is not None:
         shutil.rmtree(staging, ignore_errors=True)
         if failure == _TIMED_OUT:
-            error = TOO_SLOW.format(seconds=FETCH_TIMEOUT, action="clone", url=url)
+            error = TOO_SLOW.format(seconds=FETCH_TIMEOUT, action="clone", url=url) + "."
         else:
             detail = shown(learner.url, failure).rstrip(".")
             error = CLONE_FAILED.format(url=url, detail=detail)

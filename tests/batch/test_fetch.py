@@ -155,7 +155,7 @@ def test_a_copy_that_cannot_be_updated_is_graded_as_fetched_before(
     assert (row["commit"], row["total"]) == (toy_class["good_on_time"], "15.00")
     err = " ".join(capsys.readouterr().err.split())  # rich wraps long lines
     assert f"Could not update the copy of {url}/good.git for good (" in err
-    assert f"grading the copy fetched before, at commit {toy_class['good_broken']}." in err
+    assert f"grading the copy fetched before (its HEAD is {toy_class['good_broken']})." in err
 
 
 @pytest.mark.parametrize(
@@ -204,3 +204,20 @@ def test_a_token_in_a_clone_url_never_reaches_the_gradebook(tmp_path) -> None:
     assert learner.repo is None
     assert learner.error.startswith("git could not clone https://***@127.0.0.1:1/t101.git: ")
     assert "SECRET" not in learner.error
+
+
+def test_a_server_that_never_answers_fails_the_clone_at_the_time_out(tmp_path, monkeypatch):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()  # accepts connections (the kernel does) and never says a word
+    port = listener.getsockname()[1]
+    monkeypatch.setattr(fetch, "FETCH_TIMEOUT", 1.0)
+    try:
+        url = f"git://127.0.0.1:{port}/silent.git"
+        out = tmp_path / "out"
+        learners = fetch.locate([roster.Learner("sil", None, url=url)], out)
+        [learner] = fetch.fetch(learners, out, say=lambda line: None)
+    finally:
+        listener.close()
+    assert (learner.repo, learner.error) == (None, f"git took longer than 1 s to clone {url}.")
+    assert list((out / ".repos" / ".partial").iterdir()) == []
