@@ -73,6 +73,8 @@ def settings_key(settings: JobSettings, learner: Learner) -> str:
         str(settings.seed),
         str(settings.manifest or ""),
     ]
+    if learner.url:  # its copy's path stays the same when the roster gives another URL
+        parts.append(learner.url)
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
 

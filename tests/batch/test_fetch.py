@@ -221,3 +221,11 @@ def test_a_server_that_never_answers_fails_the_clone_at_the_time_out(tmp_path, m
         listener.close()
     assert (learner.repo, learner.error) == (None, f"git took longer than 1 s to clone {url}.")
     assert list((out / ".repos" / ".partial").iterdir()) == []
+
+
+def test_a_learner_whose_url_changed_is_graded_again(server, tmp_path):
+    url, _ = server
+    out = tmp_path / "out"
+    assert grade_class_main(_roster(tmp_path, {"good": f"{url}/good.git"}), out) == 0
+    assert grade_class_main(_roster(tmp_path, {"good": f"{url}/nobody.git"}), out) == 1
+    assert store.read_record(out, "good").error.startswith(f"git could not clone {url}/nobody")
