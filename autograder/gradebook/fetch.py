@@ -114,14 +114,14 @@ def shown(url: str, text: str | None = None) -> str:
 def _bring(learner: Learner, out: Path, say: Say) -> Learner:
     url = shown(learner.url)
     copy = copy_path(out, learner.id)
-    if copy.is_dir() and _origin(copy) == learner.url:
+    if copy.is_dir() and _read(copy, "config", "--get", "remote.origin.url") == learner.url:
         failure = _run(["-C", str(copy), "fetch", "--quiet", "--prune", "origin", *_BRANCHES])
         if failure is None:
             return learner
         if failure == _TIMED_OUT:
             failure = TOO_SLOW.format(seconds=FETCH_TIMEOUT, action="update", url=url)
         detail = shown(learner.url, failure)
-        commit = _head(copy) or "none"
+        commit = _read(copy, "rev-parse", "--verify", "--quiet", "HEAD") or "none"
         say(NOT_UPDATED.format(url=url, learner=learner.id, detail=detail, commit=commit))
         return learner
     staging = Path(out) / REPOS_DIR / PARTIAL_DIR / f"{learner.id}.{uuid.uuid4().hex[:8]}"
@@ -167,24 +167,10 @@ def _run(args: list[str]) -> str | None:
     return lines[-1] if lines else f"git exited with status {done.returncode}"
 
 
-def _origin(copy: Path) -> str:
+def _read(copy: Path, *args: str) -> str:
+    """What git prints for a question about the copy ("" when it fails)."""
     done = subprocess.run(
-        ["git", "-C", str(copy), "config", "--get", "remote.origin.url"],
-        env=_env(),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return done.stdout.strip()
-
-
-def _head(copy: Path) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(copy), "rev-parse", "--verify", "--quiet", "HEAD"],
-        env=_env(),
-        capture_output=True,
-        text=True,
-        check=False,
+        ["git", "-C", str(copy), *args], env=_env(), capture_output=True, text=True, check=False
     )
     return done.stdout.strip()
 
