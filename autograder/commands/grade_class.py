@@ -108,7 +108,7 @@ def main(
     out.mkdir(parents=True, exist_ok=True)
     try:
         held = lock.hold(out, "grade-class")
-    except lock.FolderBusy as busy:
+    except lock.LockError as busy:
         return _error(str(busy))
     with held:  # until the gradebook is written: a second command would race on DIR
         store.clear_partial(out)
@@ -146,6 +146,8 @@ def main(
             grade_pending(settings, pending, len(learners), jobs, err)
         except KeyboardInterrupt:
             return _interrupted(out, learners)
+        except fetch.FetchError as error:
+            return _error(str(error))
         try:
             return finish(config, out, [lr.id for lr in learners], quiet=quiet, shown=shown)
         except KeyboardInterrupt:  # not 'before anything was graded', the command line's sentence

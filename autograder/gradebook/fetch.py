@@ -11,10 +11,16 @@ exactly as a local clone (its HEAD, or its last commit at the deadline; snapshot
 * URLs are shown (rows, console) without a password or token written into them (``shown``).
 * ``fetch`` brings the copies of the learners still to grade up to date, several at a time:
   ``git clone --bare`` into DIR/.repos/.partial, then a rename (a killed run leaves no half
-  copy); a copy already there is updated (``git fetch --prune``, every branch). A clone that
-  fails gives that learner a row with git's own last line, and the run goes on; an update that
-  fails keeps the copy as it was fetched before, says so on the console, and grades it (the
-  gradebook's commit column says what was graded).
+  copy; anything else found at the copy's path is replaced); a copy already cloned from the
+  same URL is updated (``git fetch --prune``, every branch) and its HEAD follows the server's
+  default branch (renamed, or first pushed after an empty repository was cloned). A clone that
+  fails gives that learner a row with the line of git's messages that says why, and the run
+  goes on; an update that fails keeps the copy as it was fetched before, says so on the
+  console, and grades it (the gradebook's commit column says what was graded).
+* No token stays on disk: a copy's config holds its URL without the user part and, to know
+  which URL it came from, the URL's SHA-256; each update gives git the full URL again.
+* An interrupt stops every git started, at once; so does the end of this process, even by
+  kill -9, on Linux (git_network.py).
 
 git runs with the user's own configuration (credential helpers, URL rewrites, ssh keys reach
 private repositories) but never prompts: no terminal, ssh in batch mode, so a repository the
@@ -26,6 +32,7 @@ Source: the git documentation, git-clone(1), git-fetch(1) and git(1) (GIT_ALLOW_
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -34,15 +41,18 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
+from autograder.gradebook.git_network import Commands, Outcome, cause
 from autograder.gradebook.roster import Learner
+from autograder.gradebook.snapshot import local_git_env
 
 REPOS_DIR = ".repos"  # in DIR: the bare copies of repositories given by URL
 PARTIAL_DIR = ".partial"  # in DIR/.repos: clones being made, renamed into place when done
 FETCH_TIMEOUT = 600.0  # seconds for one repository's clone or update
 FETCH_JOBS = 8  # repositories fetched at once (network-bound, not CPU-bound)
 ALLOWED_PROTOCOLS = "https:http:ssh:git"
+SOURCE_KEY = "autograder.source"  # in a copy's config: the SHA-256 of the URL it was cloned from
 
 CLONE_FAILED = "git could not clone {url}: {detail}."
 TOO_SLOW = "git took longer than {seconds:.0f} s to {action} {url}"
@@ -50,9 +60,17 @@ NOT_UPDATED = (
     "Could not update the copy of {url} for {learner} ({detail}); grading the copy fetched "
     "before (its HEAD is {commit})."
 )
+REPOS_NOT_FOLDER = (
+    "{path} is not a folder, but grade-class keeps the copies of the repositories the roster "
+    "gives by clone URL there; move it away, or choose another --out, and run again."
+)
 
 #: One line for the console (a copy that could not be updated); quiet mode drops it.
 Say = Callable[[str], None]
+
+
+class FetchError(Exception):
+    """The copies cannot be kept in DIR at all; the message is one sentence."""
 
 
 def copy_path(out: Path, learner_id: str) -> Path:
@@ -77,102 +95,170 @@ def fetch(
 ) -> list[Learner]:
     """The learners, with the copies of those given by URL cloned or updated; a learner whose
     clone failed has no repository and the sentence why (a row with that error). ``done`` is
-    called (from a worker thread) as each repository is done, for a progress bar."""
+    called (from a worker thread) as each repository is done, for a progress bar.
+
+    Raises FetchError when DIR/.repos is not a folder. An interrupt (KeyboardInterrupt) stops
+    every git started, then propagates."""
     wanted = [learner for learner in learners if learner.url]
     if not wanted:
         return learners
-    partial = Path(out) / REPOS_DIR / PARTIAL_DIR
-    shutil.rmtree(partial, ignore_errors=True)  # clones a killed run left half made
+    repos = Path(out) / REPOS_DIR
+    if repos.exists() and not repos.is_dir():
+        raise FetchError(REPOS_NOT_FOLDER.format(path=repos))
+    partial = repos / PARTIAL_DIR
+    _remove(partial)  # clones a killed run left half made
     partial.mkdir(parents=True)
+    commands = Commands()
 
     def bring(learner: Learner) -> Learner:
-        brought = _bring(learner, out, say)
+        brought = _bring(learner, out, partial, say, commands)
         done(brought)
         return brought
 
-    with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(wanted)))) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, min(jobs, len(wanted))))
+    try:
         brought = dict(zip(wanted, pool.map(bring, wanted), strict=True))
+    except BaseException:  # Ctrl-C: no git may go on in the background
+        commands.stop()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown()
     return [brought.get(learner, learner) for learner in learners]
 
 
 def shown(url: str, text: str | None = None) -> str:
-    """``text`` (default: the URL itself) as it may be shown in a gradebook or on a console:
-    the user part of an https or http URL, where a token goes (https://TOKEN@host/... or
-    https://user:TOKEN@host/...), replaced by ***, and control characters (a server's message
-    may carry terminal escapes) dropped."""
+    """``text`` (default: the URL itself) as it may be shown in a gradebook or on a console,
+    and control characters (a server's message may carry terminal escapes) dropped.
+
+    Hidden: the user part of an https or http URL, where a token goes (https://TOKEN@host/...
+    or https://user:TOKEN@host/...), wherever it is followed by "@" (a lone user part may be a
+    token; the same name elsewhere, in a path, is kept); a password (https, http or
+    ssh://user:PASSWORD@host/...) wherever it appears."""
     text = url if text is None else text
     parts = urlsplit(url) if "://" in url else None
-    if parts and parts.scheme.lower() in ("https", "http") and "@" in parts.netloc:
+    if parts and "@" in parts.netloc:
         userinfo = parts.netloc.rpartition("@")[0]
-        text = text.replace(userinfo + "@", "***@")
-        secret = parts.password or parts.username  # a lone user part is a token
-        if secret:
-            text = text.replace(secret, "***")  # git may quote it apart from the URL
+        scheme = parts.scheme.lower()
+        if scheme in ("https", "http"):
+            text = text.replace(userinfo + "@", "***@")
+        if parts.password and scheme in ("https", "http", "ssh"):
+            text = text.replace(parts.password, "***")
     return "".join(ch for ch in text if ch.isprintable())
 
 
-def _bring(learner: Learner, out: Path, say: Say) -> Learner:
+def _bring(learner: Learner, out: Path, partial: Path, say: Say, commands: Commands) -> Learner:
     url = shown(learner.url)
     copy = copy_path(out, learner.id)
-    if copy.is_dir() and _read(copy, "config", "--get", "remote.origin.url") == learner.url:
-        failure = _run(["-C", str(copy), "fetch", "--quiet", "--prune", "origin", *_BRANCHES])
-        if failure is None:
+    try:
+        if _is_copy_of(copy, learner.url):
+            _update(learner, copy, url, say, commands)
             return learner
-        if failure == _TIMED_OUT:
-            failure = TOO_SLOW.format(seconds=FETCH_TIMEOUT, action="update", url=url)
-        detail = shown(learner.url, failure)
-        commit = _read(copy, "rev-parse", "--verify", "--quiet", "HEAD") or "none"
-        say(NOT_UPDATED.format(url=url, learner=learner.id, detail=detail, commit=commit))
-        return learner
-    staging = Path(out) / REPOS_DIR / PARTIAL_DIR / f"{learner.id}.{uuid.uuid4().hex[:8]}"
-    failure = _run(["clone", "--bare", "--quiet", "--", learner.url, str(staging)])
-    if failure is not None:
-        shutil.rmtree(staging, ignore_errors=True)
-        if failure == _TIMED_OUT:
+        return _clone(learner, copy, partial, url, commands)
+    except OSError as error:  # git missing, or DIR/.repos not writable
+        return replace(learner, repo=None, error=CLONE_FAILED.format(url=url, detail=error))
+
+
+def _update(learner: Learner, copy: Path, url: str, say: Say, commands: Commands) -> None:
+    """Bring every branch of the copy up to date, and its HEAD to the server's default branch
+    (renamed, or first pushed after an empty clone); on failure say so and keep the copy."""
+    done = _network(commands, copy, "fetch", "--quiet", "--prune", "--", learner.url, *_BRANCHES)
+    if done.ok:
+        _follow_head(commands, copy, learner.url)
+        return
+    if done.status is None and commands.stopped:
+        return  # interrupted: the command is ending
+    if done.status is None:
+        detail = TOO_SLOW.format(seconds=FETCH_TIMEOUT, action="update", url=url)
+    else:
+        detail = shown(learner.url, cause(done.stderr, done.status))
+    commit = _local(copy, "rev-parse", "--verify", "--quiet", "HEAD") or "none"
+    say(NOT_UPDATED.format(url=url, learner=learner.id, detail=detail, commit=commit))
+
+
+def _clone(learner: Learner, copy: Path, partial: Path, url: str, commands: Commands) -> Learner:
+    staging = partial / f"{learner.id}.{uuid.uuid4().hex[:8]}"
+    done = commands.run(
+        ["clone", "--bare", "--quiet", "--", learner.url, str(staging)], _env(), FETCH_TIMEOUT
+    )
+    if not done.ok:
+        _remove(staging)
+        if done.status is None:
             error = TOO_SLOW.format(seconds=FETCH_TIMEOUT, action="clone", url=url) + "."
         else:
-            detail = shown(learner.url, failure).rstrip(".")
+            detail = shown(learner.url, cause(done.stderr, done.status))
             error = CLONE_FAILED.format(url=url, detail=detail)
         return replace(learner, repo=None, error=error)
-    if copy.exists():  # a copy of another URL (the roster changed): replaced
-        shutil.rmtree(copy)
+    # No token stays on disk: the copy records the URL without its user part, and which URL
+    # it came from only as a digest; updates give git the URL again.
+    _local(staging, "config", "remote.origin.url", _without_userinfo(learner.url))
+    _local(staging, "config", SOURCE_KEY, _digest(learner.url))
+    _remove(copy)  # a copy of another URL (the roster changed), or anything else there
     os.replace(staging, copy)
     return learner
 
 
+def _follow_head(commands: Commands, copy: Path, url: str) -> None:
+    """Point the copy's HEAD at the branch the server's HEAD names, when the copy has it."""
+    done = _network(commands, copy, "ls-remote", "--symref", "--", url, "HEAD")
+    first = done.stdout.partition("\n")[0] if done.ok else ""
+    if not first.startswith("ref: refs/heads/"):
+        return
+    branch = first.removeprefix("ref: ").split("\t")[0]
+    if _local(copy, "symbolic-ref", "--quiet", "HEAD") == branch:
+        return
+    if _local(copy, "rev-parse", "--verify", "--quiet", branch):
+        _local(copy, "symbolic-ref", "HEAD", branch)
+
+
 #: Every branch of the remote as a branch of the bare copy (what `clone --bare` made).
 _BRANCHES = ("+refs/heads/*:refs/heads/*",)
-_TIMED_OUT = "\0timed out"
 
 
-def _run(args: list[str]) -> str | None:
-    """Run git; None when it succeeded, else its last line of errors (or _TIMED_OUT)."""
-    try:
-        done = subprocess.run(
-            ["git", *args],
-            env=_env(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=FETCH_TIMEOUT,
-        )
-    except subprocess.TimeoutExpired:
-        return _TIMED_OUT
-    except OSError as error:
-        return f"git did not start ({error})"
-    if done.returncode == 0:
-        return None
-    lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
-    return lines[-1] if lines else f"git exited with status {done.returncode}"
+def _network(commands: Commands, copy: Path, *args: str) -> Outcome:
+    return commands.run(["--git-dir", str(copy), *args], _env(), FETCH_TIMEOUT)
 
 
-def _read(copy: Path, *args: str) -> str:
-    """What git prints for a question about the copy ("" when it fails)."""
+def _is_copy_of(copy: Path, url: str) -> bool:
+    """Whether copy is a bare copy this module cloned from url."""
+    if copy.is_symlink() or not copy.is_dir():
+        return False
+    return _local(copy, "config", "--get", SOURCE_KEY) == _digest(url)
+
+
+def _local(copy: Path, *args: str) -> str:
+    """What git prints for a command on the copy alone ("" when it fails): --git-dir, so a
+    folder that is not a repository never means an enclosing one; without the user's
+    configuration, which a local command does not need."""
     done = subprocess.run(
-        ["git", "-C", str(copy), *args], env=_env(), capture_output=True, text=True, check=False
+        ["git", "--git-dir", str(copy), *args],
+        env=local_git_env(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        check=False,
     )
-    return done.stdout.strip()
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def _digest(url: str) -> str:
+    return hashlib.sha256(url.encode("utf-8")).hexdigest()
+
+
+def _without_userinfo(url: str) -> str:
+    if "://" not in url:
+        return url  # scp-like user@host:path carries no password
+    parts = urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=host))
+
+
+def _remove(path: Path) -> None:
+    """Remove a file, a link (not what it points to) or a folder, if there is one."""
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.exists():
+        shutil.rmtree(path)
 
 
 def _env() -> dict[str, str]:

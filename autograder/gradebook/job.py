@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from autograder.gradebook import snapshot, store
+from autograder.gradebook import fetch, snapshot, store
 from autograder.gradebook.roster import Learner
 from autograder.release.manifest import read_manifest
 from autograder.reports.files import atomic_write_text
@@ -136,6 +136,8 @@ def _grade(
         folder = snapshot.export(learner.repo, selection, scratch / learner.id)
     except (snapshot.SnapshotError, ValueError) as error:
         record.error = str(error)
+        if learner.url:  # the row names the URL the roster gave, not this machine's copy
+            record.error = record.error.replace(str(learner.repo), fetch.shown(learner.url))
         return
     record.commit, record.commit_time, record.late = (
         selection.commit,

@@ -114,7 +114,7 @@ def export(path: Path, selection: Selection, target: Path) -> Path:
         ["git", "-C", str(path), "archive", "--format=tar", selection.commit],
         capture_output=True,
         timeout=GIT_TIMEOUT,
-        env=_git_env(),
+        env=local_git_env(),
     )
     if archive.returncode != 0:
         raise SnapshotError(GIT_FAILED.format(path=path, detail=_detail(archive.stderr)))
@@ -144,7 +144,7 @@ def _git(path: Path, *args: str, check: bool = True) -> str:
             capture_output=True,
             text=True,
             timeout=GIT_TIMEOUT,
-            env=_git_env(),
+            env=local_git_env(),
         )
     except (OSError, subprocess.TimeoutExpired) as error:
         raise SnapshotError(GIT_FAILED.format(path=path, detail=error)) from None
@@ -155,7 +155,7 @@ def _git(path: Path, *args: str, check: bool = True) -> str:
     return done.stdout.strip()
 
 
-def _git_env() -> dict[str, str]:
+def local_git_env() -> dict[str, str]:
     """git without the user's config, hooks or pager, and trusting the learner's repository
     (it is only read)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}

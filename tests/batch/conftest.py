@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -169,3 +170,59 @@ def grade_class_main(roster: Path, out: Path, **options) -> int:
         quiet=True,
     )
     return grade_class.main(roster_path=roster, out=out, **{**settings, **options})
+
+
+needs_git_daemon = pytest.mark.skipif(
+    subprocess.run(["git", "daemon", "-h"], capture_output=True).returncode != 129,
+    reason="git daemon is not installed",
+)  # `git daemon -h` prints its usage and exits with 129 when it exists
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def git_server(toy_class: dict, tmp_path_factory: pytest.TempPathFactory):
+    """A git daemon on 127.0.0.1 serving every bare repository in a folder, `good.git` (a bare
+    copy of the toy class's good learner) to begin with; yields (base URL, served folder). A
+    test that changes what is served puts it back, or serves a repository of its own."""
+    served = tmp_path_factory.mktemp("served")
+    git(served, "clone", "-q", "--bare", str(toy_class["roster"] / "good"), "good.git")
+    port = free_port()
+    daemon = subprocess.Popen(
+        [
+            "git",
+            "daemon",
+            "--reuseaddr",
+            "--export-all",
+            "--listen=127.0.0.1",
+            f"--port={port}",
+            f"--base-path={served}",
+            str(served),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"git://127.0.0.1:{port}"
+    try:
+        for _ in range(100):  # until it answers
+            probe = subprocess.run(["git", "ls-remote", f"{url}/good.git"], capture_output=True)
+            if probe.returncode == 0:
+                break
+            time.sleep(0.1)
+        else:
+            pytest.fail("the git daemon did not start")
+        yield url, served
+    finally:
+        daemon.terminate()
+        daemon.wait(timeout=30)
+
+
+def url_roster(tmp_path: Path, rows: dict[str, str]) -> Path:
+    """A roster CSV in tmp_path: learner id to repository (a clone URL)."""
+    path = tmp_path / "roster.csv"
+    path.write_text("learner,repo\n" + "".join(f"{k},{v}\n" for k, v in rows.items()))
+    return path

@@ -10,72 +10,27 @@ row with the reason, and the run goes on."""
 from __future__ import annotations
 
 import socket
-import subprocess
-import time
-from pathlib import Path
 
 import pytest
 
-from autograder.gradebook import fetch, roster, store
-from tests.batch.conftest import AFTER, DEADLINE, commit_all, git, grade_class_main, read_gradebook
+from autograder.gradebook import fetch, git_network, roster, store
+from tests.batch.conftest import (
+    AFTER,
+    DEADLINE,
+    commit_all,
+    git,
+    grade_class_main,
+    needs_git_daemon,
+    read_gradebook,
+    url_roster,
+)
 
-pytestmark = pytest.mark.skipif(
-    subprocess.run(["git", "daemon", "-h"], capture_output=True).returncode != 129,
-    reason="git daemon is not installed",
-)  # `git daemon -h` prints its usage and exits with 129 when it exists
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def server(toy_class: dict, tmp_path_factory: pytest.TempPathFactory):
-    """A git daemon serving `good.git` (a bare copy of the toy class's good learner); yields
-    (base URL, served folder)."""
-    served = tmp_path_factory.mktemp("served")
-    git(served, "clone", "-q", "--bare", str(toy_class["roster"] / "good"), "good.git")
-    port = _free_port()
-    daemon = subprocess.Popen(
-        [
-            "git",
-            "daemon",
-            "--reuseaddr",
-            "--export-all",
-            "--listen=127.0.0.1",
-            f"--port={port}",
-            f"--base-path={served}",
-            str(served),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"git://127.0.0.1:{port}"
-    try:
-        for _ in range(100):  # until it answers
-            probe = subprocess.run(["git", "ls-remote", f"{url}/good.git"], capture_output=True)
-            if probe.returncode == 0:
-                break
-            time.sleep(0.1)
-        else:
-            pytest.fail("the git daemon did not start")
-        yield url, served
-    finally:
-        daemon.terminate()
-        daemon.wait(timeout=30)
+pytestmark = needs_git_daemon
 
 
-def _roster(tmp_path: Path, rows: dict[str, str]) -> Path:
-    path = tmp_path / "roster.csv"
-    path.write_text("learner,repo\n" + "".join(f"{k},{v}\n" for k, v in rows.items()))
-    return path
-
-
-def test_clone_urls_are_fetched_and_graded_and_failures_are_rows(server, toy_class, tmp_path):
-    url, _ = server
-    roster_csv = _roster(
+def test_clone_urls_are_fetched_and_graded_and_failures_are_rows(git_server, toy_class, tmp_path):
+    url, _ = git_server
+    roster_csv = url_roster(
         tmp_path,
         {
             "good": f"{url}/good.git",
@@ -104,25 +59,30 @@ def test_clone_urls_are_fetched_and_graded_and_failures_are_rows(server, toy_cla
     assert not (out / ".repos" / "nobody.git").exists()
 
 
-def test_a_resumed_run_fetches_only_the_learners_left(server, tmp_path, monkeypatch):
-    url, _ = server
-    roster_csv = _roster(tmp_path, {"good": f"{url}/good.git", "nobody": f"{url}/nobody.git"})
+def test_a_resumed_run_fetches_only_the_learners_left(git_server, tmp_path, monkeypatch):
+    url, _ = git_server
+    roster_csv = url_roster(tmp_path, {"good": f"{url}/good.git", "nobody": f"{url}/nobody.git"})
     out = tmp_path / "out"
     assert grade_class_main(roster_csv, out) == 1
     before = store.read_record(out, "good")
     fetched: list[list[str]] = []
-    real_run = fetch._run
-    monkeypatch.setattr(fetch, "_run", lambda args: fetched.append(args) or real_run(args))
+    real_run = git_network.Commands.run
+
+    def run(commands, args, env, timeout):
+        fetched.append(args)
+        return real_run(commands, args, env, timeout)
+
+    monkeypatch.setattr(git_network.Commands, "run", run)
     assert grade_class_main(roster_csv, out) == 1
     assert store.read_record(out, "good").run_id == before.run_id  # kept, not regraded
     assert [args[-2] for args in fetched] == [f"{url}/nobody.git"]  # tried again: it failed
 
 
-def test_a_rerun_fetches_new_commits_and_grades_them(server, toy_class, tmp_path):
-    url, served = server
+def test_a_rerun_fetches_new_commits_and_grades_them(git_server, toy_class, tmp_path):
+    url, served = git_server
     work = tmp_path / "work"
     git(tmp_path, "clone", "-q", str(served / "good.git"), str(work))
-    roster_csv = _roster(tmp_path, {"good": f"{url}/good.git"})
+    roster_csv = url_roster(tmp_path, {"good": f"{url}/good.git"})
     out = tmp_path / "out"
     assert grade_class_main(roster_csv, out) == 0
     first = read_gradebook(out / "gradebook.csv")[0]
@@ -139,10 +99,10 @@ def test_a_rerun_fetches_new_commits_and_grades_them(server, toy_class, tmp_path
 
 
 def test_a_copy_that_cannot_be_updated_is_graded_as_fetched_before(
-    server, toy_class, tmp_path, capsys
+    git_server, toy_class, tmp_path, capsys
 ):
-    url, served = server
-    roster_csv = _roster(tmp_path, {"good": f"{url}/good.git"})
+    url, served = git_server
+    roster_csv = url_roster(tmp_path, {"good": f"{url}/good.git"})
     out = tmp_path / "out"
     assert grade_class_main(roster_csv, out, deadline=DEADLINE) == 0
     hidden = served / "moved.git"
@@ -190,6 +150,16 @@ def test_which_repositories_are_clone_urls(repo: str, clone: bool) -> None:
         ),
         ("ssh://git@github.com/cy/t101.git", None, "ssh://git@github.com/cy/t101.git"),
         ("git@github.com:cy/t101.git", "remote: \x1b[31mno\x1b[0m", "remote: [31mno[0m"),
+        (  # a lone user part may be a token: hidden in the URL, not in the path after it
+            "https://t101-alice@github.com/t101-alice/t101.git",
+            None,
+            "https://***@github.com/t101-alice/t101.git",
+        ),
+        (
+            "ssh://cy:hunter2@example.org/t101.git",
+            "ssh://cy:hunter2@example.org/t101.git: hunter2 refused",
+            "ssh://cy:***@example.org/t101.git: *** refused",
+        ),
     ],
 )
 def test_urls_are_shown_without_tokens_or_control_characters(url, text, expected) -> None:
@@ -223,9 +193,42 @@ def test_a_server_that_never_answers_fails_the_clone_at_the_time_out(tmp_path, m
     assert list((out / ".repos" / ".partial").iterdir()) == []
 
 
-def test_a_learner_whose_url_changed_is_graded_again(server, tmp_path):
-    url, _ = server
+def test_a_learner_whose_url_changed_is_graded_again(git_server, tmp_path):
+    url, _ = git_server
     out = tmp_path / "out"
-    assert grade_class_main(_roster(tmp_path, {"good": f"{url}/good.git"}), out) == 0
-    assert grade_class_main(_roster(tmp_path, {"good": f"{url}/nobody.git"}), out) == 1
+    assert grade_class_main(url_roster(tmp_path, {"good": f"{url}/good.git"}), out) == 0
+    assert grade_class_main(url_roster(tmp_path, {"good": f"{url}/nobody.git"}), out) == 1
     assert store.read_record(out, "good").error.startswith(f"git could not clone {url}/nobody")
+
+
+_HINT = "\nPlease make sure you have the correct access rights\nand the repository exists.\n"
+
+
+@pytest.mark.parametrize(
+    ("stderr", "expected"),
+    [
+        (  # ssh: the reason is the line before git's own fatal line, not the hint after it
+            "Cloning into bare repository 'x'...\n"
+            "ssh: connect to host example.org port 22: Connection refused\n"
+            "fatal: Could not read from remote repository.\n" + _HINT,
+            "ssh: connect to host example.org port 22: Connection refused",
+        ),
+        (
+            "git@github.com: Permission denied (publickey).\r\n"
+            "fatal: Could not read from remote repository.\n" + _HINT,
+            "git@github.com: Permission denied (publickey)",
+        ),
+        (
+            "remote: Repository not found.\n"
+            "fatal: repository 'https://github.com/cy/t101.git/' not found\n",
+            "fatal: repository 'https://github.com/cy/t101.git/' not found",
+        ),
+        (
+            "fatal: Could not read from remote repository.\n" + _HINT,
+            "fatal: Could not read from remote repository",
+        ),
+        ("", "git exited with status 128"),
+    ],
+)
+def test_the_line_that_says_why_git_failed_is_kept(stderr: str, expected: str) -> None:
+    assert git_network.cause(stderr, 128) == expected

@@ -1,0 +1,131 @@
+"""git commands that talk to a server (clone, fetch, ls-remote), run so that none outlives
+the command that started it.
+
+* Each git runs in a process group of its own (with its helpers: git-remote-https, ssh,
+  index-pack), so that it can be stopped whole: at its time-out, or when the command is
+  interrupted (``Commands.stop``: Ctrl-C, a CI job cancelled, SIGINT to this process alone). A
+  terminal's Ctrl-C reaches this process only, which then stops every git it started.
+* On Linux, git is also killed when the thread that started it dies (PR_SET_PDEATHSIG, see
+  prctl(2)), so a ``kill -9`` of the command leaves no git running on against a server that
+  never answers.
+* ``cause`` picks the line of git's messages that says why it failed: the ssh or server line
+  before "fatal: Could not read from remote repository", not the hint after it.
+
+Source: the git documentation (git(1), git-clone(1)); prctl(2); Python's subprocess module.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from functools import partial
+
+_PR_SET_PDEATHSIG = 1
+_REMOTE_UNREADABLE = "fatal: could not read from remote repository"
+_HINTS = ("please make sure you have the correct access rights", "and the repository exists")
+_PROGRESS = ("cloning into ", "warning: you appear to have cloned an empty repository")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one git command ended: its status (None when it was stopped: its time-out, or
+    the command interrupted), what it printed, and its messages."""
+
+    status: int | None
+    stdout: str
+    stderr: str
+
+    @property
+    def ok(self) -> bool:
+        return self.status == 0
+
+
+class Commands:
+    """The git commands a fetch started, so that an interrupt stops all of them at once.
+    Thread-safe: each worker thread runs its own git through ``run``."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running: set[subprocess.Popen] = set()
+        self._stopped = False
+
+    def run(self, args: list[str], env: dict[str, str], timeout: float) -> Outcome:
+        """Run ``git ARGS`` with no input; stopped (status None) after ``timeout`` seconds or
+        by ``stop``. OSError when git cannot be started."""
+        with self._lock:
+            if self._stopped:
+                return Outcome(None, "", "")
+            process = subprocess.Popen(
+                ["git", *args],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                errors="replace",
+                process_group=0,
+                preexec_fn=partial(_die_with, os.getpid()) if _libc is not None else None,
+            )
+            self._running.add(process)
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill(process)
+            stdout, stderr = process.communicate()
+            return Outcome(None, stdout, stderr)
+        finally:
+            with self._lock:
+                self._running.discard(process)
+        status = None if self._stopped else process.returncode
+        return Outcome(status, stdout, stderr)
+
+    def stop(self) -> None:
+        """Kill every git still running (and its helpers); start no more."""
+        with self._lock:
+            self._stopped = True
+            running = list(self._running)
+        for process in running:
+            _kill(process)
+
+    @property
+    def stopped(self) -> bool:
+        """Whether ``stop`` was called."""
+        return self._stopped
+
+
+def cause(stderr: str, status: int | None = None) -> str:
+    """The line of git's messages that says why it failed (without a final period)."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    lines = [line for line in lines if not line.lower().startswith(_PROGRESS)]
+    lines = [line for line in lines if not line.lower().startswith(_HINTS)]
+    for index, line in enumerate(lines):
+        if line.lower().startswith(_REMOTE_UNREADABLE):
+            return (lines[index - 1] if index else line).rstrip(".")
+    fatal = [line for line in lines if line.lower().startswith(("fatal:", "error:"))]
+    if fatal:
+        return fatal[0].rstrip(".")
+    if lines:
+        return lines[-1].rstrip(".")
+    return f"git exited with status {status}"
+
+
+def _kill(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)  # its group: the helpers too
+    except (ProcessLookupError, PermissionError):
+        pass  # already gone (its group with it)
+
+
+_libc = ctypes.CDLL(None, use_errno=True) if sys.platform == "linux" else None
+
+
+def _die_with(parent: int) -> None:
+    """In the child before exec: SIGKILL when the thread that started it dies."""
+    _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the parent died before the prctl: nobody would kill us
+        os._exit(1)

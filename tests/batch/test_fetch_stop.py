@@ -1,0 +1,106 @@
+"""No git that grade-class started to fetch a repository outlives it (gradebook/git_network.py).
+
+A server that accepts connections and never answers keeps every clone waiting (git:// has no
+stall limit). SIGINT to the command alone (what `timeout -s INT` or a cancelled CI job sends;
+a terminal's Ctrl-C also reaches git itself) must end the command at once, exit status 130,
+with no git left running and no half-made clone; after a kill -9 of the command, every git it
+started must die too (Linux: the parent-death signal)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.batch.conftest import TOY_COURSE, url_roster
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc; PR_SET_PDEATHSIG")
+
+LEARNERS = 3
+WAIT = 120.0  # seconds for the clones to start, or for the command to end
+
+
+@pytest.fixture
+def silent_url():
+    """A git:// URL (unique path) on a server that accepts connections and never answers."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    marker = f"silent-{uuid.uuid4().hex}"
+    try:
+        yield f"git://127.0.0.1:{listener.getsockname()[1]}/{marker}.git", marker
+    finally:
+        listener.close()
+
+
+def _processes_with(marker: str) -> list[int]:
+    """The processes whose command line holds marker (a zombie's command line is empty)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if marker.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:  # ended meanwhile
+            continue
+    return found
+
+
+def _wait_for(condition, what: str) -> None:
+    deadline = time.monotonic() + WAIT
+    while not condition():
+        assert time.monotonic() < deadline, f"still waiting for {what} after {WAIT:.0f} s"
+        time.sleep(0.1)
+
+
+def _start(tmp_path: Path, url: str) -> tuple[subprocess.Popen, Path]:
+    """grade-class on LEARNERS learners who all give url (never in the command line: the
+    marker must name git processes only)."""
+    roster_csv = url_roster(tmp_path, {f"l{i}": url for i in range(LEARNERS)})
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "autograder", "grade-class", str(roster_csv)]
+    process = subprocess.Popen(
+        [*command, "--out", str(out), "--course", str(TOY_COURSE), "--quiet"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # SIGINT to the command alone, as `timeout -s INT` sends it
+    )
+    return process, out
+
+
+def test_sigint_to_the_command_alone_stops_every_clone_at_once(silent_url, tmp_path) -> None:
+    url, marker = silent_url
+    process, out = _start(tmp_path, url)
+    try:
+        _wait_for(lambda: len(_processes_with(marker)) >= LEARNERS, "the clones to start")
+        os.kill(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=WAIT)
+    finally:
+        process.kill()
+    assert process.returncode == 130, err
+    assert "run the same command again" in err
+    assert _processes_with(marker) == []
+    assert list((out / ".repos" / ".partial").iterdir()) == []
+
+
+def test_no_clone_outlives_a_killed_command(silent_url, tmp_path) -> None:
+    url, marker = silent_url
+    process, _ = _start(tmp_path, url)
+    try:
+        _wait_for(lambda: len(_processes_with(marker)) >= LEARNERS, "the clones to start")
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=WAIT)
+        _wait_for(lambda: _processes_with(marker) == [], "the clones to die")
+    finally:
+        process.kill()
+        for pid in _processes_with(marker):  # never leave one behind, even when this fails
+            os.kill(pid, signal.SIGKILL)
