@@ -47,7 +47,7 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
             for shard in shards:  # none may still be being graded while it is copied
                 if Path(shard).is_dir():
                     held.enter_context(lock.hold(Path(shard), "merge", shared=True))
-        except lock.FolderBusy as busy:
+        except lock.LockError as busy:
             return _error(str(busy))
         found: dict[str, Path] = {}
         for shard in map(Path, shards):
@@ -62,7 +62,7 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
         out.mkdir(parents=True, exist_ok=True)
         try:
             held.enter_context(lock.hold(out, "merge"))
-        except lock.FolderBusy as busy:
+        except lock.LockError as busy:
             return _error(str(busy))
         return _merge(config, found, out, quiet)
 

@@ -17,6 +17,7 @@ Without ``fcntl`` (Windows) nothing is locked. Source: the Linux man page flock(
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from datetime import UTC, datetime
@@ -37,11 +38,25 @@ SHARD_BUSY = (
     "The shard folder {folder} is still being written by {holder}; merge it once that run has "
     "finished."
 )
+CANNOT_LOCK = (
+    "Could not open the lock file {path} ({why}); {command} writes in {folder} only while it "
+    "holds that lock: make the folder writable by you, or choose another --out."
+)
+LINKED_LOCK = (
+    "The lock file {path} is a symbolic link, which {command} does not follow; remove it and "
+    "run again."
+)
 HOLDER = "another autograder command ({command}, process {pid}, started {started})"
 UNKNOWN_HOLDER = "another autograder command"
+#: Errors of the disk: the command line's own sentence says those (reports/files.py).
+_DISK_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})
 
 
-class FolderBusy(Exception):
+class LockError(Exception):
+    """The folder cannot be locked; the message is the sentence to print."""
+
+
+class FolderBusy(LockError):
     """Another live process holds the folder's lock; the message is the sentence to print."""
 
 
@@ -71,8 +86,10 @@ class Held:
 def hold(folder: Path, command: str, *, shared: bool = False) -> Held:
     """Lock ``folder`` (which must exist) for ``command`` ("grade-class", "merge").
 
-    Exclusive: for the command that writes the folder; the lock file is made if missing, and
-    OSError (a read-only folder, say) comes through as it is. ``shared``: for a command that
+    Exclusive: for the command that writes the folder; the lock file is made if missing.
+    LockError when it cannot be opened (a folder of another user, a symbolic link); OSError
+    for an error of the disk (a read-only file system), which the command line turns into its
+    own sentence. ``shared``: for a command that
     only reads it; a folder without a lock file, or one it cannot open, was never written by
     a command that is still running, and is not locked. Raises FolderBusy, whose message names
     the holder, when another process holds an exclusive lock (or any lock, for an exclusive
@@ -82,11 +99,11 @@ def hold(folder: Path, command: str, *, shared: bool = False) -> Held:
     path = Path(folder) / LOCK_FILE
     if shared:
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
         except OSError:
             return Held(None)
     else:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fd = _open_exclusive(path, command)
     try:
         fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -104,6 +121,21 @@ def hold(folder: Path, command: str, *, shared: bool = False) -> Held:
     return Held(fd)
 
 
+def _open_exclusive(path: Path, command: str) -> int:
+    try:
+        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
+    except OSError as error:
+        if error.errno in _DISK_ERRORS:
+            raise
+        if error.errno == errno.ELOOP:
+            raise LockError(LINKED_LOCK.format(path=path, command=command)) from None
+        why = error.strerror or str(error)
+        folder = path.parent
+        raise LockError(
+            CANNOT_LOCK.format(path=path, why=why, command=command, folder=folder)
+        ) from None
+
+
 def _name_holder(fd: int, command: str) -> None:
     started = datetime.now(UTC).isoformat(timespec="seconds")
     text = json.dumps({"pid": os.getpid(), "command": command, "started": started}) + "\n"
@@ -113,11 +145,18 @@ def _name_holder(fd: int, command: str) -> None:
 
 def _holder(fd: int) -> str:
     """Who holds the lock, as the lock file says (written just after taking it, so it may
-    still be empty)."""
+    still be empty). The file names the last command that wrote the folder: when that process
+    has ended, the holder is another (a merge reading the folder), named by no file."""
     try:
         info = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
-        return HOLDER.format(
-            command=str(info["command"]), pid=int(info["pid"]), started=str(info["started"])
-        )
+        pid = int(info["pid"])
+        holder = HOLDER.format(command=str(info["command"]), pid=pid, started=info["started"])
     except (OSError, ValueError, TypeError, KeyError):
         return UNKNOWN_HOLDER
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return UNKNOWN_HOLDER
+    except PermissionError:
+        pass  # alive, another user's
+    return holder

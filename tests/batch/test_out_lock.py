@@ -169,3 +169,49 @@ def test_a_folder_it_cannot_write_in_fails_on_the_lock_file(tmp_path, monkeypatc
     monkeypatch.setattr(os, "open", real_open)
     with lock.hold(tmp_path, "grade-class"):
         pass
+
+
+def test_a_folder_of_another_user_fails_on_the_lock_file_with_a_sentence(tmp_path, monkeypatch):
+    real_open = os.open
+
+    def not_mine(path, flags, *args, **kwargs):
+        if os.fspath(path) == os.fspath(tmp_path / lock.LOCK_FILE):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", not_mine)
+    with pytest.raises(lock.LockError) as error:
+        lock.hold(tmp_path, "grade-class")
+    assert str(error.value) == lock.CANNOT_LOCK.format(
+        path=tmp_path / lock.LOCK_FILE,
+        why="Permission denied",
+        command="grade-class",
+        folder=tmp_path,
+    )
+
+
+def test_a_lock_file_that_is_a_link_is_not_followed(tmp_path, monkeypatch, capsys):
+    _no_grading(monkeypatch)
+    out = tmp_path / "out"
+    out.mkdir()
+    target = tmp_path / "precious.txt"
+    target.write_text("mine")
+    (out / lock.LOCK_FILE).symlink_to(target)
+    assert grade_class_main(_roster(tmp_path), out) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert lock.LINKED_LOCK.format(path=out / lock.LOCK_FILE, command="grade-class") in err
+    assert target.read_text() == "mine"
+
+
+def test_a_merge_reading_the_folder_is_not_named_as_the_last_writer(tmp_path):
+    """The lock file names the last command that wrote the folder; while a merge reads it
+    (a shared lock), that writer may be long gone and must not be named."""
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    (tmp_path / lock.LOCK_FILE).write_text(
+        f'{{"pid": {ended.pid}, "command": "grade-class", "started": "2026-12-01T00:00:00"}}\n'
+    )
+    with lock.hold(tmp_path, "merge", shared=True):
+        with pytest.raises(lock.FolderBusy) as busy:
+            lock.hold(tmp_path, "grade-class")
+    assert str(busy.value).startswith(f"Another autograder command is writing to {tmp_path};")
