@@ -93,7 +93,9 @@ def grade_learner(
     killed may count failures of its dying worker: the rerun grades that learner again)."""
     start = time.monotonic()
     graded_at = datetime.now(UTC).isoformat(timespec="seconds")
-    record = store.LearnerRecord(learner=learner.id, graded_at=graded_at)
+    record = store.LearnerRecord(
+        learner=learner.id, graded_at=graded_at, deadline=settings.deadline or ""
+    )
     record.key = settings_key(settings, learner)
     record.run_id = settings.run_id
     staged = store.staging_dir(settings.out, learner.id)
@@ -222,6 +224,7 @@ def error_record(
         learner=learner.id,
         error=error,
         graded_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        deadline=settings.deadline or "",
     )
     record.key = settings_key(settings, learner) if reusable else ""
     record.run_id = settings.run_id

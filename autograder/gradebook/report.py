@@ -52,6 +52,11 @@ WHO_SHOWN = 8  # learner ids named in a row of "Known mistakes" or the common me
 SHOWING = "Showing the {shown} most common of {total} other failure messages."
 NOT_IMPLEMENTED_MARK = "is not implemented yet"
 NOT_IMPLEMENTED_ROW = "{count} {learners} not implemented {component} yet (or part of it)."
+DEADLINE_NOTE = (
+    "Graded at the deadline {deadline}: each learner's last commit whose committer time is at "
+    "or before it. Learners who also have later commits, which were not graded: {later} (the "
+    "gradebook's late column says yes)."
+)
 NOT_SUBMITTED = (
     "{title}: graded for the {have} of {graded} graded learners whose repository holds it; "
     "the others have an empty cell in gradebook.csv."
@@ -146,6 +151,10 @@ def build_report(
         per_component.append((c.title, mean, c.points, full, len(scores)))
         if c.optional and len(scores) < len(graded):
             notes.append(NOT_SUBMITTED.format(title=c.title, have=len(scores), graded=len(graded)))
+    deadlines = sorted({r.deadline for r in records if r.deadline})
+    if deadlines:
+        later = sum(1 for r in graded if r.late)
+        notes.insert(0, DEADLINE_NOTE.format(deadline=" and ".join(deadlines), later=later))
     passed: Counter[str] = Counter()
     ran: Counter[str] = Counter()
     failures: Counter[tuple[str, str, str]] = Counter()  # (component, mistake, message)

@@ -43,6 +43,7 @@ class LearnerRecord:
     commit: str = ""
     commit_time: str = ""
     late: bool | None = None
+    deadline: str = ""  # --deadline as given ("" without): late says commits after it exist
     components: dict[str, float] = field(default_factory=dict)
     total: float | None = None
     max_score: float | None = None

@@ -20,6 +20,7 @@ import pytest
 
 from autograder.commands.grade_class import ALL_SAVED
 from autograder.gradebook import store
+from autograder.gradebook.report import DEADLINE_NOTE
 from tests.batch.conftest import (
     DEADLINE,
     TOY_COURSE,
@@ -92,6 +93,7 @@ def test_each_learner_has_reports_and_the_class_report_is_written(whole: Path) -
     assert "is empty" in (whole / "empty" / "summary.md").read_text()
     report = (whole / "report.md").read_text()
     assert "2 of 4 learners graded." in report
+    assert DEADLINE_NOTE.format(deadline=DEADLINE, later=1) in report
     assert "| Scaling | 7.50 / 10.00 | 1 / 2 |" in report
     assert "| Normalizing | 5.00 / 5.00 | 2 / 2 |" in report
     assert "| Scaling: scale(x, nan) raises ValueError | 2 / 2 |" in report
