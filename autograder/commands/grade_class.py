@@ -127,10 +127,11 @@ def main(
             parent_pid=os.getpid(),
             manifest=manifest,
         )
+        records = {learner.id: store.read_record(out, learner.id) for learner in learners}
         pending = [
             learner
             for learner in learners
-            if force or not _reusable(store.read_record(out, learner.id), settings, learner)
+            if force or not _reusable(records[learner.id], settings, learner)
         ]
         err = Console(stderr=True, highlight=False, quiet=quiet)
         if not pending:
@@ -139,6 +140,9 @@ def main(
             err.print(
                 RESUMING.format(done=len(learners) - len(pending), total=len(learners), out=out)
             )
+        changed = sum(records[learner.id] is not None for learner in pending)
+        if changed and not force:
+            err.print(OTHER_SETTINGS.format(count=changed, out=out))
         # The class report's figure library loads while the command waits for the learners.
         threading.Thread(target=report.figure_library, daemon=True, name="warm-report").start()
         try:
@@ -354,6 +358,11 @@ def _start_uninterrupted(process: multiprocessing.process.BaseProcess) -> None:
 ALL_SAVED = (
     "All {total} learners already have a result in {out} from the same settings; writing the "
     "gradebook and the class report from them (--force regrades everyone)."
+)
+OTHER_SETTINGS = (
+    "{count} learners have a result in {out} that this run does not keep (--deadline, "
+    "--timeout, --seed, --manifest or their repository changed, or their grading could not "
+    "finish); grading them again."
 )
 RESUMING = (
     "{done} of {total} learners already have a result in {out} from the same settings; grading "

@@ -13,6 +13,7 @@ import socket
 
 import pytest
 
+from autograder.commands import grade_class
 from autograder.gradebook import fetch, git_network, roster, store
 from tests.batch.conftest import (
     AFTER,
@@ -193,11 +194,15 @@ def test_a_server_that_never_answers_fails_the_clone_at_the_time_out(tmp_path, m
     assert list((out / ".repos" / ".partial").iterdir()) == []
 
 
-def test_a_learner_whose_url_changed_is_graded_again(git_server, tmp_path):
+def test_a_learner_whose_url_changed_is_graded_again(git_server, tmp_path, capsys):
     url, _ = git_server
     out = tmp_path / "out"
     assert grade_class_main(url_roster(tmp_path, {"good": f"{url}/good.git"}), out) == 0
-    assert grade_class_main(url_roster(tmp_path, {"good": f"{url}/nobody.git"}), out) == 1
+    changed = url_roster(tmp_path, {"good": f"{url}/nobody.git"})
+    capsys.readouterr()
+    assert grade_class_main(changed, out, quiet=False) == 1
+    said = " ".join(capsys.readouterr().err.split())
+    assert grade_class.OTHER_SETTINGS.format(count=1, out=out.resolve()) in said
     assert store.read_record(out, "good").error.startswith(f"git could not clone {url}/nobody")
 
 
