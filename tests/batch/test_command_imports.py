@@ -21,12 +21,20 @@ def test_importing_a_batch_command_imports_neither_torch_nor_matplotlib(module):
     assert completed.stdout.strip() == "[]", f"{module} imports {completed.stdout.strip()}"
 
 
+# multiprocessing starts the fork server without waiting for its exec: until then, its
+# /proc/PID/environ is this probe's environment as it was when the probe started.
 PROBE_ZYGOTE_ADDRESS = """
+import time
 from multiprocessing import forkserver
 from pathlib import Path
 from autograder import cli
 with cli._warm_workers(batch=True):
     pid = forkserver._forkserver._forkserver_pid  # private: the server started just now
+    started = b"multiprocessing.forkserver import main"  # in its command line once it runs
+    deadline = time.monotonic() + 60
+    while started not in Path(f"/proc/{pid}/cmdline").read_bytes():
+        assert time.monotonic() < deadline, "the fork server did not start"
+        time.sleep(0.01)
     environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\\0")
     print(any(entry.startswith(b"AUTOGRADER_ZYGOTE=") for entry in environ))
 """
