@@ -98,8 +98,19 @@ def worker_pid(session: LearnerSession) -> int:
     return session._worker.process.pid
 
 
-def pids_running(marker: str) -> list[int]:
-    """Live processes, anywhere on the machine, whose command line holds marker."""
+def pids_running(marker: str, wait: float = 5.0) -> list[int]:
+    """Live processes, anywhere on the machine, whose command line holds marker; waits up to
+    ``wait`` seconds for one to appear: Popen returns once the exec has begun, and until the
+    kernel has set up the new program, its command line reads empty."""
+    deadline = time.monotonic() + wait
+    found = _pids_running(marker)
+    while not found and time.monotonic() < deadline:
+        time.sleep(0.02)
+        found = _pids_running(marker)
+    return found
+
+
+def _pids_running(marker: str) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
         try:
