@@ -15,11 +15,14 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from tests.batch.conftest import TOY_COURSE, url_roster
+from tests.processes import running_with
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc; PR_SET_PDEATHSIG")
 
@@ -40,20 +43,6 @@ def silent_url():
         listener.close()
 
 
-def _processes_with(marker: str) -> list[int]:
-    """The processes whose command line holds marker (a zombie's command line is empty)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if marker.encode() in (entry / "cmdline").read_bytes():
-                found.append(int(entry.name))
-        except OSError:  # ended meanwhile
-            continue
-    return found
-
-
 def _wait_for(condition, what: str) -> None:
     deadline = time.monotonic() + WAIT
     while not condition():
@@ -61,9 +50,11 @@ def _wait_for(condition, what: str) -> None:
         time.sleep(0.1)
 
 
-def _start(tmp_path: Path, url: str) -> tuple[subprocess.Popen, Path]:
+@contextmanager
+def _cloning(tmp_path: Path, url: str, marker: str) -> Iterator[tuple[subprocess.Popen, Path]]:
     """grade-class on LEARNERS learners who all give url (never in the command line: the
-    marker must name git processes only)."""
+    marker must name git processes only), from when all their clones run; whatever happens,
+    nothing is left running."""
     roster_csv = url_roster(tmp_path, {f"l{i}": url for i in range(LEARNERS)})
     out = tmp_path / "out"
     command = [sys.executable, "-m", "autograder", "grade-class", str(roster_csv)]
@@ -74,33 +65,30 @@ def _start(tmp_path: Path, url: str) -> tuple[subprocess.Popen, Path]:
         text=True,
         start_new_session=True,  # SIGINT to the command alone, as `timeout -s INT` sends it
     )
-    return process, out
+    try:
+        _wait_for(lambda: len(running_with(marker)) >= LEARNERS, "the clones to start")
+        yield process, out
+    finally:
+        process.kill()
+        process.communicate()
+        for pid in running_with(marker):  # never leave one behind, even when a test fails
+            os.kill(pid, signal.SIGKILL)
 
 
 def test_sigint_to_the_command_alone_stops_every_clone_at_once(silent_url, tmp_path) -> None:
     url, marker = silent_url
-    process, out = _start(tmp_path, url)
-    try:
-        _wait_for(lambda: len(_processes_with(marker)) >= LEARNERS, "the clones to start")
+    with _cloning(tmp_path, url, marker) as (process, out):
         os.kill(process.pid, signal.SIGINT)
         _, err = process.communicate(timeout=WAIT)
-    finally:
-        process.kill()
-    assert process.returncode == 130, err
-    assert "run the same command again" in err
-    assert _processes_with(marker) == []
-    assert list((out / ".repos" / ".partial").iterdir()) == []
+        assert process.returncode == 130, err
+        assert "run the same command again" in err
+        assert running_with(marker) == {}
+        assert list((out / ".repos" / ".partial").iterdir()) == []
 
 
 def test_no_clone_outlives_a_killed_command(silent_url, tmp_path) -> None:
     url, marker = silent_url
-    process, _ = _start(tmp_path, url)
-    try:
-        _wait_for(lambda: len(_processes_with(marker)) >= LEARNERS, "the clones to start")
+    with _cloning(tmp_path, url, marker) as (process, _):
         os.kill(process.pid, signal.SIGKILL)
         process.wait(timeout=WAIT)
-        _wait_for(lambda: _processes_with(marker) == [], "the clones to die")
-    finally:
-        process.kill()
-        for pid in _processes_with(marker):  # never leave one behind, even when this fails
-            os.kill(pid, signal.SIGKILL)
+        _wait_for(lambda: running_with(marker) == {}, "the clones to die")

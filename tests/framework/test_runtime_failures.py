@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from autograder.runtime import LearnerError, LearnerSession, Limits, messages
+from tests.processes import running_with
 
 MEMORY_MB = 1536
 
@@ -111,15 +112,7 @@ def pids_running(marker: str, wait: float = 5.0) -> list[int]:
 
 
 def _pids_running(marker: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
-                if not process_gone(int(entry.name)):
-                    found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
+    return list(running_with(marker))
 
 
 def wait_gone(pid: int, seconds: float = 5.0) -> bool:

@@ -13,6 +13,7 @@ import pytest
 
 from autograder.runtime import LearnerError, LearnerSession, Limits, isolation, zygote_client
 from autograder.runtime import zygote as zygote_module
+from tests.processes import running_with
 
 pytestmark = pytest.mark.skipif(not zygote_client.supported(), reason="fork servers need Linux")
 
@@ -256,18 +257,7 @@ def test_without_an_answering_zygote_the_worker_starts_fresh(package, secret_dir
 
 
 def _processes_mentioning(marker: str) -> list[str]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            cmdline = (entry / "cmdline").read_bytes()
-        except (OSError, IndexError):
-            continue
-        if state not in ("Z", "X") and marker.encode() in cmdline:
-            found.append(cmdline.replace(b"\0", b" ").decode(errors="replace"))
-    return found
+    return list(running_with(marker).values())
 
 
 def test_a_zygote_still_importing_is_stopped_at_once(zygote):

@@ -8,10 +8,11 @@ patch all four and still expect each one's score on its own.
 
 from __future__ import annotations
 
-import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tests.processes import running_with
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "submissions" / "amara"
@@ -124,15 +125,4 @@ def apply(case: Case, package: Path, *, marker: str, out: Path) -> None:
 
 def leftover_processes(marker: str) -> list[str]:
     """Command lines of live processes, anywhere on the machine, that mention marker."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            cmdline = (entry / "cmdline").read_bytes()
-        except (OSError, IndexError):
-            continue
-        if state not in ("Z", "X") and marker.encode() in cmdline:
-            found.append(cmdline.replace(b"\0", b" ").decode(errors="replace"))
-    return found
+    return list(running_with(marker).values())

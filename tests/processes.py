@@ -1,0 +1,25 @@
+"""The processes running on this machine, read from Linux's /proc, for the tests that check
+that nothing a command started is left running."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def running_with(marker: str) -> dict[int, str]:
+    """The live processes (not zombies, not this one) whose command line holds marker: process
+    id to command line (arguments joined by spaces). A process that has just been exec'd may
+    not show yet: its command line reads empty until the kernel has set the new program up."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            cmdline = (entry / "cmdline").read_bytes()
+        except (OSError, IndexError):  # ended meanwhile
+            continue
+        if state not in ("Z", "X") and marker.encode() in cmdline:
+            found[int(entry.name)] = cmdline.replace(b"\0", b" ").decode(errors="replace")
+    return found
