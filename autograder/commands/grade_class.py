@@ -140,9 +140,9 @@ def main(
             err.print(
                 RESUMING.format(done=len(learners) - len(pending), total=len(learners), out=out)
             )
-        changed = sum(records[learner.id] is not None for learner in pending)
-        if changed and not force:
-            err.print(OTHER_SETTINGS.format(count=changed, out=out))
+        changed = sum(bool(records[learner.id] and records[learner.id].key) for learner in pending)
+        if changed and not force:  # not those whose grading could not finish (no key): retried
+            err.print(OTHER_SETTINGS.format(learners=_learners(changed), out=out))
         # The class report's figure library loads while the command waits for the learners.
         threading.Thread(target=report.figure_library, daemon=True, name="warm-report").start()
         try:
@@ -167,12 +167,20 @@ def fetch_pending(pending: list[roster.Learner], out: Path, err: Console) -> lis
     columns = (TextColumn("[bold]fetching"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=err, transient=True) as progress:
         task = progress.add_task("fetching", total=count)
+
+        def say(line: str) -> None:  # a problem: said even with --quiet
+            if err.quiet:
+                print(line, file=sys.stderr)
+            else:
+                progress.console.print(line, markup=False, highlight=False)
+
         return fetch.fetch(
-            pending,
-            out,
-            say=lambda line: progress.console.print(line, markup=False, highlight=False),
-            done=lambda learner: progress.update(task, advance=1),
+            pending, out, say=say, done=lambda learner: progress.update(task, advance=1)
         )
+
+
+def _learners(count: int) -> str:
+    return "1 learner has" if count == 1 else f"{count} learners have"
 
 
 def _interrupted(out: Path, learners: list[roster.Learner]) -> int:
@@ -360,9 +368,8 @@ ALL_SAVED = (
     "gradebook and the class report from them (--force regrades everyone)."
 )
 OTHER_SETTINGS = (
-    "{count} learners have a result in {out} that this run does not keep (--deadline, "
-    "--timeout, --seed, --manifest or their repository changed, or their grading could not "
-    "finish); grading them again."
+    "{learners} a result in {out} from other settings (--deadline, --timeout, --seed, "
+    "--manifest or their repository changed); grading them again."
 )
 RESUMING = (
     "{done} of {total} learners already have a result in {out} from the same settings; grading "

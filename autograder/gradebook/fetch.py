@@ -15,16 +15,23 @@ exactly as a local clone (its HEAD, or its last commit at the deadline; snapshot
   same URL is updated (``git fetch --prune``, every branch) and its HEAD follows the server's
   default branch (renamed, or first pushed after an empty repository was cloned). A clone that
   fails gives that learner a row with the line of git's messages that says why, and the run
-  goes on; an update that fails keeps the copy as it was fetched before, says so on the
-  console, and grades it (the gradebook's commit column says what was graded).
+  goes on; when an update fails, the copy is cloned again (the copy itself may be damaged, or
+  hold a ref lock a killed fetch left), and when that fails too (or the update took too long)
+  the copy is graded as it was fetched before, with a console line (the gradebook's commit
+  column says what was graded).
 * No token stays on disk: a copy's config holds its URL without the user part and, to know
-  which URL it came from, the URL's SHA-256; each update gives git the full URL again.
+  which URL it came from, the URL's SHA-256; each update gives git the full URL again; for a
+  URL that carries credentials, the user's credential helpers are turned off (``store`` would
+  write them down).
 * An interrupt stops every git started, at once; so does the end of this process, even by
   kill -9, on Linux (git_network.py).
 
-git runs with the user's own configuration (credential helpers, URL rewrites, ssh keys reach
-private repositories) but never prompts: no terminal, ssh in batch mode, so a repository the
-machine has no credentials for fails at once instead of waiting for a password. Only the https,
+git runs with the user's own configuration (credential helpers, URL rewrites, ssh keys and
+core.sshCommand reach private repositories) but never prompts: no terminal, ssh in batch mode
+(unless the user gave their own ssh command), so a repository the machine has no credentials
+for fails at once instead of waiting for a password; a server that stops sending is left after
+a minute over http(s) and ssh (unless the user set http.lowSpeedLimit), at FETCH_TIMEOUT over
+git://. Only the https,
 http, ssh and git transports are allowed (GIT_ALLOW_PROTOCOL; never ``ext::``, which runs a
 command), and the URL comes after ``--``, so a roster line cannot pass git an option.
 Source: the git documentation, git-clone(1), git-fetch(1) and git(1) (GIT_ALLOW_PROTOCOL).
@@ -32,6 +39,7 @@ Source: the git documentation, git-clone(1), git-fetch(1) and git(1) (GIT_ALLOW_
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
@@ -108,7 +116,7 @@ def fetch(
     partial = repos / PARTIAL_DIR
     _remove(partial)  # clones a killed run left half made
     partial.mkdir(parents=True)
-    commands = Commands()
+    commands = Commands()  # closed below: the reaper ends with the fetch
 
     def bring(learner: Learner) -> Learner:
         brought = _bring(learner, out, partial, say, commands)
@@ -122,7 +130,9 @@ def fetch(
         commands.stop()
         pool.shutdown(wait=True, cancel_futures=True)
         raise
-    pool.shutdown()
+    finally:
+        pool.shutdown()
+        commands.close()
     return [brought.get(learner, learner) for learner in learners]
 
 
@@ -133,16 +143,22 @@ def shown(url: str, text: str | None = None) -> str:
     Hidden: the user part of an https or http URL, where a token goes (https://TOKEN@host/...
     or https://user:TOKEN@host/...), wherever it is followed by "@" (a lone user part may be a
     token; the same name elsewhere, in a path, is kept); a password (https, http or
-    ssh://user:PASSWORD@host/...) wherever it appears."""
+    ssh://user:PASSWORD@host/...) wherever it appears; a query string (?access_token=...)."""
     text = url if text is None else text
-    parts = urlsplit(url) if "://" in url else None
+    try:
+        parts = urlsplit(url) if "://" in url else None
+        password = parts.password if parts else None
+    except ValueError:  # not a URL urlsplit reads (the roster refuses those): hide it whole
+        return "".join(ch for ch in text.replace(url, "the URL") if ch.isprintable())
     if parts and "@" in parts.netloc:
         userinfo = parts.netloc.rpartition("@")[0]
         scheme = parts.scheme.lower()
         if scheme in ("https", "http"):
             text = text.replace(userinfo + "@", "***@")
-        if parts.password and scheme in ("https", "http", "ssh"):
-            text = text.replace(parts.password, "***")
+        if password and scheme in ("https", "http", "ssh"):
+            text = text.replace(password, "***")
+    if parts and parts.query:  # ?access_token=...
+        text = text.replace(parts.query, "***")
     return "".join(ch for ch in text if ch.isprintable())
 
 
@@ -151,17 +167,23 @@ def _bring(learner: Learner, out: Path, partial: Path, say: Say, commands: Comma
     copy = copy_path(out, learner.id)
     try:
         if _is_copy_of(copy, learner.url):
-            _update(learner, copy, url, say, commands)
+            _update(learner, copy, partial, url, say, commands)
             return learner
         return _clone(learner, copy, partial, url, commands)
-    except OSError as error:  # git missing, or DIR/.repos not writable
-        return replace(learner, repo=None, error=CLONE_FAILED.format(url=url, detail=error))
+    except Exception as error:  # git missing, DIR/.repos not writable: this row, not the run
+        detail = shown(learner.url, f"{type(error).__name__}: {error}")
+        return replace(learner, repo=None, error=CLONE_FAILED.format(url=url, detail=detail))
 
 
-def _update(learner: Learner, copy: Path, url: str, say: Say, commands: Commands) -> None:
+def _update(
+    learner: Learner, copy: Path, partial: Path, url: str, say: Say, commands: Commands
+) -> None:
     """Bring every branch of the copy up to date, and its HEAD to the server's default branch
-    (renamed, or first pushed after an empty clone); on failure say so and keep the copy."""
-    done = _network(commands, copy, "fetch", "--quiet", "--prune", "--", learner.url, *_BRANCHES)
+    (renamed, or first pushed after an empty clone). When git fails, clone it again; when that
+    fails too (or the update took too long), say so and keep the copy."""
+    done = _network(
+        commands, copy, learner.url, "fetch", "--quiet", "--prune", "--", learner.url, *_BRANCHES
+    )
     if done.ok:
         _follow_head(commands, copy, learner.url)
         return
@@ -170,6 +192,11 @@ def _update(learner: Learner, copy: Path, url: str, say: Say, commands: Commands
     if done.status is None:
         detail = TOO_SLOW.format(seconds=FETCH_TIMEOUT, action="update", url=url)
     else:
+        # The copy itself may be at fault (damaged objects, a ref lock a killed fetch left):
+        # a fresh clone replaces it; if the server cannot be reached, that fails too.
+        recloned = _clone(learner, copy, partial, url, commands)
+        if not recloned.error:
+            return
         detail = shown(learner.url, cause(done.stderr, done.status))
     commit = _local(copy, "rev-parse", "--verify", "--quiet", "HEAD") or "none"
     say(NOT_UPDATED.format(url=url, learner=learner.id, detail=detail, commit=commit))
@@ -178,7 +205,9 @@ def _update(learner: Learner, copy: Path, url: str, say: Say, commands: Commands
 def _clone(learner: Learner, copy: Path, partial: Path, url: str, commands: Commands) -> Learner:
     staging = partial / f"{learner.id}.{uuid.uuid4().hex[:8]}"
     done = commands.run(
-        ["clone", "--bare", "--quiet", "--", learner.url, str(staging)], _env(), FETCH_TIMEOUT
+        [*_no_helper(learner.url), "clone", "--bare", "--quiet", "--", learner.url, str(staging)],
+        _env(),
+        FETCH_TIMEOUT,
     )
     if not done.ok:
         _remove(staging)
@@ -199,7 +228,7 @@ def _clone(learner: Learner, copy: Path, partial: Path, url: str, commands: Comm
 
 def _follow_head(commands: Commands, copy: Path, url: str) -> None:
     """Point the copy's HEAD at the branch the server's HEAD names, when the copy has it."""
-    done = _network(commands, copy, "ls-remote", "--symref", "--", url, "HEAD")
+    done = _network(commands, copy, url, "ls-remote", "--symref", "--", url, "HEAD")
     first = done.stdout.partition("\n")[0] if done.ok else ""
     if not first.startswith("ref: refs/heads/"):
         return
@@ -214,8 +243,19 @@ def _follow_head(commands: Commands, copy: Path, url: str) -> None:
 _BRANCHES = ("+refs/heads/*:refs/heads/*",)
 
 
-def _network(commands: Commands, copy: Path, *args: str) -> Outcome:
-    return commands.run(["--git-dir", str(copy), *args], _env(), FETCH_TIMEOUT)
+def _network(commands: Commands, copy: Path, url: str, *args: str) -> Outcome:
+    """git ARGS (which end with url) against the server, on the copy."""
+    return commands.run([*_no_helper(url), "--git-dir", str(copy), *args], _env(), FETCH_TIMEOUT)
+
+
+def _no_helper(url: str) -> list[str]:
+    """For a URL that carries its own credentials, git options that turn the user's
+    credential helpers off: a helper such as `store` would write the token to disk."""
+    try:
+        carries = "://" in url and "@" in urlsplit(url).netloc
+    except ValueError:
+        carries = True
+    return ["-c", "credential.helper="] if carries else []
 
 
 def _is_copy_of(copy: Path, url: str) -> bool:
@@ -263,14 +303,42 @@ def _remove(path: Path) -> None:
 
 def _env() -> dict[str, str]:
     """The user's environment, without prompts and with only the network transports."""
-    env = dict(os.environ)
+    return dict(_network_env(tuple(sorted(os.environ.items()))))
+
+
+#: ssh as grade-class runs it unless the user gave their own: never a prompt, and a server
+#: that stops answering (after the banner, say) is left after a minute.
+SSH_COMMAND = (
+    "ssh -o BatchMode=yes -o ConnectTimeout=60 -o ServerAliveInterval=15 -o ServerAliveCountMax=4"
+)
+
+
+@functools.lru_cache(maxsize=4)
+def _network_env(environ: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    env = dict(environ)
     env.update(
         GIT_TERMINAL_PROMPT="0",
         GIT_ALLOW_PROTOCOL=ALLOWED_PROTOCOLS,
         GCM_INTERACTIVE="never",  # Git Credential Manager: fail rather than open a dialog
     )
-    # A stalled server fails after a minute, not at FETCH_TIMEOUT (unless the user set these).
-    env.setdefault("GIT_HTTP_LOW_SPEED_LIMIT", "1000")  # bytes a second, over...
-    env.setdefault("GIT_HTTP_LOW_SPEED_TIME", "60")  # ...this many seconds
-    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes -o ConnectTimeout=60")
-    return env
+    # The user's own ssh command (core.sshCommand, GIT_SSH) and stall limits (http.lowSpeed*)
+    # win: an environment variable set here would override their configuration.
+    if not ({"GIT_SSH_COMMAND", "GIT_SSH"} & env.keys() or _configured(env, "core.sshCommand")):
+        env["GIT_SSH_COMMAND"] = SSH_COMMAND
+    if not _configured(env, "http.lowSpeedLimit"):  # a stalled server fails after a minute
+        env.setdefault("GIT_HTTP_LOW_SPEED_LIMIT", "1000")  # bytes a second, over...
+        env.setdefault("GIT_HTTP_LOW_SPEED_TIME", "60")  # ...this many seconds
+    return tuple(sorted(env.items()))
+
+
+def _configured(env: dict[str, str], key: str) -> bool:
+    """Whether the user's git configuration sets key."""
+    done = subprocess.run(
+        ["git", "config", "--get", key],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        cwd="/",  # outside any repository: the user's and the system's configuration only
+        check=False,
+    )
+    return done.returncode == 0 and bool(done.stdout.strip())

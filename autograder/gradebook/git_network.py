@@ -5,9 +5,10 @@ the command that started it.
   index-pack), so that it can be stopped whole: at its time-out, or when the command is
   interrupted (``Commands.stop``: Ctrl-C, a CI job cancelled, SIGINT to this process alone). A
   terminal's Ctrl-C reaches this process only, which then stops every git it started.
-* On Linux, git is also killed when the thread that started it dies (PR_SET_PDEATHSIG, see
-  prctl(2)), so a ``kill -9`` of the command leaves no git running on against a server that
-  never answers.
+* When the command ends, even by ``kill -9``, a reaper process it started kills every git
+  process group still running (git's helpers with it: git-remote-https, ssh), so none goes on
+  against a server that never answers; on Linux, git itself also gets the parent-death signal
+  (PR_SET_PDEATHSIG, see prctl(2)), in case the command dies before listing it.
 * ``cause`` picks the line of git's messages that says why it failed: the ssh or server line
   before "fatal: Could not read from remote repository", not the hint after it.
 
@@ -53,6 +54,25 @@ class Commands:
         self._lock = threading.Lock()
         self._running: set[subprocess.Popen] = set()
         self._stopped = False
+        self._reaper: subprocess.Popen | None = None
+
+    def __enter__(self) -> Commands:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop every git still running, and the reaper."""
+        self.stop()
+        with self._lock:
+            reaper, self._reaper = self._reaper, None
+        if reaper is not None:
+            try:
+                reaper.stdin.close()  # it kills the groups still listed (none) and ends
+            except OSError:
+                pass
+            reaper.wait()
 
     def run(self, args: list[str], env: dict[str, str], timeout: float) -> Outcome:
         """Run ``git ARGS`` with no input; stopped (status None) after ``timeout`` seconds or
@@ -72,6 +92,7 @@ class Commands:
                 preexec_fn=partial(_die_with, os.getpid()) if _libc is not None else None,
             )
             self._running.add(process)
+            self._tell_reaper(f"+ {process.pid}")
         try:
             stdout, stderr = process.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -81,6 +102,7 @@ class Commands:
         finally:
             with self._lock:
                 self._running.discard(process)
+                self._tell_reaper(f"- {process.pid}")
         status = None if self._stopped else process.returncode
         return Outcome(status, stdout, stderr)
 
@@ -96,6 +118,42 @@ class Commands:
     def stopped(self) -> bool:
         """Whether ``stop`` was called."""
         return self._stopped
+
+    def _tell_reaper(self, line: str) -> None:
+        """Under the lock: list (+) or unlist (-) a process group with the reaper, a small
+        process that kills the groups still listed when this process ends, even by kill -9
+        (its input then ends): git's helpers (git-remote-https, ssh) are not git's children
+        for the parent-death signal, only members of its group."""
+        if os.name != "posix":
+            return
+        if self._reaper is None:
+            self._reaper = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", _REAPER],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                text=True,
+                start_new_session=True,  # a Ctrl-C at the terminal is not for it
+            )
+        try:
+            self._reaper.stdin.write(line + "\n")
+            self._reaper.stdin.flush()
+        except OSError:  # it died: the parent-death signal still covers git itself
+            pass
+
+
+#: The reaper's program: the groups listed on its input, killed when the input ends.
+_REAPER = """
+import os, signal, sys
+groups = set()
+for line in sys.stdin:
+    verb, _, group = line.partition(" ")
+    (groups.add if verb == "+" else groups.discard)(int(group))
+for group in groups:
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except OSError:
+        pass
+"""
 
 
 def cause(stderr: str, status: int | None = None) -> str:

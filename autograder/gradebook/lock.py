@@ -20,6 +20,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import stat
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -45,6 +46,10 @@ CANNOT_LOCK = (
 LINKED_LOCK = (
     "The lock file {path} is a symbolic link, which {command} does not follow; remove it and "
     "run again."
+)
+ODD_LOCK = (
+    "The lock file {path} is not a regular file (a folder, a pipe or a device); {command} "
+    "writes its lock there: remove it and run again."
 )
 HOLDER = "another autograder command ({command}, process {pid}, started {started})"
 UNKNOWN_HOLDER = "another autograder command"
@@ -122,18 +127,25 @@ def hold(folder: Path, command: str, *, shared: bool = False) -> Held:
 
 
 def _open_exclusive(path: Path, command: str) -> int:
+    flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
     try:
-        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
+        fd = os.open(path, flags, 0o644)
     except OSError as error:
         if error.errno in _DISK_ERRORS:
             raise
         if error.errno == errno.ELOOP:
             raise LockError(LINKED_LOCK.format(path=path, command=command)) from None
+        if error.errno == errno.EISDIR:
+            raise LockError(ODD_LOCK.format(path=path, command=command)) from None
         why = error.strerror or str(error)
         folder = path.parent
         raise LockError(
             CANNOT_LOCK.format(path=path, why=why, command=command, folder=folder)
         ) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # a pipe or a device: not a file to write
+        os.close(fd)
+        raise LockError(ODD_LOCK.format(path=path, command=command))
+    return fd
 
 
 def _name_holder(fd: int, command: str) -> None:

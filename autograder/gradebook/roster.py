@@ -16,7 +16,7 @@ import csv
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import unquote, urlparse
+from urllib.parse import unquote, urlparse, urlsplit
 
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}")
 
@@ -33,12 +33,13 @@ CSV_COLUMNS = (
 )
 BAD_ID = (
     "The roster {path} has the learner id {learner!r} on line {line}; an id must start with a "
-    "letter or digit and use only letters, digits and . _ @ + - (it names a folder)."
+    "letter or digit, use only letters, digits and . _ @ + - and have at most 100 characters "
+    "(it names a folder)."
 )
 BAD_FOLDER_ID = (
     "The roster folder {path} holds a folder {learner!r}, whose name is the learner id; an id "
-    "must start with a letter or digit and use only letters, digits and . _ @ + - (rename the "
-    "folder)."
+    "must start with a letter or digit, use only letters, digits and . _ @ + - and have at most "
+    "100 characters (rename the folder)."
 )
 DUPLICATE_ID = "The roster {path} names the learner {learner} twice (lines {first} and {second})."
 EMPTY_ROSTER = "The roster {path} names no learners."
@@ -53,6 +54,9 @@ SCP_LIKE = re.compile(r"[A-Za-z0-9._~-]+@[A-Za-z0-9.-]+:(?!//).+")
 NOT_UTF8 = "The roster {path} is not UTF-8 text ({error}); save it as a UTF-8 CSV file."
 BAD_CSV = "The roster {path} is not a readable CSV file ({error})."
 UNRESOLVABLE = "The repository path {path} cannot be followed ({error}); fix it in the roster."
+MALFORMED_URL = (
+    "The roster gives {learner} a clone URL that git cannot use ({problem}); fix it in the roster."
+)
 BAD_SHARD = "--shard must look like i/n with 1 <= i <= n (for example 2/4); got {value!r}."
 
 
@@ -131,6 +135,9 @@ def _entry(learner: str, repo: str, base: Path) -> Learner:
     """A CSV row's learner: local paths resolved against the CSV's folder, file:// URLs
     unwrapped, clone URLs kept to fetch, any other URL recorded as an error."""
     if is_clone_url(repo):
+        problem = _url_problem(repo)
+        if problem:  # the URL is not repeated: it may carry a token
+            return Learner(learner, None, MALFORMED_URL.format(learner=learner, problem=problem))
         return Learner(learner, None, url=repo)
     parsed = urlparse(repo)
     if parsed.scheme == "file":
@@ -147,6 +154,19 @@ def is_clone_url(repo: str) -> bool:
     scp-like user@host:path)."""
     scheme, sep, _ = repo.partition("://")
     return (bool(sep) and scheme.lower() in CLONE_SCHEMES) or bool(SCP_LIKE.fullmatch(repo))
+
+
+def _url_problem(url: str) -> str:
+    """Why a clone URL cannot be used ("" when it can): what urlsplit says of it, or the
+    white space or control character it holds."""
+    if any(ch.isspace() or not ch.isprintable() for ch in url):
+        return "it holds white space or a control character"
+    if "://" in url:
+        try:
+            urlsplit(url).port  # noqa: B018 - parsing is the check (an unbalanced [, a bad port)
+        except ValueError as error:
+            return str(error)
+    return ""
 
 
 def _resolved(learner: str, path: Path) -> Learner:

@@ -26,6 +26,10 @@ MISSING = "The repository {path} does not exist."
 NOT_FOLDER = "The repository {path} is a file, not a folder."
 EMPTY = "The repository {path} is empty."
 NO_COMMITS = "The repository {path} has no commits yet, so there is nothing to grade."
+HEAD_MISSING = (
+    "The repository {path} has commits, but its default branch {head} does not exist (its "
+    "branches include {branches}); make one of those the default branch."
+)
 NONE_BEFORE = (
     "The repository {path} has no commit at or before the deadline {deadline}; its first commit "
     "is from {first}."
@@ -88,6 +92,16 @@ def select(path: Path, deadline: datetime | None) -> Selection:
             raise SnapshotError(NOT_GIT_WITH_DEADLINE.format(path=path, deadline=_iso(deadline)))
         return Selection()
     if _git(path, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False) == "":
+        branches = _git(
+            path, "for-each-ref", "--format=%(refname:short)", "refs/heads", check=False
+        )
+        if branches:  # commits, but HEAD names a branch that does not exist
+            head = _git(path, "symbolic-ref", "--quiet", "--short", "HEAD", check=False)
+            raise SnapshotError(
+                HEAD_MISSING.format(
+                    path=path, head=head or "HEAD", branches=", ".join(branches.split()[:5])
+                )
+            )
         raise SnapshotError(NO_COMMITS.format(path=path))
     history = _history(path)
     if deadline is None:

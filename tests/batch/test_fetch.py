@@ -99,8 +99,9 @@ def test_a_rerun_fetches_new_commits_and_grades_them(git_server, toy_class, tmp_
         git(work, "push", "-q", "--force", "origin", f"{toy_class['good_broken']}:main")
 
 
+@pytest.mark.parametrize("quiet", [False, True])  # -q keeps problems: this is one
 def test_a_copy_that_cannot_be_updated_is_graded_as_fetched_before(
-    git_server, toy_class, tmp_path, capsys
+    git_server, toy_class, tmp_path, capsys, quiet
 ):
     url, served = git_server
     roster_csv = url_roster(tmp_path, {"good": f"{url}/good.git"})
@@ -109,7 +110,7 @@ def test_a_copy_that_cannot_be_updated_is_graded_as_fetched_before(
     hidden = served / "moved.git"
     (served / "good.git").rename(hidden)  # the server no longer has it
     try:
-        assert grade_class_main(roster_csv, out, deadline=DEADLINE, force=True, quiet=False) == 0
+        assert grade_class_main(roster_csv, out, deadline=DEADLINE, force=True, quiet=quiet) == 0
     finally:
         hidden.rename(served / "good.git")
     row = read_gradebook(out / "gradebook.csv")[0]
@@ -151,6 +152,8 @@ def test_which_repositories_are_clone_urls(repo: str, clone: bool) -> None:
         ),
         ("ssh://git@github.com/cy/t101.git", None, "ssh://git@github.com/cy/t101.git"),
         ("git@github.com:cy/t101.git", "remote: \x1b[31mno\x1b[0m", "remote: [31mno[0m"),
+        ("https://h.org/t.git?access_token=QTOKEN", None, "https://h.org/t.git?***"),
+        ("https://t@[::1/t.git", "fatal: bad https://t@[::1/t.git", "fatal: bad the URL"),
         (  # a lone user part may be a token: hidden in the URL, not in the path after it
             "https://t101-alice@github.com/t101-alice/t101.git",
             None,
@@ -202,7 +205,7 @@ def test_a_learner_whose_url_changed_is_graded_again(git_server, tmp_path, capsy
     capsys.readouterr()
     assert grade_class_main(changed, out, quiet=False) == 1
     said = " ".join(capsys.readouterr().err.split())
-    assert grade_class.OTHER_SETTINGS.format(count=1, out=out.resolve()) in said
+    assert grade_class.OTHER_SETTINGS.format(learners="1 learner has", out=out.resolve()) in said
     assert store.read_record(out, "good").error.startswith(f"git could not clone {url}/nobody")
 
 
@@ -237,3 +240,40 @@ _HINT = "\nPlease make sure you have the correct access rights\nand the reposito
 )
 def test_the_line_that_says_why_git_failed_is_kept(stderr: str, expected: str) -> None:
     assert git_network.cause(stderr, 128) == expected
+
+
+@pytest.mark.parametrize(
+    ("url", "options"),
+    [
+        ("https://ghp_SECRET@github.com/cy/t101.git", ["-c", "credential.helper="]),
+        ("http://cy:pw@127.0.0.1/t101.git", ["-c", "credential.helper="]),
+        ("https://github.com/cy/t101.git", []),  # the user's helper may hold the credentials
+        ("git@github.com:cy/t101.git", []),
+    ],
+)
+def test_no_credential_helper_sees_a_url_that_carries_a_token(url, options) -> None:
+    """A helper such as `store` would write the token to disk."""
+    assert fetch._no_helper(url) == options
+
+
+def test_the_users_own_ssh_command_and_stall_limit_are_kept(monkeypatch) -> None:
+    for name in (
+        "GIT_SSH_COMMAND",
+        "GIT_SSH",
+        "GIT_HTTP_LOW_SPEED_LIMIT",
+        "GIT_HTTP_LOW_SPEED_TIME",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "0")
+    env = fetch._env()
+    assert env["GIT_SSH_COMMAND"] == fetch.SSH_COMMAND
+    assert env["GIT_HTTP_LOW_SPEED_TIME"] == "60"
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "2")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "core.sshCommand")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", "ssh -i ~/.ssh/classroom")
+    monkeypatch.setenv("GIT_CONFIG_KEY_1", "http.lowSpeedLimit")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_1", "10")
+    env = fetch._env()
+    assert "GIT_SSH_COMMAND" not in env and "GIT_HTTP_LOW_SPEED_TIME" not in env

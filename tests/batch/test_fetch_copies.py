@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.gradebook import fetch, snapshot
+from autograder.gradebook import fetch, roster, snapshot
 from tests.batch.conftest import (
     git,
     grade_class_main,
@@ -110,3 +110,40 @@ def test_no_token_in_a_clone_url_stays_on_disk(
     holding = [p for p in out.rglob("*") if p.is_file() and b"SECRET" in p.read_bytes()]
     assert holding == []
     assert read_gradebook(out / "gradebook.csv")[0]["commit"] == toy_class["good_broken"]
+
+
+def test_a_malformed_url_is_that_learners_row_and_the_run_goes_on(
+    git_server, toy_class, tmp_path: Path
+) -> None:
+    url, _ = git_server
+    bad = "https://ghp_V6TOKEN@[::1/org/x.git"  # urlsplit: "Invalid IPv6 URL"
+    roster_csv = url_roster(tmp_path, {"good": f"{url}/good.git", "v6": bad})
+    out = tmp_path / "out"
+    assert grade_class_main(roster_csv, out) == 1
+    rows = {row["learner"]: row for row in read_gradebook(out / "gradebook.csv")}
+    assert rows["good"]["commit"] == toy_class["good_broken"]
+    assert rows["v6"]["errors"] == roster.MALFORMED_URL.format(
+        learner="v6", problem="Invalid IPv6 URL"
+    )
+    assert [p for p in out.rglob("*") if p.is_file() and b"V6TOKEN" in p.read_bytes()] == []
+
+
+def test_a_copy_git_cannot_update_is_cloned_again(git_server, toy_class, tmp_path: Path) -> None:
+    """A ref lock left by a killed fetch (or damaged objects) made every later update fail,
+    and the old commit was graded forever."""
+    url, served = git_server
+    bare = served / "locked.git"
+    shutil.copytree(served / "good.git", bare)
+    roster_csv = url_roster(tmp_path, {"lk": f"{url}/locked.git"})
+    out = tmp_path / "out"
+    try:
+        git(bare, "update-ref", "refs/heads/main", toy_class["good_on_time"])
+        assert grade_class_main(roster_csv, out) == 0
+        copy = out / ".repos" / "lk.git"
+        (copy / "refs" / "heads" / "main.lock").write_text("")  # a killed fetch's lock
+        git(bare, "update-ref", "refs/heads/main", toy_class["good_broken"])  # a new push
+        assert grade_class_main(roster_csv, out, force=True) == 0
+        assert read_gradebook(out / "gradebook.csv")[0]["commit"] == toy_class["good_broken"]
+        assert not (copy / "refs" / "heads" / "main.lock").exists()
+    finally:
+        shutil.rmtree(bare)

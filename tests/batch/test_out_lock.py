@@ -215,3 +215,19 @@ def test_a_merge_reading_the_folder_is_not_named_as_the_last_writer(tmp_path):
         with pytest.raises(lock.FolderBusy) as busy:
             lock.hold(tmp_path, "grade-class")
     assert str(busy.value).startswith(f"Another autograder command is writing to {tmp_path};")
+
+
+@pytest.mark.parametrize("odd", ["folder", "pipe"])
+def test_a_lock_file_that_is_not_a_file_is_refused_with_a_sentence(
+    tmp_path, monkeypatch, capsys, odd
+):
+    _no_grading(monkeypatch)
+    out = tmp_path / "out"
+    out.mkdir()
+    if odd == "folder":
+        (out / lock.LOCK_FILE).mkdir()
+    else:
+        os.mkfifo(out / lock.LOCK_FILE)
+    assert grade_class_main(_roster(tmp_path), out) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert lock.ODD_LOCK.format(path=out / lock.LOCK_FILE, command="grade-class") in err

@@ -32,8 +32,8 @@ def test_a_folder_roster_names_a_folder_that_is_no_learner_id(tmp_path: Path) ->
         read_roster(tmp_path)
     assert str(caught.value) == (
         f"The roster folder {tmp_path} holds a folder '-bad', whose name is the learner id; an "
-        "id must start with a letter or digit and use only letters, digits and . _ @ + - "
-        "(rename the folder)."
+        "id must start with a letter or digit, use only letters, digits and . _ @ + - and have "
+        "at most 100 characters (rename the folder)."
     )
 
 

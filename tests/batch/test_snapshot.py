@@ -127,3 +127,16 @@ def test_a_deadline_needs_a_time_zone(value: str) -> None:
 def test_a_deadline_keeps_its_offset() -> None:
     moment = snapshot.parse_deadline(DEADLINE)
     assert moment == datetime.fromisoformat("2026-08-15T18:29:00+00:00")
+
+
+def test_a_head_naming_a_missing_branch_is_not_called_commitless(repo: dict) -> None:
+    """A server whose default branch was deleted (its copy's HEAD follows it) has commits on
+    other branches: the row says so rather than 'no commits yet'."""
+    path = repo["path"]
+    git(path, "branch", "-q", "-m", "main", "trunk")
+    git(path, "symbolic-ref", "HEAD", "refs/heads/nope")
+    with pytest.raises(snapshot.SnapshotError) as error:
+        snapshot.select(path, None)
+    assert str(error.value) == snapshot.HEAD_MISSING.format(
+        path=path, head="nope", branches="trunk"
+    )
