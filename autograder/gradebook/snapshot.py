@@ -12,15 +12,16 @@ given: then nothing says what existed at the deadline, so it is an error.
 
 from __future__ import annotations
 
-import io
 import os
 import subprocess
 import tarfile
+import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 GIT_TIMEOUT = 120.0  # seconds for one git command on a learner repository
+MAX_EXPORT_BYTES = 1024 * 2**20  # files of the graded commit: a learner's code, not data
 
 MISSING = "The repository {path} does not exist."
 NOT_FOLDER = "The repository {path} is a file, not a folder."
@@ -37,6 +38,10 @@ NONE_BEFORE = (
 NOT_GIT_WITH_DEADLINE = (
     "The folder {path} is not a git repository, so the commit at the deadline {deadline} cannot "
     "be read; grade it without --deadline or give a clone."
+)
+TOO_BIG = (
+    "The graded commit of {path} holds more than {limit} MB of files; the grader exports at "
+    "most {limit} MB (remove large files from the repository)."
 )
 GIT_FAILED = "git could not read the repository {path}: {detail}"
 NAIVE_DEADLINE = (
@@ -120,22 +125,51 @@ def select(path: Path, deadline: datetime | None) -> Selection:
 
 def export(path: Path, selection: Selection, target: Path) -> Path:
     """The folder to grade: the repository itself for a plain folder, otherwise the selected
-    commit's tree extracted into target (created). Regular files and folders only."""
+    commit's tree extracted into target (created). Regular files and folders only, streamed
+    from `git archive` (a pushed file of gigabytes never sits in memory), and at most
+    MAX_EXPORT_BYTES of them: SnapshotError beyond."""
     if not selection.commit:
         return path
     target.mkdir(parents=True, exist_ok=True)
-    archive = subprocess.run(
-        ["git", "-C", str(path), "archive", "--format=tar", selection.commit],
-        capture_output=True,
-        timeout=GIT_TIMEOUT,
-        env=local_git_env(),
-    )
-    if archive.returncode != 0:
-        raise SnapshotError(GIT_FAILED.format(path=path, detail=_detail(archive.stderr)))
-    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-        members = [m for m in tar.getmembers() if m.isfile() or m.isdir()]
-        tar.extractall(target, members=members, filter="data")
+    with tempfile.TemporaryFile() as errors:
+        archive = subprocess.Popen(
+            ["git", "-C", str(path), "archive", "--format=tar", selection.commit],
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            env=local_git_env(),
+        )
+        try:
+            try:
+                _extract(archive.stdout, target, path)
+                broken = None
+            except tarfile.TarError as error:  # git stopped mid-archive, or wrote nonsense
+                broken = error
+            archive.stdout.close()
+            status = archive.wait(timeout=GIT_TIMEOUT)
+        except BaseException:
+            archive.kill()
+            archive.wait()
+            raise
+        if status != 0:
+            errors.seek(0)
+            raise SnapshotError(GIT_FAILED.format(path=path, detail=_detail(errors.read())))
+        if broken is not None:
+            raise SnapshotError(GIT_FAILED.format(path=path, detail=f"{broken}."))
     return target
+
+
+def _extract(stream, target: Path, path: Path) -> None:
+    """Extract a tar stream's regular files and folders into target, at most MAX_EXPORT_BYTES
+    (SnapshotError beyond)."""
+    total = 0
+    with tarfile.open(fileobj=stream, mode="r|") as tar:
+        for member in tar:
+            if not (member.isfile() or member.isdir()):
+                continue
+            total += member.size
+            if total > MAX_EXPORT_BYTES:
+                raise SnapshotError(TOO_BIG.format(path=path, limit=MAX_EXPORT_BYTES // 2**20))
+            tar.extract(member, target, filter="data")
 
 
 def _history(path: Path) -> list[tuple[str, float]]:

@@ -140,3 +140,18 @@ def test_a_head_naming_a_missing_branch_is_not_called_commitless(repo: dict) -> 
     assert str(error.value) == snapshot.HEAD_MISSING.format(
         path=path, head="nope", branches="trunk"
     )
+
+
+def test_a_commit_with_too_many_bytes_of_files_is_not_exported(
+    repo: dict, tmp_path: Path, monkeypatch
+) -> None:
+    """A learner can push a file of gigabytes that compresses to almost nothing: it is
+    streamed, never held in memory, and refused beyond the limit."""
+    path = repo["path"]
+    (path / "data.bin").write_bytes(b"\0" * 5000)
+    commit_all(path, "a big file", AFTER)
+    monkeypatch.setattr(snapshot, "MAX_EXPORT_BYTES", 4096)
+    selection = snapshot.select(path, None)
+    with pytest.raises(snapshot.SnapshotError) as error:
+        snapshot.export(path, selection, tmp_path / "out")
+    assert str(error.value) == snapshot.TOO_BIG.format(path=path, limit=0)
