@@ -56,6 +56,10 @@ INTERRUPTED = (
     "Interrupted: {done} of {total} learners are saved in {out}; run the same command again to "
     "grade the rest."
 )
+INTERRUPTED_FORCED = (
+    "Interrupted: {done} of {total} learners are saved in {out}; run the same command again "
+    "without --force to grade the rest (with it, everyone is graded again)."
+)
 INTERRUPTED_REPORT = (
     "Interrupted while writing the gradebook and the class report: all {total} learners are "
     "saved in {out}; run the same command again to write them."
@@ -126,6 +130,7 @@ def main(
             run_id=uuid.uuid4().hex,
             parent_pid=os.getpid(),
             manifest=manifest,
+            shard=_shard_text(shard),
         )
         records = {learner.id: store.read_record(out, learner.id) for learner in learners}
         pending = [
@@ -149,13 +154,13 @@ def main(
             pending = fetch_pending(pending, out, err)
             grade_pending(settings, pending, len(learners), jobs, err)
         except KeyboardInterrupt:
-            return _interrupted(out, learners)
+            return _interrupted(out, learners, settings, force)
         except fetch.FetchError as error:
             return _error(str(error))
         try:
             return finish(config, out, [lr.id for lr in learners], quiet=quiet, shown=shown)
         except KeyboardInterrupt:  # not 'before anything was graded', the command line's sentence
-            return _interrupted(out, learners)
+            return _interrupted(out, learners, settings, force)
 
 
 def fetch_pending(pending: list[roster.Learner], out: Path, err: Console) -> list[roster.Learner]:
@@ -179,17 +184,33 @@ def fetch_pending(pending: list[roster.Learner], out: Path, err: Console) -> lis
         )
 
 
+def _shard_text(shard: str | None) -> str:
+    """--shard as the records keep it: "i/n", or "" for the whole roster."""
+    selection = roster.parse_shard(shard)
+    return f"{selection[0]}/{selection[1]}" if selection else ""
+
+
 def _learners(count: int) -> str:
     return "1 learner has" if count == 1 else f"{count} learners have"
 
 
-def _interrupted(out: Path, learners: list[roster.Learner]) -> int:
-    """Say how many learners are saved after a Ctrl-C; the exit status."""
-    done = sum(store.read_record(out, lr.id) is not None for lr in learners)
+def _interrupted(
+    out: Path, learners: list[roster.Learner], settings: JobSettings, force: bool
+) -> int:
+    """Say how many learners are saved after a Ctrl-C; the exit status. Saved: graded by this
+    run, or kept by a rerun of it (not a record of an earlier run that this one regrades)."""
+    done = 0
+    for learner in learners:
+        record = store.read_record(out, learner.id)
+        if record is not None and (
+            record.run_id == settings.run_id or (not force and _reusable(record, settings, learner))
+        ):
+            done += 1
     if done == len(learners):
         print(INTERRUPTED_REPORT.format(total=done, out=out), file=sys.stderr)
     else:
-        print(INTERRUPTED.format(done=done, total=len(learners), out=out), file=sys.stderr)
+        template = INTERRUPTED_FORCED if force else INTERRUPTED
+        print(template.format(done=done, total=len(learners), out=out), file=sys.stderr)
     return _EXIT_INTERRUPTED
 
 

@@ -5,7 +5,9 @@ through DIR/.partial and a rename, then rebuilds gradebook.csv and the class rep
 of DIR's records, exactly as `grade-class` does. It holds DIR's lock and a shared lock on each
 shard (gradebook/lock.py), so it neither races another command writing DIR nor copies a shard
 that a grade-class is still writing. A learner found in two shards is refused:
-shards of one roster never overlap, so it means the wrong folders were given.
+shards of one roster never overlap, so it means the wrong folders were given; so are shards
+graded with different settings (--deadline, --timeout, --seed, --manifest: job.run_settings).
+Shards of a run that are not all given are said on stderr and in the class report.
 
 Exit status as grade-class: 0 every merged learner was graded, 1 some rows carry an error,
 2 nothing could be merged (with one sentence on stderr).
@@ -20,13 +22,18 @@ from pathlib import Path
 
 from autograder.commands.grade_class import finish
 from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
-from autograder.gradebook import lock, store
+from autograder.gradebook import lock, report, store
 
 NO_SHARDS = "Name at least one shard output folder to merge."
 NOT_A_SHARD = "{path} is not a grade-class output folder (it has no learner records)."
 TWICE = (
     "The learner {learner} is in two shard folders ({first} and {second}); merge the outputs "
     "of one sharded run, each shard once."
+)
+MIXED = (
+    "The shard folders {first} and {second} were graded with different settings (--deadline, "
+    "--timeout, --seed or --manifest); merge the shards of one run, each graded with the same "
+    "options."
 )
 INTO_ITSELF = "The output folder {out} is also one of the shards; merge into a new folder."
 
@@ -50,6 +57,8 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
         except lock.LockError as busy:
             return _error(str(busy))
         found: dict[str, Path] = {}
+        settings: dict[str, Path] = {}  # job.run_settings -> the first shard graded with them
+        every: list[store.LearnerRecord] = []
         for shard in map(Path, shards):
             records = store.read_records(shard)
             if not records:
@@ -59,6 +68,15 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
                     first = found[record.learner]
                     return _error(TWICE.format(learner=record.learner, first=first, second=shard))
                 found[record.learner] = shard
+                if record.settings:
+                    settings.setdefault(record.settings, shard)
+            every += records
+        if len(settings) > 1:
+            first, second = list(settings.values())[:2]
+            return _error(MIXED.format(first=first, second=second))
+        missing = report.missing_shards(every)
+        if missing:
+            print(missing, file=sys.stderr)
         out.mkdir(parents=True, exist_ok=True)
         try:
             held.enter_context(lock.hold(out, "merge"))

@@ -62,6 +62,19 @@ class JobSettings:
     run_id: str
     parent_pid: int
     manifest: Path | None = None  # a release manifest: its protected-file changes are tamper
+    shard: str = ""  # "i/n" of --shard, "" for the whole roster
+
+
+def run_settings(settings: JobSettings) -> str:
+    """The settings every learner of a run shares, as a short digest: shards merged into one
+    gradebook must have been graded with the same ones (merge.py)."""
+    parts = [
+        settings.deadline or "",
+        str(settings.test_timeout),
+        str(settings.seed),
+        str(settings.manifest or ""),
+    ]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
 
 def settings_key(settings: JobSettings, learner: Learner) -> str:
@@ -72,7 +85,7 @@ def settings_key(settings: JobSettings, learner: Learner) -> str:
         str(settings.test_timeout),
         str(settings.seed),
         str(settings.manifest or ""),
-    ]
+    ]  # not run_settings(): a key must stay the same from one version to the next
     if learner.url:  # its copy's path stays the same when the roster gives another URL
         parts.append(learner.url)
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
@@ -96,6 +109,7 @@ def grade_learner(
     record = store.LearnerRecord(
         learner=learner.id, graded_at=graded_at, deadline=settings.deadline or ""
     )
+    record.settings, record.shard = run_settings(settings), settings.shard
     record.key = settings_key(settings, learner)
     record.run_id = settings.run_id
     staged = store.staging_dir(settings.out, learner.id)
@@ -225,6 +239,8 @@ def error_record(
         error=error,
         graded_at=datetime.now(UTC).isoformat(timespec="seconds"),
         deadline=settings.deadline or "",
+        settings=run_settings(settings),
+        shard=settings.shard,
     )
     record.key = settings_key(settings, learner) if reusable else ""
     record.run_id = settings.run_id

@@ -57,6 +57,10 @@ DEADLINE_NOTE = (
     "or before it. Learners who also have later commits, which were not graded: {later} (the "
     "gradebook's late column says yes)."
 )
+MISSING_SHARDS = (
+    "This gradebook holds the learners of shards {have} of {count} only: shards {missing} are "
+    "missing (merge every shard folder of the run)."
+)
 NOT_SUBMITTED = (
     "{title}: graded for the {have} of {graded} graded learners whose repository holds it; "
     "the others have an empty cell in gradebook.csv."
@@ -151,6 +155,9 @@ def build_report(
         per_component.append((c.title, mean, c.points, full, len(scores)))
         if c.optional and len(scores) < len(graded):
             notes.append(NOT_SUBMITTED.format(title=c.title, have=len(scores), graded=len(graded)))
+    missing = missing_shards(records)
+    if missing:
+        notes.insert(0, missing)
     deadlines = sorted({r.deadline for r in records if r.deadline})
     if deadlines:
         later = sum(1 for r in graded if r.late)
@@ -312,6 +319,23 @@ def score_figure(totals: list[float], max_score: float) -> bytes:
     figure.savefig(buffer, format="png", metadata={"Software": None})
     pyplot.close(figure)
     return buffer.getvalue()
+
+
+def missing_shards(records: list[LearnerRecord]) -> str:
+    """MISSING_SHARDS when the records come from some of the --shard i/n runs of a roster
+    only; "" otherwise (a shard of no learner writes no record, so it is not missed)."""
+    shards = {tuple(map(int, r.shard.split("/"))) for r in records if r.shard}
+    counts = {count for _, count in shards}
+    if len(counts) != 1:
+        return ""
+    (count,) = counts
+    have = sorted(index for index, _ in shards)
+    missing = [index for index in range(1, count + 1) if index not in have]
+    if not missing:
+        return ""
+    return MISSING_SHARDS.format(
+        have=", ".join(map(str, have)), count=count, missing=", ".join(map(str, missing))
+    )
 
 
 def write_report(

@@ -53,6 +53,8 @@ class LearnerRecord:
     graded_at: str = ""
     key: str = ""  # the settings it was graded with (job.settings_key); resume reuses matches
     run_id: str = ""  # the batch run that wrote it
+    settings: str = ""  # job.run_settings: what every learner of that run shares
+    shard: str = ""  # "i/n" when graded by grade-class --shard i/n
 
     @property
     def failed(self) -> bool:

@@ -203,6 +203,7 @@ def test_shards_merged_equal_the_whole_run(whole: Path, toy_class: dict, tmp_pat
     first = [row["learner"] for row in read_gradebook(shards[0] / "gradebook.csv")]
     second = [row["learner"] for row in read_gradebook(shards[1] / "gradebook.csv")]
     assert (first, second) == (["empty", "late"], ["good", "mistake"])
+    assert store.read_record(shards[1], "good").shard == "2/2"  # merge checks the shards
 
     merged = tmp_path / "merged"
     done = run_cli(

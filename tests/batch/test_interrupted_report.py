@@ -16,16 +16,34 @@ def _interrupt(*args, **kwargs):
     raise KeyboardInterrupt
 
 
-@pytest.mark.parametrize("stage", ["finish", "grade_pending"])
-def test_ctrl_c_with_every_learner_saved(tmp_path, monkeypatch, capsys, stage):
+def _saving(*learners: str, then_interrupt: bool):
+    """A grade_pending that saves these learners as this run's, then is interrupted or not."""
+
+    def grade_pending(settings, *args, **kwargs):
+        for learner in learners:
+            record = store.LearnerRecord(learner=learner, total=1.0, run_id=settings.run_id)
+            store.commit_learner(settings.out, store.staging_dir(settings.out, learner), record)
+        if then_interrupt:
+            raise KeyboardInterrupt
+
+    return grade_pending
+
+
+def _class(tmp_path):
     roster, out = tmp_path / "roster", tmp_path / "out"
     for learner in ("ada", "bo"):
         (roster / learner).mkdir(parents=True)
-        out.mkdir(exist_ok=True)
-        record = store.LearnerRecord(learner=learner, total=1.0)
-        store.commit_learner(out, store.staging_dir(out, learner), record)
-    monkeypatch.setattr(grade_class, "grade_pending", lambda *args, **kwargs: None)
-    monkeypatch.setattr(grade_class, stage, _interrupt)
+    out.mkdir()
+    return roster, out
+
+
+@pytest.mark.parametrize("stage", ["finish", "grade_pending"])
+def test_ctrl_c_with_every_learner_saved(tmp_path, monkeypatch, capsys, stage):
+    roster, out = _class(tmp_path)
+    saving = _saving("ada", "bo", then_interrupt=stage == "grade_pending")
+    monkeypatch.setattr(grade_class, "grade_pending", saving)
+    if stage == "finish":
+        monkeypatch.setattr(grade_class, "finish", _interrupt)
     assert grade_class_main(roster, out) == 130
     err = capsys.readouterr().err
     assert err == (
@@ -35,12 +53,23 @@ def test_ctrl_c_with_every_learner_saved(tmp_path, monkeypatch, capsys, stage):
 
 
 def test_ctrl_c_with_learners_left_says_how_many_are_saved(tmp_path, monkeypatch, capsys):
-    roster, out = tmp_path / "roster", tmp_path / "out"
-    for learner in ("ada", "bo"):
-        (roster / learner).mkdir(parents=True)
-    out.mkdir()
-    store.commit_learner(out, store.staging_dir(out, "ada"), store.LearnerRecord(learner="ada"))
-    monkeypatch.setattr(grade_class, "grade_pending", _interrupt)
+    roster, out = _class(tmp_path)
+    monkeypatch.setattr(grade_class, "grade_pending", _saving("ada", then_interrupt=True))
     assert grade_class_main(roster, out) == 130
     said = grade_class.INTERRUPTED.format(done=1, total=2, out=out)
     assert capsys.readouterr().err == said + "\n"
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_a_record_this_run_grades_again_is_not_counted_as_saved(
+    tmp_path, monkeypatch, capsys, force
+):
+    """bo's record is from an earlier run with other settings (or --force regrades it): while
+    this run has not graded bo yet, bo is not saved (H32 was told 'all 2 learners are saved')."""
+    roster, out = _class(tmp_path)
+    old = store.LearnerRecord(learner="bo", total=1.0, run_id="earlier", key="other-settings")
+    store.commit_learner(out, store.staging_dir(out, "bo"), old)
+    monkeypatch.setattr(grade_class, "grade_pending", _saving("ada", then_interrupt=True))
+    assert grade_class_main(roster, out, force=force) == 130
+    template = grade_class.INTERRUPTED_FORCED if force else grade_class.INTERRUPTED
+    assert template.format(done=1, total=2, out=out) in capsys.readouterr().err
