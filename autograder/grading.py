@@ -28,7 +28,7 @@ from autograder.pytest_plugin import ResultCollector
 from autograder.release.manifest import compare_manifest
 from autograder.reports import junit, markdown, results_json
 from autograder.reports.terminal import Ungraded
-from autograder.results import GradeResult
+from autograder.results import GradedCommit, GradeResult
 
 LOG_FILE = "grader.log"
 REPORT_FILES = (results_json.FILE_NAME, markdown.FILE_NAME, junit.FILE_NAME, LOG_FILE)
@@ -204,9 +204,11 @@ def write_grade(
     started_at: str,
     components: Sequence[str] = (),
     manifest: Path | None = None,
+    graded: GradedCommit | None = None,
 ) -> GradeResult:
     """The points rule over what pytest saw, the notebook component and the protected-file
-    changes; then results.json, summary.md and junit.xml in out_dir."""
+    changes; then results.json, summary.md and junit.xml in out_dir. ``graded``: the commit a
+    batch graded, which the reports name."""
     result = collector.grade_result(
         config,
         submission=name,
@@ -222,6 +224,7 @@ def write_grade(
         result.protected_changes = [
             {**vars(c), "sentence": c.sentence} for c in compare_manifest(manifest, root)
         ]
+    result.graded = graded
     results_json.write_results_json(result, out_dir / results_json.FILE_NAME)
     markdown.write_summary(result, out_dir / markdown.FILE_NAME)
     junit.write_junit(result, out_dir / junit.FILE_NAME)

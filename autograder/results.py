@@ -50,6 +50,9 @@ NO_TESTS_RAN = "No test of this component ran, so it scores zero."
 FIX_FIRST = "Fix {parts} first: this part builds on {them}, and {their} own tests fail."
 PRINTED = "Your code printed:"
 SUMMARY_TOTAL = "Total: {score} / {max_score}."
+GRADED_COMMIT = "Graded commit {commit} (committed {time})"
+GRADED_AT_DEADLINE = ", the last one at or before the deadline {deadline}"
+LATER_NOT_GRADED = "; your later commits were not graded."
 SUMMARY_GRADER_ERRORS = (
     "{count} grader error(s) happened while grading; they are not your fault and your "
     "instructor has been told."
@@ -127,6 +130,26 @@ class ForbiddenUse:
     sentence: str
 
 
+@dataclass(frozen=True)
+class GradedCommit:
+    """Which commit of a learner's repository a batch graded (gradebook/snapshot.py):
+    ``commit_time`` ISO 8601 (UTC), ``deadline`` as given ("" without), ``later``: commits
+    after the deadline exist (None without a deadline)."""
+
+    commit: str
+    commit_time: str
+    deadline: str = ""
+    later: bool | None = None
+
+    def sentence(self) -> str:
+        """One sentence for the learner's reports."""
+        said = GRADED_COMMIT.format(commit=self.commit[:12], time=self.commit_time)
+        if not self.deadline:
+            return said + "."
+        said += GRADED_AT_DEADLINE.format(deadline=self.deadline)
+        return said + (LATER_NOT_GRADED if self.later else ".")
+
+
 @dataclass
 class GradeResult:
     """A whole submission's grade."""
@@ -146,6 +169,8 @@ class GradeResult:
     hidden_visibility: str = "after_due_date"
     #: Protected files (release manifest) that differ: {"path", "expected", "got", "sentence"}.
     protected_changes: list[dict[str, str]] = field(default_factory=list)
+    #: The commit a batch graded (grade-class); None for a folder graded as it is.
+    graded: GradedCommit | None = None
 
     @property
     def all_passed(self) -> bool:
@@ -159,6 +184,8 @@ class GradeResult:
     def summary_text(self) -> str:
         """A few plain lines: the total, then one line per component."""
         lines = [SUMMARY_TOTAL.format(score=points(self.score), max_score=points(self.max_score))]
+        if self.graded is not None:
+            lines.append(self.graded.sentence())
         for c in self.components:
             line = f"{c.title}: {points(c.score)} / {points(c.max_score)}"
             lines.append(f"{line} ({clean(c.problem)})" if c.problem else line)
@@ -206,6 +233,7 @@ class GradeResult:
                 "duration": round(self.duration, 3),
                 "started_at": self.started_at,
                 "protected_files_changed": list(self.protected_changes),
+                "graded_commit": vars(self.graded) if self.graded else None,
             },
         }
 

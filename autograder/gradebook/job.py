@@ -91,8 +91,9 @@ def settings_key(settings: JobSettings, learner: Learner) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
 
-#: grade(config, folder, staged, name): the learner's exported folder graded into staged
-Grade = Callable[[Any, Path, Path, str], Any]
+#: grade(config, folder, staged, name, graded): the learner's exported folder graded into
+#: staged; graded (results.GradedCommit or None) is the commit the reports name.
+Grade = Callable[[Any, Path, Path, str, Any], Any]
 
 
 def grade_learner(
@@ -161,7 +162,14 @@ def _grade(
         selection.later,
     )
     record.tamper = tampered_files(config.visible_tests, config.root, folder)
-    outcome = grade(config, folder, staged, learner.id)
+    graded = None
+    if selection.commit:
+        from autograder.results import GradedCommit
+
+        graded = GradedCommit(
+            selection.commit, selection.commit_time, settings.deadline or "", selection.later
+        )
+    outcome = grade(config, folder, staged, learner.id, graded)
     if isinstance(outcome, Ungraded):
         record.error = outcome.reason
         return

@@ -355,8 +355,11 @@ class BatchSession:
         """In a child: whether its grade is still wanted (the session and the command live)."""
         return os.getppid() == self.pid and process_alive(self.settings.parent_pid)
 
-    def _grade(self, session: pytest.Session, config, folder: Path, staged: Path, name: str):
-        """Run the collected tests on this learner's submission; their reports into staged."""
+    def _grade(
+        self, session: pytest.Session, config, folder: Path, staged: Path, name: str, graded=None
+    ):
+        """Run the collected tests on this learner's submission; their reports into staged
+        (``graded``: the commit, results.GradedCommit, that they name)."""
         from autograder.grading import (
             LOG_FILE,
             clear_reports,
@@ -415,4 +418,5 @@ class BatchSession:
             duration=time.monotonic() - start,
             started_at=started_at,
             manifest=self.settings.manifest,
+            graded=graded,
         )

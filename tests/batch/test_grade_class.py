@@ -86,10 +86,20 @@ def test_every_learner_gets_one_row_with_the_deadline_commit(whole: Path, toy_cl
     assert git(toy_class["roster"] / "good", "status", "--porcelain") == ""
 
 
-def test_each_learner_has_reports_and_the_class_report_is_written(whole: Path) -> None:
+def test_each_learner_has_reports_and_the_class_report_is_written(
+    whole: Path, toy_class: dict
+) -> None:
     results = json.loads((whole / "good" / "results.json").read_text())
     assert results["score"] == 15.0
     assert "**Total: 15.00 / 15.00**" in (whole / "good" / "summary.md").read_text()
+    graded = results["extra_data"]["graded_commit"]
+    assert (graded["commit"], graded["later"]) == (toy_class["good_on_time"], True)
+    said = (
+        f"Graded commit {graded['commit'][:12]} (committed 2026-08-10T12:00:00+00:00), the last "
+        f"one at or before the deadline {DEADLINE}; your later commits were not graded."
+    )
+    assert said in (whole / "good" / "summary.md").read_text()
+    assert said in results["output"]  # what Gradescope shows first
     assert "is empty" in (whole / "empty" / "summary.md").read_text()
     report = (whole / "report.md").read_text()
     assert "2 of 4 learners graded." in report
