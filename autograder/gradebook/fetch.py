@@ -167,8 +167,8 @@ def _bring(learner: Learner, out: Path, partial: Path, say: Say, commands: Comma
     copy = copy_path(out, learner.id)
     try:
         if _is_copy_of(copy, learner.url):
-            _update(learner, copy, partial, url, say, commands)
-            return learner
+            note = _update(learner, copy, partial, url, say, commands)
+            return replace(learner, note=note) if note else learner
         return _clone(learner, copy, partial, url, commands)
     except Exception as error:  # git missing, DIR/.repos not writable: this row, not the run
         detail = shown(learner.url, f"{type(error).__name__}: {error}")
@@ -177,18 +177,19 @@ def _bring(learner: Learner, out: Path, partial: Path, say: Say, commands: Comma
 
 def _update(
     learner: Learner, copy: Path, partial: Path, url: str, say: Say, commands: Commands
-) -> None:
+) -> str:
     """Bring every branch of the copy up to date, and its HEAD to the server's default branch
     (renamed, or first pushed after an empty clone). When git fails, clone it again; when that
-    fails too (or the update took too long), say so and keep the copy."""
+    fails too (or the update took too long), say so and keep the copy: the sentence, also
+    the learner's note in the gradebook ("" when updated)."""
     done = _network(
         commands, copy, learner.url, "fetch", "--quiet", "--prune", "--", learner.url, *_BRANCHES
     )
     if done.ok:
         _follow_head(commands, copy, learner.url)
-        return
+        return ""
     if done.status is None and commands.stopped:
-        return  # interrupted: the command is ending
+        return ""  # interrupted: the command is ending
     if done.status is None:
         detail = TOO_SLOW.format(seconds=FETCH_TIMEOUT, action="update", url=url)
     else:
@@ -196,10 +197,12 @@ def _update(
         # a fresh clone replaces it; if the server cannot be reached, that fails too.
         recloned = _clone(learner, copy, partial, url, commands)
         if not recloned.error:
-            return
+            return ""
         detail = shown(learner.url, cause(done.stderr, done.status))
     commit = _local(copy, "rev-parse", "--verify", "--quiet", "HEAD") or "none"
-    say(NOT_UPDATED.format(url=url, learner=learner.id, detail=detail, commit=commit))
+    sentence = NOT_UPDATED.format(url=url, learner=learner.id, detail=detail, commit=commit)
+    say(sentence)
+    return sentence
 
 
 def _clone(learner: Learner, copy: Path, partial: Path, url: str, commands: Commands) -> Learner:

@@ -111,6 +111,7 @@ def grade_learner(
         learner=learner.id, graded_at=graded_at, deadline=settings.deadline or ""
     )
     record.settings, record.shard = run_settings(settings), settings.shard
+    record.note = learner.note
     record.key = settings_key(settings, learner)
     record.run_id = settings.run_id
     staged = store.staging_dir(settings.out, learner.id)

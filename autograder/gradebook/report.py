@@ -57,6 +57,10 @@ DEADLINE_NOTE = (
     "or before it. Learners who also have later commits, which were not graded: {later} (the "
     "gradebook's late column says yes)."
 )
+STALE_COPIES = (
+    "Graded from the copy fetched before, as it could not be updated this time (each one's "
+    "record.json says why): {learners}."
+)
 MISSING_SHARDS = (
     "This gradebook holds the learners of shards {have} of {count} only: shards {missing} are "
     "missing (merge every shard folder of the run)."
@@ -155,6 +159,9 @@ def build_report(
         per_component.append((c.title, mean, c.points, full, len(scores)))
         if c.optional and len(scores) < len(graded):
             notes.append(NOT_SUBMITTED.format(title=c.title, have=len(scores), graded=len(graded)))
+    stale = [r.learner for r in graded if r.note]
+    if stale:
+        notes.append(STALE_COPIES.format(learners=", ".join(stale)))
     missing = missing_shards(records)
     if missing:
         notes.insert(0, missing)

@@ -67,12 +67,14 @@ class RosterError(ValueError):
 @dataclass(frozen=True)
 class Learner:
     """One roster entry: the id, the repository (None when unusable) and why it is unusable.
-    ``url``: the clone URL of a repository to fetch (fetch.py sets ``repo`` to its copy)."""
+    ``url``: the clone URL of a repository to fetch (fetch.py sets ``repo`` to its copy);
+    ``note``: what the gradebook should know of a copy that could not be updated."""
 
     id: str
     repo: Path | None
     error: str = ""
     url: str = ""
+    note: str = ""
 
 
 def read_roster(path: Path) -> list[Learner]:

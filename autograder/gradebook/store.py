@@ -55,6 +55,7 @@ class LearnerRecord:
     run_id: str = ""  # the batch run that wrote it
     settings: str = ""  # job.run_settings: what every learner of that run shares
     shard: str = ""  # "i/n" when graded by grade-class --shard i/n
+    note: str = ""  # graded from a copy that could not be updated (fetch.py): why
 
     @property
     def failed(self) -> bool:

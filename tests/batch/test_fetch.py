@@ -14,7 +14,7 @@ import socket
 import pytest
 
 from autograder.commands import grade_class
-from autograder.gradebook import fetch, git_network, roster, store
+from autograder.gradebook import fetch, git_network, report, roster, store
 from tests.batch.conftest import (
     AFTER,
     DEADLINE,
@@ -118,6 +118,10 @@ def test_a_copy_that_cannot_be_updated_is_graded_as_fetched_before(
     err = " ".join(capsys.readouterr().err.split())  # rich wraps long lines
     assert f"Could not update the copy of {url}/good.git for good (" in err
     assert f"grading the copy fetched before (its HEAD is {toy_class['good_broken']})." in err
+    # ...and the gradebook keeps it: the record says why, the class report says who
+    assert store.read_record(out, "good").note.startswith("Could not update the copy of ")
+    said = report.STALE_COPIES.format(learners="good")
+    assert said in " ".join((out / report.MARKDOWN_FILE).read_text().split())
 
 
 @pytest.mark.parametrize(
