@@ -196,7 +196,7 @@ def _update(
         # The copy itself may be at fault (damaged objects, a ref lock a killed fetch left):
         # a fresh clone replaces it; if the server cannot be reached, that fails too.
         recloned = _clone(learner, copy, partial, url, commands)
-        if not recloned.error:
+        if not recloned.error or commands.stopped:
             return ""
         detail = shown(learner.url, cause(done.stderr, done.status))
     commit = _local(copy, "rev-parse", "--verify", "--quiet", "HEAD") or "none"

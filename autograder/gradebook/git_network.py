@@ -47,20 +47,15 @@ class Outcome:
 
 
 class Commands:
-    """The git commands a fetch started, so that an interrupt stops all of them at once.
-    Thread-safe: each worker thread runs its own git through ``run``."""
+    """The git commands a fetch started, so that an interrupt stops all of them at once;
+    ``close`` when done (it ends the reaper). Thread-safe: each worker thread runs its own git
+    through ``run``."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._running: set[subprocess.Popen] = set()
         self._stopped = False
         self._reaper: subprocess.Popen | None = None
-
-    def __enter__(self) -> Commands:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
     def close(self) -> None:
         """Stop every git still running, and the reaper."""
