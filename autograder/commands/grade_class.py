@@ -152,7 +152,9 @@ def main(
         threading.Thread(target=report.figure_library, daemon=True, name="warm-report").start()
         try:
             pending = fetch_pending(pending, out, err)
-            grade_pending(settings, pending, len(learners), jobs, err)
+            kept = {learner.id for learner in learners} - {learner.id for learner in pending}
+            failed = sum(bool(records[i] and records[i].failed) for i in kept)
+            grade_pending(settings, pending, len(learners), jobs, err, failed=failed)
         except KeyboardInterrupt:
             return _interrupted(out, learners, settings, force)
         except fetch.FetchError as error:
@@ -296,12 +298,14 @@ def grade_pending(
     err: Console,
     *,
     label: str = "grading",
+    failed: int = 0,
 ) -> None:
     """Grade pending learners into settings.out, `jobs` at a time, with a progress bar on err
-    (`label` names the work). One session process collects the graders once and forks a child
-    per learner (gradebook/session.py); it is itself a fork of a warm server (numpy, torch,
-    pytest and the framework imported). Also `autograder check`'s engine: every learner's folder
-    holds record.json and, when graded, results.json."""
+    (`label` names the work; `failed`: the errors of learners kept from before, which its
+    count starts from, so that it ends equal to the error rows). One session process collects
+    the graders once and forks a child per learner (gradebook/session.py); it is itself a fork
+    of a warm server (numpy, torch, pytest and the framework imported). Also `autograder
+    check`'s engine: every learner's folder holds record.json and, when graded, results.json."""
     if not pending:
         return
     context = session_server.start()  # already running when the command line started it
@@ -330,8 +334,9 @@ def grade_pending(
     )
     left = {learner.id: learner for learner in pending}
     with Progress(*columns, console=err, transient=False) as progress:
-        task = progress.add_task("grading", total=total, completed=total - len(pending), failed=0)
-        failed = 0
+        task = progress.add_task(
+            "grading", total=total, completed=total - len(pending), failed=failed
+        )
 
         def advance(learner_id: str) -> None:
             nonlocal failed

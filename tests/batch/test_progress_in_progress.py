@@ -5,16 +5,26 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import uuid
 
 from rich.console import Console
 
+from autograder.commands import grade_class
 from autograder.commands.grade_class import grade_pending
 from autograder.commands.in_progress import InProgress
 from autograder.gradebook import store
 from autograder.gradebook.job import JobSettings
 from autograder.gradebook.roster import Learner
-from tests.batch.conftest import BEFORE, TOY, TOY_COURSE, commit_all, copy_package, init_repo
+from tests.batch.conftest import (
+    BEFORE,
+    TOY,
+    TOY_COURSE,
+    commit_all,
+    copy_package,
+    grade_class_main,
+    init_repo,
+)
 
 
 class Clock:
@@ -93,3 +103,21 @@ def test_a_slow_learner_is_named_on_the_bar_while_graded_and_not_once_done(tmp_p
     frames = shown.split("\r")
     done = [frame for frame in frames if "1/1" in frame]  # from the moment the learner is done
     assert done and not any("now:" in frame for frame in done)
+
+
+def test_the_error_count_starts_from_the_error_rows_kept(tmp_path, toy_class, monkeypatch):
+    """A rerun keeps an error row (an empty repository) and grades a new learner: the bar
+    ends with 'errors 1', as many as the gradebook's error rows (it said 'errors 0')."""
+    roster, out = tmp_path / "roster", tmp_path / "out"
+    (roster / "empty").mkdir(parents=True)
+    assert grade_class_main(roster, out) == 1
+    shutil.copytree(toy_class["roster"] / "good", roster / "good")
+    console = Console(file=io.StringIO(), width=200, force_terminal=False)
+
+    def onto_console(settings, pending, total, jobs, err, **options):
+        grade_pending(settings, pending, total, jobs, console, **options)
+
+    monkeypatch.setattr(grade_class, "grade_pending", onto_console)
+    assert grade_class_main(roster, out) == 1
+    shown = console.file.getvalue()
+    assert "2/2" in shown and "errors 1" in shown
