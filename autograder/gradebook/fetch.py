@@ -42,6 +42,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import uuid
@@ -143,23 +144,36 @@ def shown(url: str, text: str | None = None) -> str:
     Hidden: the user part of an https or http URL, where a token goes (https://TOKEN@host/...
     or https://user:TOKEN@host/...), wherever it is followed by "@" (a lone user part may be a
     token; the same name elsewhere, in a path, is kept); a password (https, http or
-    ssh://user:PASSWORD@host/...) wherever it appears; a query string (?access_token=...)."""
+    ssh://user:PASSWORD@host/...), a query string (?access_token=...) and a fragment; each
+    also where it stands alone in text, when at least _SECRET_LENGTH characters long."""
     text = url if text is None else text
     try:
         parts = urlsplit(url) if "://" in url else None
         password = parts.password if parts else None
     except ValueError:  # not a URL urlsplit reads (the roster refuses those): hide it whole
         return "".join(ch for ch in text.replace(url, "the URL") if ch.isprintable())
-    if parts and "@" in parts.netloc:
-        userinfo = parts.netloc.rpartition("@")[0]
+    if parts is not None:
         scheme = parts.scheme.lower()
-        if scheme in ("https", "http"):
-            text = text.replace(userinfo + "@", "***@")
-        if password and scheme in ("https", "http", "ssh"):
-            text = text.replace(password, "***")
-    if parts and parts.query:  # ?access_token=...
-        text = text.replace(parts.query, "***")
+        userinfo, at, host = parts.netloc.rpartition("@")
+        secrets = [parts.query, parts.fragment]
+        if at and scheme in ("https", "http"):
+            text = text.replace(userinfo + "@", "***@")  # a lone user part: only before @
+            secrets.append(password or "")
+        elif password and scheme == "ssh":
+            user = userinfo.partition(":")[0]
+            text = text.replace(userinfo + "@", f"{user}:***@")
+            secrets.append(password)
+        for part, mark in ((parts.query, "?"), (parts.fragment, "#")):
+            if part:
+                text = text.replace(mark + part, mark + "***")
+        for secret in secrets:  # git may quote one apart from the URL; a short one is not
+            if len(secret) >= _SECRET_LENGTH:  # replaced elsewhere (it would garble words)
+                text = text.replace(secret, "***")
     return "".join(ch for ch in text if ch.isprintable())
+
+
+#: A password, token or query at least this long is also hidden where it stands alone.
+_SECRET_LENGTH = 6
 
 
 def _bring(learner: Learner, out: Path, partial: Path, say: Say, commands: Commands) -> Learner:
@@ -193,11 +207,13 @@ def _update(
     if done.status is None:
         detail = TOO_SLOW.format(seconds=FETCH_TIMEOUT, action="update", url=url)
     else:
-        # The copy itself may be at fault (damaged objects, a ref lock a killed fetch left):
-        # a fresh clone replaces it; if the server cannot be reached, that fails too.
-        recloned = _clone(learner, copy, partial, url, commands)
-        if not recloned.error or commands.stopped:
-            return ""
+        # The copy itself at fault (damaged objects, a ref lock a killed fetch left): a fresh
+        # clone replaces it. Not when the server is (unreachable, silent): that would wait
+        # twice for nothing.
+        if _LOCAL_TROUBLE.search(done.stderr):
+            recloned = _clone(learner, copy, partial, url, commands)
+            if not recloned.error or commands.stopped:
+                return ""
         detail = shown(learner.url, cause(done.stderr, done.status))
     commit = _local(copy, "rev-parse", "--verify", "--quiet", "HEAD") or "none"
     sentence = NOT_UPDATED.format(url=url, learner=learner.id, detail=detail, commit=commit)
@@ -224,8 +240,15 @@ def _clone(learner: Learner, copy: Path, partial: Path, url: str, commands: Comm
     # it came from only as a digest; updates give git the URL again.
     _local(staging, "config", "remote.origin.url", _without_userinfo(learner.url))
     _local(staging, "config", SOURCE_KEY, _digest(learner.url))
-    _remove(copy)  # a copy of another URL (the roster changed), or anything else there
+    # The old copy (of another URL, damaged, or anything else there) is moved aside whole
+    # first: one that cannot be deleted stays intact instead of half deleted.
+    trash = partial / f"-old-{learner.id}.{uuid.uuid4().hex[:8]}"
+    if copy.is_symlink() or copy.is_file():
+        copy.unlink()
+    elif copy.exists():
+        os.replace(copy, trash)
     os.replace(staging, copy)
+    _remove_quietly(trash)
     return learner
 
 
@@ -242,6 +265,12 @@ def _follow_head(commands: Commands, copy: Path, url: str) -> None:
         _local(copy, "symbolic-ref", "HEAD", branch)
 
 
+#: git's words for a fault of the copy itself, not of the server or the network.
+_LOCAL_TROUBLE = re.compile(
+    r"cannot lock ref|unable to create .*\.lock|inflate|corrupt|bad object|packfile|"
+    r"loose object|not a git repository|index-pack failed|unable to write",
+    re.IGNORECASE,
+)
 #: Every branch of the remote as a branch of the bare copy (what `clone --bare` made).
 _BRANCHES = ("+refs/heads/*:refs/heads/*",)
 
@@ -294,6 +323,13 @@ def _without_userinfo(url: str) -> str:
     parts = urlsplit(url)
     host = parts.netloc.rpartition("@")[2]
     return urlunsplit(parts._replace(netloc=host))
+
+
+def _remove_quietly(path: Path) -> None:
+    try:
+        _remove(path)
+    except OSError:  # left in DIR/.repos/.partial, which the next fetch clears
+        pass
 
 
 def _remove(path: Path) -> None:

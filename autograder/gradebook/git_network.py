@@ -159,9 +159,12 @@ def cause(stderr: str, status: int | None = None) -> str:
     for index, line in enumerate(lines):
         if line.lower().startswith(_REMOTE_UNREADABLE):
             return (lines[index - 1] if index else line).rstrip(".")
-    fatal = [line for line in lines if line.lower().startswith(("fatal:", "error:"))]
+    fatal = [i for i, line in enumerate(lines) if line.lower().startswith(("fatal:", "error:"))]
     if fatal:
-        return fatal[0].rstrip(".")
+        line = lines[fatal[0]]
+        if line.endswith(":") and fatal[0] + 1 < len(lines):  # its reason on the next line
+            line = f"{line} {lines[fatal[0] + 1]}"
+        return line.rstrip(".")
     if lines:
         return lines[-1].rstrip(".")
     return f"git exited with status {status}"

@@ -122,6 +122,9 @@ def test_a_copy_that_cannot_be_updated_is_graded_as_fetched_before(
     assert store.read_record(out, "good").note.startswith("Could not update the copy of ")
     said = report.STALE_COPIES.format(learners="good")
     assert said in " ".join((out / report.MARKDOWN_FILE).read_text().split())
+    # The server is back: a plain rerun tries that learner again (H33: it kept the stale row).
+    assert grade_class_main(roster_csv, out, deadline=DEADLINE) == 0
+    assert store.read_record(out, "good").note == ""
 
 
 @pytest.mark.parametrize(
@@ -157,6 +160,9 @@ def test_which_repositories_are_clone_urls(repo: str, clone: bool) -> None:
         ("ssh://git@github.com/cy/t101.git", None, "ssh://git@github.com/cy/t101.git"),
         ("git@github.com:cy/t101.git", "remote: \x1b[31mno\x1b[0m", "remote: [31mno[0m"),
         ("https://h.org/t.git?access_token=QTOKEN", None, "https://h.org/t.git?***"),
+        ("https://h.org/t.git#access_token=QTOKEN", None, "https://h.org/t.git#***"),
+        ("https://h.org/repo1.git?1", None, "https://h.org/repo1.git?***"),  # not repo***
+        ("https://u:p@h.org/app.git", None, "https://***@h.org/app.git"),  # not a***
         ("https://t@[::1/t.git", "fatal: bad https://t@[::1/t.git", "fatal: bad the URL"),
         (  # a lone user part may be a token: hidden in the URL, not in the path after it
             "https://t101-alice@github.com/t101-alice/t101.git",
@@ -238,6 +244,12 @@ _HINT = "\nPlease make sure you have the correct access rights\nand the reposito
         (
             "fatal: Could not read from remote repository.\n" + _HINT,
             "fatal: Could not read from remote repository",
+        ),
+        (
+            "fatal: unable to connect to 127.0.0.1:\n127.0.0.1[0: 127.0.0.1]: errno=Connection "
+            "refused\n",
+            "fatal: unable to connect to 127.0.0.1: 127.0.0.1[0: 127.0.0.1]: errno=Connection "
+            "refused",
         ),
         ("", "git exited with status 128"),
     ],
