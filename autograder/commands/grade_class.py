@@ -28,6 +28,7 @@ import sys
 import tempfile
 import threading
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 
 from rich.console import Console
@@ -46,7 +47,13 @@ from autograder.commands.in_progress import InProgress, InProgressColumn
 from autograder.commands.options import OptionError, check_timeout, jobs_or_cores
 from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
 from autograder.gradebook import fetch, lock, report, roster, snapshot, store
-from autograder.gradebook.job import JobSettings, failed_record, remove_folder, settings_key
+from autograder.gradebook.job import (
+    JobSettings,
+    failed_record,
+    remove_folder,
+    run_settings,
+    settings_key,
+)
 from autograder.gradebook.session import EXPECTED_DIR, SCRATCH_PREFIX, run_batch
 from autograder.notebook import notebook_components
 from autograder.release.manifest import ManifestError, read_manifest
@@ -58,7 +65,7 @@ INTERRUPTED = (
 )
 INTERRUPTED_FORCED = (
     "Interrupted: {done} of {total} learners are saved in {out}; run the same command again "
-    "without --force to grade the rest (with it, everyone is graded again)."
+    "without --force to grade the rest (with --force, everyone is graded again)."
 )
 INTERRUPTED_REPORT = (
     "Interrupted while writing the gradebook and the class report: all {total} learners are "
@@ -133,10 +140,14 @@ def main(
             shard=_shard_text(shard),
         )
         records = {learner.id: store.read_record(out, learner.id) for learner in learners}
+        store.write_run(out, settings.shard, run_settings(settings))
+        if force:  # until a run grades everyone, a rerun without --force goes on from here
+            store.mark_forced(out, datetime.now(UTC).isoformat(timespec="seconds"))
+        forced = store.forced_since(out)
         pending = [
             learner
             for learner in learners
-            if force or not _reusable(records[learner.id], settings, learner)
+            if force or not _kept(records[learner.id], settings, learner, forced)
         ]
         err = Console(stderr=True, highlight=False, quiet=quiet)
         if not pending:
@@ -145,7 +156,11 @@ def main(
             err.print(
                 RESUMING.format(done=len(learners) - len(pending), total=len(learners), out=out)
             )
-        changed = sum(bool(records[learner.id] and records[learner.id].key) for learner in pending)
+        changed = sum(
+            bool(records[lr.id] and records[lr.id].key)
+            and not _reusable(records[lr.id], settings, lr)
+            for lr in pending
+        )
         if changed and not force:  # not those whose grading could not finish (no key): retried
             err.print(OTHER_SETTINGS.format(learners=_learners(changed), out=out))
         # The class report's figure library loads while the command waits for the learners.
@@ -155,14 +170,15 @@ def main(
             kept = {learner.id for learner in learners} - {learner.id for learner in pending}
             failed = sum(bool(records[i] and records[i].failed) for i in kept)
             grade_pending(settings, pending, len(learners), jobs, err, failed=failed)
+            store.clear_forced(out)  # everyone is graded since the --force run began
         except KeyboardInterrupt:
-            return _interrupted(out, learners, settings, force)
+            return _interrupted(out, learners, settings, forced)
         except fetch.FetchError as error:
             return _error(str(error))
         try:
             return finish(config, out, [lr.id for lr in learners], quiet=quiet, shown=shown)
         except KeyboardInterrupt:  # not 'before anything was graded', the command line's sentence
-            return _interrupted(out, learners, settings, force)
+            return _interrupted(out, learners, settings, forced)
 
 
 def fetch_pending(pending: list[roster.Learner], out: Path, err: Console) -> list[roster.Learner]:
@@ -197,21 +213,22 @@ def _learners(count: int) -> str:
 
 
 def _interrupted(
-    out: Path, learners: list[roster.Learner], settings: JobSettings, force: bool
+    out: Path, learners: list[roster.Learner], settings: JobSettings, forced: str
 ) -> int:
     """Say how many learners are saved after a Ctrl-C; the exit status. Saved: graded by this
-    run, or kept by a rerun of it (not a record of an earlier run that this one regrades)."""
+    run, or kept by a rerun of it (not a record that this run, or the --force run it goes on
+    from, grades again)."""
     done = 0
     for learner in learners:
         record = store.read_record(out, learner.id)
         if record is not None and (
-            record.run_id == settings.run_id or (not force and _reusable(record, settings, learner))
+            record.run_id == settings.run_id or _kept(record, settings, learner, forced)
         ):
             done += 1
     if done == len(learners):
         print(INTERRUPTED_REPORT.format(total=done, out=out), file=sys.stderr)
     else:
-        template = INTERRUPTED_FORCED if force else INTERRUPTED
+        template = INTERRUPTED_FORCED if forced else INTERRUPTED
         print(template.format(done=done, total=len(learners), out=out), file=sys.stderr)
     return _EXIT_INTERRUPTED
 
@@ -288,6 +305,14 @@ def component_table(config: CourseConfig, records: list[store.LearnerRecord]) ->
 
 def _reusable(record: store.LearnerRecord | None, settings: JobSettings, learner) -> bool:
     return record is not None and record.key == settings_key(settings, learner)
+
+
+def _kept(record: store.LearnerRecord | None, settings: JobSettings, learner, forced: str) -> bool:
+    """Whether a rerun keeps the record: the same settings, and not older than an unfinished
+    --force run (``forced``, ISO 8601 UTC, or "")."""
+    if not _reusable(record, settings, learner):
+        return False
+    return not forced or record.graded_at >= forced
 
 
 def grade_pending(

@@ -7,7 +7,8 @@ shard (gradebook/lock.py), so it neither races another command writing DIR nor c
 that a grade-class is still writing. A learner found in two shards is refused:
 shards of one roster never overlap, so it means the wrong folders were given; so are shards
 graded with different settings (--deadline, --timeout, --seed, --manifest: job.run_settings).
-Shards of a run that are not all given are said on stderr and in the class report.
+Shards of a run that are not all given are said on stderr and in the class report (each shard
+folder's DIR/.run.json says which one it is, also when it holds no learner).
 
 Exit status as grade-class: 0 every merged learner was graded, 1 some rows carry an error,
 2 nothing could be merged (with one sentence on stderr).
@@ -35,6 +36,11 @@ MIXED = (
     "--timeout, --seed or --manifest); merge the shards of one run, each graded with the same "
     "options."
 )
+OLDER = (
+    "The shard folder {old} was graded by an older version of the autograder, which did not "
+    "record its settings, and {new} by this one; grade every shard with one version and the "
+    "same options."
+)
 INTO_ITSELF = "The output folder {out} is also one of the shards; merge into a new folder."
 
 
@@ -57,24 +63,26 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
         except lock.LockError as busy:
             return _error(str(busy))
         found: dict[str, Path] = {}
-        settings: dict[str, Path] = {}  # job.run_settings -> the first shard graded with them
-        every: list[store.LearnerRecord] = []
+        digests: dict[Path, str] = {}  # shard -> its settings digest ("" when not recorded)
+        given: list[str] = []  # the shards' own --shard i/n, when every one says it
         for shard in map(Path, shards):
             records = store.read_records(shard)
-            if not records:
+            run = store.read_run(shard)
+            if not records and run is None:
                 return _error(NOT_A_SHARD.format(path=shard))
             for record in records:
                 if record.learner in found:
                     first = found[record.learner]
                     return _error(TWICE.format(learner=record.learner, first=first, second=shard))
                 found[record.learner] = shard
-                if record.settings:
-                    settings.setdefault(record.settings, shard)
-            every += records
-        if len(settings) > 1:
-            first, second = list(settings.values())[:2]
-            return _error(MIXED.format(first=first, second=second))
-        missing = report.missing_shards(every)
+            recorded = {r.settings for r in records if r.settings}
+            digests[shard] = run["settings"] if run else (recorded.pop() if recorded else "")
+            given.append(run["shard"] if run else "")
+        refusal = _settings_refusal(digests)
+        if refusal:
+            return _error(refusal)
+        merged = given if all(given) else []
+        missing = report.missing_shards(merged)
         if missing:
             print(missing, file=sys.stderr)
         out.mkdir(parents=True, exist_ok=True)
@@ -82,12 +90,36 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
             held.enter_context(lock.hold(out, "merge"))
         except lock.LockError as busy:
             return _error(str(busy))
-        return _merge(config, found, out, quiet)
+        settings = next(iter(digests.values()), "")
+        return _merge(config, found, out, quiet, run=(settings, merged))
 
 
-def _merge(config: CourseConfig, found: dict[str, Path], out: Path, quiet: bool) -> int:
-    """Copy each learner's folder from their shard into out, then the gradebook and report."""
+def _settings_refusal(digests: dict[Path, str]) -> str:
+    """Why shards graded with different settings must not be merged ("" when they may be)."""
+    known = {shard: digest for shard, digest in digests.items() if digest}
+    unknown = [shard for shard, digest in digests.items() if not digest]
+    if known and unknown:
+        return OLDER.format(old=unknown[0], new=next(iter(known)))
+    firsts: dict[str, Path] = {}
+    for shard, digest in known.items():
+        firsts.setdefault(digest, shard)
+    if len(firsts) > 1:
+        first, second = list(firsts.values())[:2]
+        return MIXED.format(first=first, second=second)
+    return ""
+
+
+def _merge(
+    config: CourseConfig,
+    found: dict[str, Path],
+    out: Path,
+    quiet: bool,
+    run: tuple[str, list[str]],
+) -> int:
+    """Copy each learner's folder from their shard into out, then the gradebook and report
+    (``run``: the shards' settings digest and the shards merged, for DIR/.run.json)."""
     store.clear_partial(out)
+    store.write_run(out, "", run[0], merged=run[1])
     for learner, shard in sorted(found.items()):
         staged = store.staging_dir(out, learner)
         shutil.rmtree(staged)

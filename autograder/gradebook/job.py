@@ -112,7 +112,8 @@ def grade_learner(
     )
     record.settings, record.shard = run_settings(settings), settings.shard
     record.note = learner.note
-    record.key = settings_key(settings, learner)
+    # A grade from a copy that could not be updated is tried again by the next run.
+    record.key = "" if learner.note else settings_key(settings, learner)
     record.run_id = settings.run_id
     staged = store.staging_dir(settings.out, learner.id)
     scratch = Path(tempfile.mkdtemp(prefix=f"t101-batch-{learner.id}-"))

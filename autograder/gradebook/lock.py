@@ -104,8 +104,11 @@ def hold(folder: Path, command: str, *, shared: bool = False) -> Held:
     path = Path(folder) / LOCK_FILE
     if shared:
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
+            return Held(None)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a pipe or a folder: no command's lock
+            os.close(fd)
             return Held(None)
     else:
         fd = _open_exclusive(path, command)

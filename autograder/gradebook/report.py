@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autograder.gradebook.store import LearnerRecord, learner_dir
+from autograder.gradebook.store import LearnerRecord, learner_dir, read_run
 from autograder.mistakes.catalogue import named_mistake_in_full
 from autograder.reports.files import atomic_write_text
 from autograder.reports.sanitize import clean, first_sentence, markdown_inline
@@ -62,8 +62,8 @@ STALE_COPIES = (
     "record.json says why): {learners}."
 )
 MISSING_SHARDS = (
-    "This gradebook holds the learners of shards {have} of {count} only: shards {missing} are "
-    "missing (merge every shard folder of the run)."
+    "This gradebook merges shards {have} of {count} only; missing: {missing} (merge every "
+    "shard folder of the run)."
 )
 NOT_SUBMITTED = (
     "{title}: graded for the {have} of {graded} graded learners whose repository holds it; "
@@ -162,7 +162,8 @@ def build_report(
     stale = [r.learner for r in graded if r.note]
     if stale:
         notes.append(STALE_COPIES.format(learners=", ".join(stale)))
-    missing = missing_shards(records)
+    run = read_run(out)
+    missing = missing_shards(run["merged"]) if run else ""  # merge.py lists the shards
     if missing:
         notes.insert(0, missing)
     deadlines = sorted({r.deadline for r in records if r.deadline})
@@ -328,10 +329,10 @@ def score_figure(totals: list[float], max_score: float) -> bytes:
     return buffer.getvalue()
 
 
-def missing_shards(records: list[LearnerRecord]) -> str:
-    """MISSING_SHARDS when the records come from some of the --shard i/n runs of a roster
-    only; "" otherwise (a shard of no learner writes no record, so it is not missed)."""
-    shards = {tuple(map(int, r.shard.split("/"))) for r in records if r.shard}
+def missing_shards(merged: list[str]) -> str:
+    """MISSING_SHARDS when the shards merged ("i/n" each, from their DIR/.run.json) are not
+    every shard of the run; "" otherwise."""
+    shards = {tuple(map(int, shard.split("/"))) for shard in merged if shard}
     counts = {count for _, count in shards}
     if len(counts) != 1:
         return ""

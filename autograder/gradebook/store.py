@@ -8,6 +8,8 @@ Layout of a class output folder DIR:
     DIR/.pycache/               compiled grader modules shared by the learners' runs (job.py)
     DIR/.lock                   held by the command writing DIR (lock.py); names it
     DIR/.repos/<learner>.git    the copy of a repository the roster gives by URL (fetch.py)
+    DIR/.forced                 when a --force run began; gone once one grades everyone
+    DIR/.run.json               the run's shard and settings digest (merge.py reads it)
     DIR/gradebook.csv           rebuilt from every DIR/*/record.json, sorted by learner id
 
 A learner's folder is built complete in DIR/.partial and renamed into place, so a learner is
@@ -32,6 +34,8 @@ from autograder.reports.files import atomic_write_text
 RECORD_FILE = "record.json"
 GRADEBOOK_FILE = "gradebook.csv"
 PARTIAL_DIR = ".partial"
+FORCED_FILE = ".forced"
+RUN_FILE = ".run.json"
 TIMING_COLUMNS = ("duration_s", "graded_at")
 
 
@@ -120,6 +124,47 @@ def commit_learner(out: Path, staged: Path, record: LearnerRecord) -> Path:
         shutil.rmtree(trash, ignore_errors=True)
     os.replace(staged, final)
     return final
+
+
+def forced_since(out: Path) -> str:
+    """When an unfinished --force run began (ISO 8601, UTC), or "": a record graded before
+    then is one that run meant to grade again, so a rerun without --force grades it."""
+    try:
+        return (Path(out) / FORCED_FILE).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def mark_forced(out: Path, since: str) -> None:
+    atomic_write_text(Path(out) / FORCED_FILE, since + "\n")
+
+
+def clear_forced(out: Path) -> None:
+    (Path(out) / FORCED_FILE).unlink(missing_ok=True)
+
+
+def write_run(out: Path, shard: str, settings: str, merged: list[str] | None = None) -> None:
+    """DIR/.run.json: which shard of the roster DIR holds ("i/n", "" for all), the run's
+    settings digest (job.run_settings) and, for a merge's output, the shards it merged: what
+    merge.py compares, also for a shard that holds no learner."""
+    run = {"shard": shard, "settings": settings, "merged": merged or []}
+    atomic_write_text(Path(out) / RUN_FILE, json.dumps(run) + "\n")
+
+
+def read_run(out: Path) -> dict | None:
+    """DIR/.run.json, or None (a folder of an older version, or not a grade-class output)."""
+    try:
+        run = json.loads((Path(out) / RUN_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(run, dict):
+        return None
+    merged = run.get("merged", [])
+    return {
+        "shard": str(run.get("shard", "")),
+        "settings": str(run.get("settings", "")),
+        "merged": [str(s) for s in merged] if isinstance(merged, list) else [],
+    }
 
 
 def clear_partial(out: Path) -> None:

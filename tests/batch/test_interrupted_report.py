@@ -4,10 +4,14 @@ before anything was graded', which is wrong then."""
 
 from __future__ import annotations
 
+import time
+from datetime import UTC, datetime
+
 import pytest
 
 from autograder.commands import grade_class
 from autograder.gradebook import store
+from autograder.gradebook.job import settings_key
 
 from .conftest import grade_class_main
 
@@ -16,13 +20,24 @@ def _interrupt(*args, **kwargs):
     raise KeyboardInterrupt
 
 
-def _saving(*learners: str, then_interrupt: bool):
-    """A grade_pending that saves these learners as this run's, then is interrupted or not."""
+def _saving(*learners: str, then_interrupt: bool, seen: list | None = None):
+    """A grade_pending that saves these learners (of those pending) as this run's, as the
+    real one would, then is interrupted or not; ``seen`` gets the ids of the pending ones."""
 
-    def grade_pending(settings, *args, **kwargs):
-        for learner in learners:
-            record = store.LearnerRecord(learner=learner, total=1.0, run_id=settings.run_id)
-            store.commit_learner(settings.out, store.staging_dir(settings.out, learner), record)
+    def grade_pending(settings, pending, *args, **kwargs):
+        if seen is not None:
+            seen.append([learner.id for learner in pending])
+        for learner in pending:
+            if learner.id not in learners:
+                continue
+            record = store.LearnerRecord(
+                learner=learner.id,
+                total=1.0,
+                run_id=settings.run_id,
+                key=settings_key(settings, learner),
+                graded_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            )
+            store.commit_learner(settings.out, store.staging_dir(settings.out, learner.id), record)
         if then_interrupt:
             raise KeyboardInterrupt
 
@@ -73,3 +88,22 @@ def test_a_record_this_run_grades_again_is_not_counted_as_saved(
     assert grade_class_main(roster, out, force=force) == 130
     template = grade_class.INTERRUPTED_FORCED if force else grade_class.INTERRUPTED
     assert template.format(done=1, total=2, out=out) in capsys.readouterr().err
+
+
+def test_a_rerun_without_force_goes_on_from_an_interrupted_force_run(tmp_path, monkeypatch, capsys):
+    """H33: after a --force run stopped halfway, the advised rerun without --force kept every
+    record of the run before it (same settings): most learners stayed at their old commits."""
+    roster, out = _class(tmp_path)
+    seen: list[list[str]] = []
+    monkeypatch.setattr(grade_class, "grade_pending", _saving("ada", "bo", then_interrupt=False))
+    assert grade_class_main(roster, out) == 0
+    time.sleep(1.1)  # records keep their time to the second
+    monkeypatch.setattr(grade_class, "grade_pending", _saving("ada", then_interrupt=True))
+    assert grade_class_main(roster, out, force=True) == 130
+    said = grade_class.INTERRUPTED_FORCED.format(done=1, total=2, out=out)
+    assert said in capsys.readouterr().err
+    saving = _saving("ada", "bo", then_interrupt=False, seen=seen)
+    monkeypatch.setattr(grade_class, "grade_pending", saving)
+    assert grade_class_main(roster, out) == 0
+    assert grade_class_main(roster, out) == 0
+    assert seen == [["bo"], []]  # the rest of the forced run, then nothing: it is complete

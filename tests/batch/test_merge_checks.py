@@ -11,13 +11,24 @@ from autograder.gradebook import report, store
 from .conftest import TOY_COURSE
 
 
-def _shard(tmp_path: Path, name: str, learner: str, *, settings: str, shard: str) -> Path:
+def _shard(
+    tmp_path: Path, name: str, learner: str | None, *, settings: str, shard: str, run: bool = True
+) -> Path:
+    """A grade-class --shard output folder: one learner's record (or none), and .run.json
+    unless ``run`` is False (as an older version wrote it, also without record settings)."""
     folder = tmp_path / name
-    staged = store.staging_dir(folder, learner)
-    record = store.LearnerRecord(
-        learner=learner, error="Its repository is empty.", settings=settings, shard=shard
-    )
-    store.commit_learner(folder, staged, record)
+    folder.mkdir()
+    if learner:
+        staged = store.staging_dir(folder, learner)
+        record = store.LearnerRecord(
+            learner=learner,
+            error="Its repository is empty.",
+            settings=settings if run else "",
+            shard=shard if run else "",
+        )
+        store.commit_learner(folder, staged, record)
+    if run:
+        store.write_run(folder, shard, settings)
     return folder
 
 
@@ -48,3 +59,26 @@ def test_every_shard_given_says_nothing_missing(tmp_path: Path, capsys) -> None:
     assert merge.main(shards=[first, second], out=out, course=TOY_COURSE, quiet=True) == 1
     assert "missing" not in capsys.readouterr().err
     assert "missing" not in (out / report.MARKDOWN_FILE).read_text()
+
+
+def test_a_shard_of_no_learner_is_merged_and_not_missed(tmp_path: Path, capsys) -> None:
+    """Three learners in four shards: shard 4/4 holds no learner (H33: merge refused it, and
+    without it said shard 4 was missing)."""
+    shards = [
+        _shard(tmp_path, f"s{i}", f"l{i}", settings="aaaa", shard=f"{i}/4") for i in (1, 2, 3)
+    ]
+    shards.append(_shard(tmp_path, "s4", None, settings="aaaa", shard="4/4"))
+    out = tmp_path / "merged"
+    assert merge.main(shards=shards, out=out, course=TOY_COURSE, quiet=True) == 1
+    assert "missing" not in capsys.readouterr().err
+    assert "missing" not in (out / report.MARKDOWN_FILE).read_text()
+
+
+def test_a_shard_of_an_older_version_is_not_merged_with_a_new_one(tmp_path: Path, capsys) -> None:
+    """An older version recorded no settings: whether they match cannot be known (H33 merged
+    a no-deadline shard with a deadline one that way, and the report claimed the deadline)."""
+    old = _shard(tmp_path, "s1", "ada", settings="", shard="1/2", run=False)
+    new = _shard(tmp_path, "s2", "bo", settings="aaaa", shard="2/2")
+    out = tmp_path / "merged"
+    assert merge.main(shards=[old, new], out=out, course=TOY_COURSE, quiet=True) == 2
+    assert merge.OLDER.format(old=old, new=new) in " ".join(capsys.readouterr().err.split())

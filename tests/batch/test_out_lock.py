@@ -231,3 +231,12 @@ def test_a_lock_file_that_is_not_a_file_is_refused_with_a_sentence(
     assert grade_class_main(_roster(tmp_path), out) == 2
     err = " ".join(capsys.readouterr().err.split())
     assert lock.ODD_LOCK.format(path=out / lock.LOCK_FILE, command="grade-class") in err
+
+
+def test_merge_reads_a_shard_whose_lock_file_is_a_pipe_without_waiting(tmp_path):
+    """Opening a FIFO for reading waits for a writer: merge hung (H33)."""
+    shard = _shard_with(tmp_path, "ada")
+    os.mkfifo(shard / lock.LOCK_FILE)
+    out = tmp_path / "merged"
+    assert merge.main(shards=[shard], out=out, course=TOY_COURSE, quiet=True) == 1
+    assert [row["learner"] for row in read_gradebook(out / store.GRADEBOOK_FILE)] == ["ada"]
