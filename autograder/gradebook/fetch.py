@@ -8,38 +8,33 @@ exactly as a local clone (its HEAD, or its last commit at the deadline; snapshot
 * ``locate`` gives those learners their copy's path before anything is fetched: the path is
   part of the key a resumed run compares (job.settings_key), so a learner already graded is
   not fetched again.
-* URLs are shown (rows, console) without a password or token written into them (``shown``).
 * ``fetch`` brings the copies of the learners still to grade up to date, several at a time:
   ``git clone --bare`` into DIR/.repos/.partial, then a rename (a killed run leaves no half
-  copy; anything else found at the copy's path is replaced); a copy already cloned from the
-  same URL is updated (``git fetch --prune``, every branch) and its HEAD follows the server's
-  default branch (renamed, or first pushed after an empty repository was cloned). A clone that
-  fails gives that learner a row with the line of git's messages that says why, and the run
-  goes on; when an update fails, the copy is cloned again (the copy itself may be damaged, or
-  hold a ref lock a killed fetch left), and when that fails too (or the update took too long)
-  the copy is graded as it was fetched before, with a console line (the gradebook's commit
-  column says what was graded).
-* No token stays on disk: a copy's config holds its URL without the user part and, to know
-  which URL it came from, the URL's SHA-256; each update gives git the full URL again; for a
-  URL that carries credentials, the user's credential helpers are turned off (``store`` would
-  write them down).
-* An interrupt stops every git started, at once; so does the end of this process, even by
-  kill -9, on Linux (git_network.py).
+  copy; whatever was at the copy's path is moved aside whole first, then deleted). A copy
+  already cloned from the same URL is updated (``git fetch --prune``, every branch) and its
+  HEAD follows the server's default branch (renamed, or first pushed after an empty repository
+  was cloned).
+* A clone that fails gives that learner a row with the line of git's messages that says why
+  (git_network.cause), and the run goes on. An update that fails because of the copy itself
+  (damaged objects, a ref lock a killed fetch left) clones again; one that fails because of
+  the server (unreachable, silent) keeps the copy as fetched before: it is graded, with a
+  console line (also with --quiet) and the learner's ``note`` (record.json, the class report),
+  and the next run tries again.
+* No token stays on disk: a copy's config holds its URL without the user part
+  (url_secrets.without_userinfo) and, to know which URL it came from, the URL's SHA-256; each
+  update gives git the full URL again; for a URL that carries credentials, the user's
+  credential helpers are turned off (``store`` would write them down). Rows and console lines
+  show URLs through url_secrets.shown.
+* git runs as git_network.py says: the user's own configuration (credential helpers, URL
+  rewrites, ssh keys), never a prompt, only the network transports, stall limits; no git
+  outlives the command (an interrupt, a time-out, even kill -9). The URL comes after ``--``,
+  so a roster line cannot pass git an option.
 
-git runs with the user's own configuration (credential helpers, URL rewrites, ssh keys and
-core.sshCommand reach private repositories) but never prompts: no terminal, ssh in batch mode
-(unless the user gave their own ssh command), so a repository the machine has no credentials
-for fails at once instead of waiting for a password; a server that stops sending is left after
-a minute over http(s) and ssh (unless the user set http.lowSpeedLimit), at FETCH_TIMEOUT over
-git://. Only the https,
-http, ssh and git transports are allowed (GIT_ALLOW_PROTOCOL; never ``ext::``, which runs a
-command), and the URL comes after ``--``, so a roster line cannot pass git an option.
-Source: the git documentation, git-clone(1), git-fetch(1) and git(1) (GIT_ALLOW_PROTOCOL).
+Source: the git documentation, git-clone(1), git-fetch(1), git-ls-remote(1).
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import re
@@ -50,17 +45,16 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
-from autograder.gradebook.git_network import Commands, Outcome, cause
+from autograder.gradebook.git_network import Commands, Outcome, cause, network_env
 from autograder.gradebook.roster import Learner
 from autograder.gradebook.snapshot import local_git_env
+from autograder.gradebook.url_secrets import carries_credentials, shown, without_userinfo
 
 REPOS_DIR = ".repos"  # in DIR: the bare copies of repositories given by URL
 PARTIAL_DIR = ".partial"  # in DIR/.repos: clones being made, renamed into place when done
 FETCH_TIMEOUT = 600.0  # seconds for one repository's clone or update
 FETCH_JOBS = 8  # repositories fetched at once (network-bound, not CPU-bound)
-ALLOWED_PROTOCOLS = "https:http:ssh:git"
 SOURCE_KEY = "autograder.source"  # in a copy's config: the SHA-256 of the URL it was cloned from
 
 CLONE_FAILED = "git could not clone {url}: {detail}."
@@ -137,45 +131,6 @@ def fetch(
     return [brought.get(learner, learner) for learner in learners]
 
 
-def shown(url: str, text: str | None = None) -> str:
-    """``text`` (default: the URL itself) as it may be shown in a gradebook or on a console,
-    and control characters (a server's message may carry terminal escapes) dropped.
-
-    Hidden: the user part of an https or http URL, where a token goes (https://TOKEN@host/...
-    or https://user:TOKEN@host/...), wherever it is followed by "@" (a lone user part may be a
-    token; the same name elsewhere, in a path, is kept); a password (https, http or
-    ssh://user:PASSWORD@host/...), a query string (?access_token=...) and a fragment; each
-    also where it stands alone in text, when at least _SECRET_LENGTH characters long."""
-    text = url if text is None else text
-    try:
-        parts = urlsplit(url) if "://" in url else None
-        password = parts.password if parts else None
-    except ValueError:  # not a URL urlsplit reads (the roster refuses those): hide it whole
-        return "".join(ch for ch in text.replace(url, "the URL") if ch.isprintable())
-    if parts is not None:
-        scheme = parts.scheme.lower()
-        userinfo, at, host = parts.netloc.rpartition("@")
-        secrets = [parts.query, parts.fragment]
-        if at and scheme in ("https", "http"):
-            text = text.replace(userinfo + "@", "***@")  # a lone user part: only before @
-            secrets.append(password or "")
-        elif password and scheme == "ssh":
-            user = userinfo.partition(":")[0]
-            text = text.replace(userinfo + "@", f"{user}:***@")
-            secrets.append(password)
-        for part, mark in ((parts.query, "?"), (parts.fragment, "#")):
-            if part:
-                text = text.replace(mark + part, mark + "***")
-        for secret in secrets:  # git may quote one apart from the URL; a short one is not
-            if len(secret) >= _SECRET_LENGTH:  # replaced elsewhere (it would garble words)
-                text = text.replace(secret, "***")
-    return "".join(ch for ch in text if ch.isprintable())
-
-
-#: A password, token or query at least this long is also hidden where it stands alone.
-_SECRET_LENGTH = 6
-
-
 def _bring(learner: Learner, out: Path, partial: Path, say: Say, commands: Commands) -> Learner:
     url = shown(learner.url)
     copy = copy_path(out, learner.id)
@@ -225,7 +180,7 @@ def _clone(learner: Learner, copy: Path, partial: Path, url: str, commands: Comm
     staging = partial / f"{learner.id}.{uuid.uuid4().hex[:8]}"
     done = commands.run(
         [*_no_helper(learner.url), "clone", "--bare", "--quiet", "--", learner.url, str(staging)],
-        _env(),
+        network_env(),
         FETCH_TIMEOUT,
     )
     if not done.ok:
@@ -238,7 +193,7 @@ def _clone(learner: Learner, copy: Path, partial: Path, url: str, commands: Comm
         return replace(learner, repo=None, error=error)
     # No token stays on disk: the copy records the URL without its user part, and which URL
     # it came from only as a digest; updates give git the URL again.
-    _local(staging, "config", "remote.origin.url", _without_userinfo(learner.url))
+    _local(staging, "config", "remote.origin.url", without_userinfo(learner.url))
     _local(staging, "config", SOURCE_KEY, _digest(learner.url))
     # The old copy (of another URL, damaged, or anything else there) is moved aside whole
     # first: one that cannot be deleted stays intact instead of half deleted.
@@ -277,17 +232,15 @@ _BRANCHES = ("+refs/heads/*:refs/heads/*",)
 
 def _network(commands: Commands, copy: Path, url: str, *args: str) -> Outcome:
     """git ARGS (which end with url) against the server, on the copy."""
-    return commands.run([*_no_helper(url), "--git-dir", str(copy), *args], _env(), FETCH_TIMEOUT)
+    return commands.run(
+        [*_no_helper(url), "--git-dir", str(copy), *args], network_env(), FETCH_TIMEOUT
+    )
 
 
 def _no_helper(url: str) -> list[str]:
     """For a URL that carries its own credentials, git options that turn the user's
     credential helpers off: a helper such as `store` would write the token to disk."""
-    try:
-        carries = "://" in url and "@" in urlsplit(url).netloc
-    except ValueError:
-        carries = True
-    return ["-c", "credential.helper="] if carries else []
+    return ["-c", "credential.helper="] if carries_credentials(url) else []
 
 
 def _is_copy_of(copy: Path, url: str) -> bool:
@@ -317,14 +270,6 @@ def _digest(url: str) -> str:
     return hashlib.sha256(url.encode("utf-8")).hexdigest()
 
 
-def _without_userinfo(url: str) -> str:
-    if "://" not in url:
-        return url  # scp-like user@host:path carries no password
-    parts = urlsplit(url)
-    host = parts.netloc.rpartition("@")[2]
-    return urlunsplit(parts._replace(netloc=host))
-
-
 def _remove_quietly(path: Path) -> None:
     try:
         _remove(path)
@@ -338,46 +283,3 @@ def _remove(path: Path) -> None:
         path.unlink()
     elif path.exists():
         shutil.rmtree(path)
-
-
-def _env() -> dict[str, str]:
-    """The user's environment, without prompts and with only the network transports."""
-    return dict(_network_env(tuple(sorted(os.environ.items()))))
-
-
-#: ssh as grade-class runs it unless the user gave their own: never a prompt, and a server
-#: that stops answering (after the banner, say) is left after a minute.
-SSH_COMMAND = (
-    "ssh -o BatchMode=yes -o ConnectTimeout=60 -o ServerAliveInterval=15 -o ServerAliveCountMax=4"
-)
-
-
-@functools.lru_cache(maxsize=4)
-def _network_env(environ: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
-    env = dict(environ)
-    env.update(
-        GIT_TERMINAL_PROMPT="0",
-        GIT_ALLOW_PROTOCOL=ALLOWED_PROTOCOLS,
-        GCM_INTERACTIVE="never",  # Git Credential Manager: fail rather than open a dialog
-    )
-    # The user's own ssh command (core.sshCommand, GIT_SSH) and stall limits (http.lowSpeed*)
-    # win: an environment variable set here would override their configuration.
-    if not ({"GIT_SSH_COMMAND", "GIT_SSH"} & env.keys() or _configured(env, "core.sshCommand")):
-        env["GIT_SSH_COMMAND"] = SSH_COMMAND
-    if not _configured(env, "http.lowSpeedLimit"):  # a stalled server fails after a minute
-        env.setdefault("GIT_HTTP_LOW_SPEED_LIMIT", "1000")  # bytes a second, over...
-        env.setdefault("GIT_HTTP_LOW_SPEED_TIME", "60")  # ...this many seconds
-    return tuple(sorted(env.items()))
-
-
-def _configured(env: dict[str, str], key: str) -> bool:
-    """Whether the user's git configuration sets key."""
-    done = subprocess.run(
-        ["git", "config", "--get", key],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        cwd="/",  # outside any repository: the user's and the system's configuration only
-        check=False,
-    )
-    return done.returncode == 0 and bool(done.stdout.strip())

@@ -9,10 +9,18 @@ the command that started it.
   process group still running (git's helpers with it: git-remote-https, ssh), so none goes on
   against a server that never answers; on Linux, git itself also gets the parent-death signal
   (PR_SET_PDEATHSIG, see prctl(2)), in case the command dies before listing it.
+* ``network_env`` is the environment git runs with: the user's own (credential helpers, URL
+  rewrites, ssh keys reach private repositories) but never a prompt (no terminal, ssh in batch
+  mode unless the user gave their own ssh command), only the https, http, ssh and git
+  transports (GIT_ALLOW_PROTOCOL), and a server that stops sending left after a minute over
+  http(s) and ssh (unless the user set http.lowSpeedLimit); git:// has no such limit in git,
+  only the caller's time-out.
 * ``cause`` picks the line of git's messages that says why it failed: the ssh or server line
   before "fatal: Could not read from remote repository", not the hint after it.
 
-Source: the git documentation (git(1), git-clone(1)); prctl(2); Python's subprocess module.
+Source: the git documentation (git(1): GIT_ALLOW_PROTOCOL, GIT_SSH_COMMAND,
+GIT_HTTP_LOW_SPEED_LIMIT; git-config(1): core.sshCommand); ssh_config(5): ServerAliveInterval;
+prctl(2); Python's subprocess module.
 """
 
 from __future__ import annotations
@@ -24,7 +32,7 @@ import subprocess
 import sys
 import threading
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 
 _PR_SET_PDEATHSIG = 1
 _REMOTE_UNREADABLE = "fatal: could not read from remote repository"
@@ -185,3 +193,53 @@ def _die_with(parent: int) -> None:
     _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:  # the parent died before the prctl: nobody would kill us
         os._exit(1)
+
+
+#: The transports a roster's URL may use (GIT_ALLOW_PROTOCOL): never ``ext::``, which runs a
+#: command, nor file:// (a roster names local repositories by path).
+ALLOWED_PROTOCOLS = "https:http:ssh:git"
+
+
+def network_env() -> dict[str, str]:
+    """The user's environment for git against a server: no prompts, only the network
+    transports (ALLOWED_PROTOCOLS), ssh in batch mode and stall limits unless the user set
+    their own."""
+    return dict(_network_env(tuple(sorted(os.environ.items()))))
+
+
+#: ssh as grade-class runs it unless the user gave their own: never a prompt, and a server
+#: that stops answering (after the banner, say) is left after a minute.
+SSH_COMMAND = (
+    "ssh -o BatchMode=yes -o ConnectTimeout=60 -o ServerAliveInterval=15 -o ServerAliveCountMax=4"
+)
+
+
+@lru_cache(maxsize=4)
+def _network_env(environ: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    env = dict(environ)
+    env.update(
+        GIT_TERMINAL_PROMPT="0",
+        GIT_ALLOW_PROTOCOL=ALLOWED_PROTOCOLS,
+        GCM_INTERACTIVE="never",  # Git Credential Manager: fail rather than open a dialog
+    )
+    # The user's own ssh command (core.sshCommand, GIT_SSH) and stall limits (http.lowSpeed*)
+    # win: an environment variable set here would override their configuration.
+    if not ({"GIT_SSH_COMMAND", "GIT_SSH"} & env.keys() or _configured(env, "core.sshCommand")):
+        env["GIT_SSH_COMMAND"] = SSH_COMMAND
+    if not _configured(env, "http.lowSpeedLimit"):  # a stalled server fails after a minute
+        env.setdefault("GIT_HTTP_LOW_SPEED_LIMIT", "1000")  # bytes a second, over...
+        env.setdefault("GIT_HTTP_LOW_SPEED_TIME", "60")  # ...this many seconds
+    return tuple(sorted(env.items()))
+
+
+def _configured(env: dict[str, str], key: str) -> bool:
+    """Whether the user's git configuration sets key."""
+    done = subprocess.run(
+        ["git", "config", "--get", key],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        cwd="/",  # outside any repository: the user's and the system's configuration only
+        check=False,
+    )
+    return done.returncode == 0 and bool(done.stdout.strip())

@@ -26,8 +26,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from autograder.gradebook import fetch, snapshot, store
+from autograder.gradebook import snapshot, store
 from autograder.gradebook.roster import Learner
+from autograder.gradebook.url_secrets import shown
 from autograder.release.manifest import read_manifest
 from autograder.reports.files import atomic_write_text
 
@@ -156,7 +157,7 @@ def _grade(
     except (snapshot.SnapshotError, ValueError) as error:
         record.error = str(error)
         if learner.url:  # the row names the URL the roster gave, not this machine's copy
-            record.error = record.error.replace(str(learner.repo), fetch.shown(learner.url))
+            record.error = record.error.replace(str(learner.repo), shown(learner.url))
         return
     record.commit, record.commit_time, record.late = (
         selection.commit,

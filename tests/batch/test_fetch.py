@@ -14,7 +14,7 @@ import socket
 import pytest
 
 from autograder.commands import grade_class
-from autograder.gradebook import fetch, git_network, report, roster, store
+from autograder.gradebook import fetch, git_network, report, roster, store, url_secrets
 from tests.batch.conftest import (
     AFTER,
     DEADLINE,
@@ -177,7 +177,7 @@ def test_which_repositories_are_clone_urls(repo: str, clone: bool) -> None:
     ],
 )
 def test_urls_are_shown_without_tokens_or_control_characters(url, text, expected) -> None:
-    assert fetch.shown(url, text) == expected
+    assert url_secrets.shown(url, text) == expected
 
 
 def test_a_token_in_a_clone_url_never_reaches_the_gradebook(tmp_path) -> None:
@@ -283,13 +283,13 @@ def test_the_users_own_ssh_command_and_stall_limit_are_kept(monkeypatch) -> None
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")
     monkeypatch.setenv("GIT_CONFIG_COUNT", "0")
-    env = fetch._env()
-    assert env["GIT_SSH_COMMAND"] == fetch.SSH_COMMAND
+    env = git_network.network_env()
+    assert env["GIT_SSH_COMMAND"] == git_network.SSH_COMMAND
     assert env["GIT_HTTP_LOW_SPEED_TIME"] == "60"
     monkeypatch.setenv("GIT_CONFIG_COUNT", "2")
     monkeypatch.setenv("GIT_CONFIG_KEY_0", "core.sshCommand")
     monkeypatch.setenv("GIT_CONFIG_VALUE_0", "ssh -i ~/.ssh/classroom")
     monkeypatch.setenv("GIT_CONFIG_KEY_1", "http.lowSpeedLimit")
     monkeypatch.setenv("GIT_CONFIG_VALUE_1", "10")
-    env = fetch._env()
+    env = git_network.network_env()
     assert "GIT_SSH_COMMAND" not in env and "GIT_HTTP_LOW_SPEED_TIME" not in env
