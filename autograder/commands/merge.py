@@ -8,7 +8,9 @@ that a grade-class is still writing. A learner found in two shards is refused:
 shards of one roster never overlap, so it means the wrong folders were given; so are shards
 graded with different settings (--deadline, --timeout, --seed, --manifest: job.run_settings).
 Shards of a run that are not all given are said on stderr and in the class report (each shard
-folder's DIR/.run.json says which one it is, also when it holds no learner).
+folder's DIR/.run.json says which one it is, also when it holds no learner). DIR may be new, or
+the output of an earlier merge of the same settings, which this one adds to (a shard graded
+again, one given late); never a folder of other learners.
 
 Exit status as grade-class: 0 every merged learner was graded, 1 some rows carry an error,
 2 nothing could be merged (with one sentence on stderr).
@@ -40,6 +42,10 @@ OLDER = (
     "The shard folder {old} was graded by an older version of the autograder, which did not "
     "record its settings, and {new} by this one; grade every shard with one version and the "
     "same options."
+)
+NOT_A_MERGE = (
+    "The output folder {out} already holds learners that no merge wrote (a grade-class run's, "
+    "say); merge into a new folder, or into the folder of an earlier merge of this run."
 )
 INTO_ITSELF = "The output folder {out} is also one of the shards; merge into a new folder."
 
@@ -81,15 +87,26 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
         refusal = _settings_refusal(digests)
         if refusal:
             return _error(refusal)
-        merged = given if all(given) else []
-        missing = report.missing_shards(merged)
-        if missing:
-            print(missing, file=sys.stderr)
         out.mkdir(parents=True, exist_ok=True)
         try:
             held.enter_context(lock.hold(out, "merge"))
         except lock.LockError as busy:
             return _error(str(busy))
+        # An output folder with learners already: only an earlier merge's, of the same
+        # settings, whose learners and shards this merge adds to (H34 mixed two deadlines).
+        earlier = store.read_run(out)
+        if store.read_records(out):
+            if earlier is None or not earlier["merged"]:
+                return _error(NOT_A_MERGE.format(out=out))
+            digests[out] = earlier["settings"]
+            given = sorted(set(given) | set(earlier["merged"])) if all(given) else []
+        refusal = _settings_refusal(digests)
+        if refusal:
+            return _error(refusal)
+        merged = given if all(given) else []
+        missing = report.missing_shards(merged)
+        if missing:
+            print(missing, file=sys.stderr)
         settings = next(iter(digests.values()), "")
         return _merge(config, found, out, quiet, run=(settings, merged))
 

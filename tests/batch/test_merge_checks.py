@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from autograder.commands import merge
-from autograder.gradebook import report, store
+from autograder.gradebook import lock, report, store
 
 from .conftest import TOY_COURSE
 
@@ -82,3 +82,39 @@ def test_a_shard_of_an_older_version_is_not_merged_with_a_new_one(tmp_path: Path
     out = tmp_path / "merged"
     assert merge.main(shards=[old, new], out=out, course=TOY_COURSE, quiet=True) == 2
     assert merge.OLDER.format(old=old, new=new) in " ".join(capsys.readouterr().err.split())
+
+
+def test_a_folder_of_other_learners_is_no_merge_output(tmp_path: Path, capsys) -> None:
+    """H34: merging shard 1 into a grade-class output overwrote two of its learners with
+    older grades, kept the others, and exited 0."""
+    whole = _shard(tmp_path, "whole", "ada", settings="aaaa", shard="")
+    first = _shard(tmp_path, "s1", "bo", settings="aaaa", shard="1/2")
+    before = (whole / "ada" / store.RECORD_FILE).read_text()
+    assert merge.main(shards=[first], out=whole, course=TOY_COURSE, quiet=True) == 2
+    assert merge.NOT_A_MERGE.format(out=whole) in " ".join(capsys.readouterr().err.split())
+    assert not (whole / "bo").exists()
+    assert (whole / "ada" / store.RECORD_FILE).read_text() == before
+
+
+def test_a_merge_adds_to_an_earlier_merge_of_the_same_settings_only(tmp_path: Path, capsys) -> None:
+    first = _shard(tmp_path, "s1", "ada", settings="aaaa", shard="1/2")
+    second = _shard(tmp_path, "s2", "bo", settings="aaaa", shard="2/2")
+    other = _shard(tmp_path, "s2other", "bo", settings="bbbb", shard="2/2")
+    out = tmp_path / "merged"
+    assert merge.main(shards=[first], out=out, course=TOY_COURSE, quiet=True) == 1
+    assert merge.main(shards=[other], out=out, course=TOY_COURSE, quiet=True) == 2
+    assert "different settings" in " ".join(capsys.readouterr().err.split())
+    assert merge.main(shards=[second], out=out, course=TOY_COURSE, quiet=True) == 1
+    assert sorted(r.learner for r in store.read_records(out)) == ["ada", "bo"]
+    assert "missing" not in capsys.readouterr().err  # shard 1 from before, shard 2 now
+    assert "missing" not in (out / report.MARKDOWN_FILE).read_text()
+
+
+def test_a_refused_merge_says_nothing_of_missing_shards(tmp_path: Path, capsys) -> None:
+    first = _shard(tmp_path, "s1", "ada", settings="aaaa", shard="1/2")
+    out = tmp_path / "merged"
+    out.mkdir()
+    with lock.hold(out, "grade-class"):
+        assert merge.main(shards=[first], out=out, course=TOY_COURSE, quiet=True) == 2
+    err = capsys.readouterr().err
+    assert "is writing to" in err and "missing" not in err
