@@ -99,7 +99,8 @@ def main(
     """Grade the roster into out; return the exit status of the module docstring."""
     try:
         config = load_course(course if course else find_course_file(Path.cwd()))
-        learners = roster.shard(roster.read_roster(roster_path), roster.parse_shard(shard))
+        selection = roster.parse_shard(shard)
+        learners = roster.shard(roster.read_roster(roster_path), selection)
         snapshot.parse_deadline(deadline)
         if manifest is not None:
             manifest = Path(manifest).resolve()
@@ -137,7 +138,7 @@ def main(
             run_id=uuid.uuid4().hex,
             parent_pid=os.getpid(),
             manifest=manifest,
-            shard=_shard_text(shard),
+            shard=f"{selection[0]}/{selection[1]}" if selection else "",
         )
         records = {learner.id: store.read_record(out, learner.id) for learner in learners}
         store.write_run(out, settings.shard, run_settings(settings))
@@ -200,12 +201,6 @@ def fetch_pending(pending: list[roster.Learner], out: Path, err: Console) -> lis
         return fetch.fetch(
             pending, out, say=say, done=lambda learner: progress.update(task, advance=1)
         )
-
-
-def _shard_text(shard: str | None) -> str:
-    """--shard as the records keep it: "i/n", or "" for the whole roster."""
-    selection = roster.parse_shard(shard)
-    return f"{selection[0]}/{selection[1]}" if selection else ""
 
 
 def _learners(count: int) -> str:

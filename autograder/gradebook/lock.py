@@ -25,6 +25,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 
+from autograder.reports.files import DISK_ERRORS
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not on Linux or macOS
@@ -53,8 +55,6 @@ ODD_LOCK = (
 )
 HOLDER = "another autograder command ({command}, process {pid}, started {started})"
 UNKNOWN_HOLDER = "another autograder command"
-#: Errors of the disk: the command line's own sentence says those (reports/files.py).
-_DISK_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})
 
 
 class LockError(Exception):
@@ -134,7 +134,7 @@ def _open_exclusive(path: Path, command: str) -> int:
     try:
         fd = os.open(path, flags, 0o644)
     except OSError as error:
-        if error.errno in _DISK_ERRORS:
+        if error.errno in DISK_ERRORS:  # the command line says those (reports/files.py)
             raise
         if error.errno == errno.ELOOP:
             raise LockError(LINKED_LOCK.format(path=path, command=command)) from None
