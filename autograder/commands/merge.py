@@ -8,12 +8,14 @@ that a grade-class is still writing. A learner found in two shards is refused:
 shards of one roster never overlap, so it means the wrong folders were given; so are shards
 graded with different settings (--deadline, --timeout, --seed, --manifest: job.run_settings).
 Shards of a run that are not all given are said on stderr and in the class report (each shard
-folder's DIR/.run.json says which one it is, also when it holds no learner). DIR may be new, or
+folder's DIR/run.json says which one it is, also when it holds no learner). DIR may be new, or
 the output of an earlier merge of the same settings, which this one adds to (a shard graded
 again, one given late); never a folder of other learners.
 
 Exit status as grade-class: 0 every merged learner was graded, 1 some rows carry an error,
-2 nothing could be merged (with one sentence on stderr).
+2 nothing could be merged (with one sentence on stderr); and 3 when shards of the run are
+missing: the gradebook holds the shards given, but not the whole class (a CI job that treats 1
+as success must still fail).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ NOT_A_MERGE = (
     "say); merge into a new folder, or into the folder of an earlier merge of this run."
 )
 INTO_ITSELF = "The output folder {out} is also one of the shards; merge into a new folder."
+EXIT_MISSING_SHARDS = 3
 
 
 def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> int:
@@ -108,7 +111,8 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
         if missing:
             print(missing, file=sys.stderr)
         settings = next(iter(digests.values()), "")
-        return _merge(config, found, out, quiet, run=(settings, merged))
+        status = _merge(config, found, out, quiet, run=(settings, merged))
+        return EXIT_MISSING_SHARDS if missing else status
 
 
 def _settings_refusal(digests: dict[Path, str]) -> str:
@@ -134,7 +138,7 @@ def _merge(
     run: tuple[str, list[str]],
 ) -> int:
     """Copy each learner's folder from their shard into out, then the gradebook and report
-    (``run``: the shards' settings digest and the shards merged, for DIR/.run.json)."""
+    (``run``: the shards' settings digest and the shards merged, for DIR/run.json)."""
     store.clear_partial(out)
     store.write_run(out, "", run[0], merged=run[1])
     for learner, shard in sorted(found.items()):

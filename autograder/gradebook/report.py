@@ -330,7 +330,7 @@ def score_figure(totals: list[float], max_score: float) -> bytes:
 
 
 def missing_shards(merged: list[str]) -> str:
-    """MISSING_SHARDS when the shards merged ("i/n" each, from their DIR/.run.json) are not
+    """MISSING_SHARDS when the shards merged ("i/n" each, from their DIR/run.json) are not
     every shard of the run; "" otherwise."""
     shards = {tuple(map(int, shard.split("/"))) for shard in merged if shard}
     counts = {count for _, count in shards}

@@ -21,7 +21,9 @@ from urllib.parse import unquote, urlparse, urlsplit
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}")
 
 # Files of the class output folder that a learner's folder must not replace.
-RESERVED_IDS = frozenset({"gradebook.csv", "report.md", "report.html", "score_distribution.png"})
+RESERVED_IDS = frozenset(
+    {"gradebook.csv", "report.md", "report.html", "score_distribution.png", "run.json"}
+)
 RESERVED_ID = (
     "The roster {path} names a learner {learner!r}, which is the name of a class report file; "
     "rename that learner."

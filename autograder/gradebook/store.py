@@ -9,7 +9,7 @@ Layout of a class output folder DIR:
     DIR/.lock                   held by the command writing DIR (lock.py); names it
     DIR/.repos/<learner>.git    the copy of a repository the roster gives by URL (fetch.py)
     DIR/.forced                 when a --force run began; gone once one grades everyone
-    DIR/.run.json               the run's shard and settings digest (merge.py reads it)
+    DIR/run.json                the run's shard and settings digest (merge.py reads it)
     DIR/gradebook.csv           rebuilt from every DIR/*/record.json, sorted by learner id
 
 A learner's folder is built complete in DIR/.partial and renamed into place, so a learner is
@@ -35,7 +35,8 @@ RECORD_FILE = "record.json"
 GRADEBOOK_FILE = "gradebook.csv"
 PARTIAL_DIR = ".partial"
 FORCED_FILE = ".forced"
-RUN_FILE = ".run.json"
+RUN_FILE = "run.json"  # not hidden: CI artifact uploads leave out dot files (regrade.yml)
+OLD_RUN_FILE = ".run.json"  # where versions of 2026-12-01 wrote it
 TIMING_COLUMNS = ("duration_s", "graded_at")
 
 
@@ -144,17 +145,22 @@ def clear_forced(out: Path) -> None:
 
 
 def write_run(out: Path, shard: str, settings: str, merged: list[str] | None = None) -> None:
-    """DIR/.run.json: which shard of the roster DIR holds ("i/n", "" for all), the run's
+    """DIR/run.json: which shard of the roster DIR holds ("i/n", "" for all), the run's
     settings digest (job.run_settings) and, for a merge's output, the shards it merged: what
     merge.py compares, also for a shard that holds no learner."""
     run = {"shard": shard, "settings": settings, "merged": merged or []}
     atomic_write_text(Path(out) / RUN_FILE, json.dumps(run) + "\n")
+    (Path(out) / OLD_RUN_FILE).unlink(missing_ok=True)
 
 
 def read_run(out: Path) -> dict | None:
-    """DIR/.run.json, or None (a folder of an older version, or not a grade-class output)."""
+    """DIR/run.json (or the .run.json of the versions before it), or None (a folder of an older
+    version, or not a grade-class output)."""
+    path = Path(out) / RUN_FILE
+    if not path.exists() and (Path(out) / OLD_RUN_FILE).exists():
+        path = Path(out) / OLD_RUN_FILE
     try:
-        run = json.loads((Path(out) / RUN_FILE).read_text(encoding="utf-8"))
+        run = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(run, dict):

@@ -3,6 +3,7 @@ missing (commands/merge.py): each record keeps its run's settings digest and its
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from autograder.commands import merge
@@ -14,7 +15,7 @@ from .conftest import TOY_COURSE
 def _shard(
     tmp_path: Path, name: str, learner: str | None, *, settings: str, shard: str, run: bool = True
 ) -> Path:
-    """A grade-class --shard output folder: one learner's record (or none), and .run.json
+    """A grade-class --shard output folder: one learner's record (or none), and run.json
     unless ``run`` is False (as an older version wrote it, also without record settings)."""
     folder = tmp_path / name
     folder.mkdir()
@@ -46,7 +47,8 @@ def test_a_missing_shard_is_said_and_written_in_the_report(tmp_path: Path, capsy
     first = _shard(tmp_path, "s1", "ada", settings="aaaa", shard="1/3")
     third = _shard(tmp_path, "s3", "cy", settings="aaaa", shard="3/3")
     out = tmp_path / "merged"
-    assert merge.main(shards=[first, third], out=out, course=TOY_COURSE, quiet=True) == 1
+    code = merge.main(shards=[first, third], out=out, course=TOY_COURSE, quiet=True)
+    assert code == merge.EXIT_MISSING_SHARDS == 3  # not 1, which regrade.yml lets pass
     said = report.MISSING_SHARDS.format(have="1, 3", count=3, missing="2")
     assert said in " ".join(capsys.readouterr().err.split())
     assert said in (out / report.MARKDOWN_FILE).read_text()
@@ -101,7 +103,7 @@ def test_a_merge_adds_to_an_earlier_merge_of_the_same_settings_only(tmp_path: Pa
     second = _shard(tmp_path, "s2", "bo", settings="aaaa", shard="2/2")
     other = _shard(tmp_path, "s2other", "bo", settings="bbbb", shard="2/2")
     out = tmp_path / "merged"
-    assert merge.main(shards=[first], out=out, course=TOY_COURSE, quiet=True) == 1
+    assert merge.main(shards=[first], out=out, course=TOY_COURSE, quiet=True) == 3
     assert merge.main(shards=[other], out=out, course=TOY_COURSE, quiet=True) == 2
     assert "different settings" in " ".join(capsys.readouterr().err.split())
     assert merge.main(shards=[second], out=out, course=TOY_COURSE, quiet=True) == 1
@@ -118,3 +120,30 @@ def test_a_refused_merge_says_nothing_of_missing_shards(tmp_path: Path, capsys) 
         assert merge.main(shards=[first], out=out, course=TOY_COURSE, quiet=True) == 2
     err = capsys.readouterr().err
     assert "is writing to" in err and "missing" not in err
+
+
+def test_shards_uploaded_without_dot_files_still_say_their_run(tmp_path: Path, capsys) -> None:
+    """actions/upload-artifact leaves out dot files: regrade.yml's shards used to arrive
+    without DIR/.run.json, so a shard of no learner was refused and missing shards not said."""
+    made = [
+        _shard(tmp_path, "s1", "ada", settings="aaaa", shard="1/4"),
+        _shard(tmp_path, "s2", None, settings="aaaa", shard="2/4"),
+        _shard(tmp_path, "s3", "cy", settings="aaaa", shard="3/4"),
+    ]
+    uploaded = []
+    for folder in made:
+        copy = tmp_path / "artifacts" / folder.name
+        shutil.copytree(folder, copy, ignore=shutil.ignore_patterns(".*"))
+        uploaded.append(copy)
+    out = tmp_path / "merged"
+    assert merge.main(shards=uploaded, out=out, course=TOY_COURSE, quiet=True) == 3
+    said = report.MISSING_SHARDS.format(have="1, 2, 3", count=4, missing="4")
+    assert said in " ".join(capsys.readouterr().err.split())
+    assert sorted(r.learner for r in store.read_records(out)) == ["ada", "cy"]
+
+
+def test_a_shard_written_before_run_json_was_visible_is_read(tmp_path: Path) -> None:
+    """Versions of 2026-12-01 wrote DIR/.run.json; their shards still merge by it."""
+    first = _shard(tmp_path, "s1", "ada", settings="aaaa", shard="1/2")
+    (first / store.RUN_FILE).rename(first / store.OLD_RUN_FILE)
+    assert store.read_run(first) == {"shard": "1/2", "settings": "aaaa", "merged": []}
