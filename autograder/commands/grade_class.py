@@ -67,6 +67,12 @@ INTERRUPTED_FORCED = (
     "Interrupted: {done} of {total} learners are saved in {out}; run the same command again "
     "without --force to grade the rest (with --force, everyone is graded again)."
 )
+INTERRUPTED_NOTE = (
+    "This run was interrupted: {done} of {total} learners of the roster are graded (by it, or "
+    "kept from an earlier run of the same settings); the gradebook and this report show every "
+    "learner's folder as it is now, and the other rows, if any, are from an earlier run. Run the "
+    "same command again to grade the rest."
+)
 INTERRUPTED_REPORT = (
     "Interrupted while writing the gradebook and the class report: all {total} learners are "
     "saved in {out}; run the same command again to write them."
@@ -173,7 +179,7 @@ def main(
             grade_pending(settings, pending, len(learners), jobs, err, failed=failed)
             store.clear_forced(out)  # everyone is graded since the --force run began
         except KeyboardInterrupt:
-            return _interrupted(out, learners, settings, forced)
+            return _interrupted(out, learners, settings, forced, config)
         except fetch.FetchError as error:
             return _error(str(error))
         try:
@@ -208,11 +214,18 @@ def _learners(count: int) -> str:
 
 
 def _interrupted(
-    out: Path, learners: list[roster.Learner], settings: JobSettings, forced: str
+    out: Path,
+    learners: list[roster.Learner],
+    settings: JobSettings,
+    forced: str,
+    config: CourseConfig | None = None,
 ) -> int:
     """Say how many learners are saved after a Ctrl-C; the exit status. Saved: graded by this
     run, or kept by a rerun of it (not a record that this run, or the --force run it goes on
-    from, grades again)."""
+    from, grades again). With ``config`` (interrupted before the gradebook was being written),
+    the gradebook and the class report are rebuilt from the learners' folders as they are,
+    saying that the run was interrupted: they no longer show the last finished run while the
+    learners' folders hold this one's grades (H34)."""
     done = 0
     for learner in learners:
         record = store.read_record(out, learner.id)
@@ -220,6 +233,12 @@ def _interrupted(
             record.run_id == settings.run_id or _kept(record, settings, learner, forced)
         ):
             done += 1
+    if config is not None and done < len(learners):
+        note = INTERRUPTED_NOTE.format(done=done, total=len(learners))
+        try:
+            rebuild(config, out, [learner.id for learner in learners], note=note)
+        except (KeyboardInterrupt, OSError):
+            pass  # a second Ctrl-C, a full disk: the learners' folders are what counts
     if done == len(learners):
         print(INTERRUPTED_REPORT.format(total=done, out=out), file=sys.stderr)
     else:
@@ -238,10 +257,7 @@ def finish(
 ) -> int:
     """Rebuild the gradebook and the report from out; print the table and where the files
     are (``shown``: out as the user typed it); the exit status."""
-    store.clear_partial(out)
-    parts = class_components(config)
-    records = store.write_gradebook(out, [c.name for c in parts], learners)
-    report.write_report(out, records, parts, config.course.name)
+    records = rebuild(config, out, learners)
     console = None if quiet else Console(highlight=False)
     if console is not None:
         console.print(component_table(config, records))
@@ -251,6 +267,18 @@ def finish(
     if console is not None:
         console.print(where_line(shown or out), markup=False, soft_wrap=True)
     return _EXIT_ERRORS if any(r.failed for r in records) else _EXIT_OK
+
+
+def rebuild(
+    config: CourseConfig, out: Path, learners: list[str] | None, *, note: str = ""
+) -> list[store.LearnerRecord]:
+    """gradebook.csv and the class report from the records in out (those of ``learners`` when
+    given; ``note``: the report's first sentence); the records they show."""
+    store.clear_partial(out)
+    parts = class_components(config)
+    records = store.write_gradebook(out, [c.name for c in parts], learners)
+    report.write_report(out, records, parts, config.course.name, note=note)
+    return records
 
 
 def where_line(out: Path) -> str:

@@ -146,8 +146,13 @@ class ClassReport:
 
 
 def build_report(
-    out: Path, records: list[LearnerRecord], components: list[Component], course: str
+    out: Path,
+    records: list[LearnerRecord],
+    components: list[Component],
+    course: str,
+    note: str = "",
 ) -> ClassReport:
+    """What the class report shows (``note``: a sentence said before all others)."""
     graded = [r for r in records if not r.failed]
     components = submitted_components(graded, components)
     max_score = sum(c.points for c in components)
@@ -170,6 +175,8 @@ def build_report(
     if deadlines:
         later = sum(1 for r in graded if r.late)
         notes.insert(0, DEADLINE_NOTE.format(deadline=" and ".join(deadlines), later=later))
+    if note:
+        notes.insert(0, note)
     passed: Counter[str] = Counter()
     ran: Counter[str] = Counter()
     failures: Counter[tuple[str, str, str]] = Counter()  # (component, mistake, message)
@@ -347,10 +354,15 @@ def missing_shards(merged: list[str]) -> str:
 
 
 def write_report(
-    out: Path, records: list[LearnerRecord], components: list[Component], course: str
+    out: Path,
+    records: list[LearnerRecord],
+    components: list[Component],
+    course: str,
+    note: str = "",
 ) -> ClassReport:
-    """Write report.md, report.html and the figure into out; return what they show."""
-    report = build_report(out, records, components, course)
+    """Write report.md, report.html and the figure into out; return what they show (``note``:
+    a sentence said before all others, such as grade-class's INTERRUPTED_NOTE)."""
+    report = build_report(out, records, components, course, note)
     report.figure = score_figure(report.totals, report.max_score) if report.totals else b""
     if report.figure:
         (Path(out) / FIGURE_FILE).write_bytes(report.figure)

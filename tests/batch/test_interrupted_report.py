@@ -10,10 +10,10 @@ from datetime import UTC, datetime
 import pytest
 
 from autograder.commands import grade_class
-from autograder.gradebook import store
+from autograder.gradebook import report, store
 from autograder.gradebook.job import settings_key
 
-from .conftest import grade_class_main
+from .conftest import grade_class_main, read_gradebook
 
 
 def _interrupt(*args, **kwargs):
@@ -107,3 +107,38 @@ def test_a_rerun_without_force_goes_on_from_an_interrupted_force_run(tmp_path, m
     assert grade_class_main(roster, out) == 0
     assert grade_class_main(roster, out) == 0
     assert seen == [["bo"], []]  # the rest of the forced run, then nothing: it is complete
+
+
+def test_ctrl_c_rebuilds_the_gradebook_from_the_folders_and_says_so(tmp_path, monkeypatch):
+    """H34: after a Ctrl-C, gradebook.csv and report.md showed the last finished run while the
+    learners' folders held this one's grades. Now they show the folders, and say the run was
+    interrupted, until a run finishes."""
+    roster, out = _class(tmp_path)
+    monkeypatch.setattr(grade_class, "grade_pending", _saving("ada", "bo", then_interrupt=False))
+    assert grade_class_main(roster, out) == 0
+    before = {row["learner"]: row["graded_at"] for row in _rows(out)}
+    time.sleep(1.1)  # records keep their time to the second
+    monkeypatch.setattr(grade_class, "grade_pending", _saving("ada", then_interrupt=True))
+    assert grade_class_main(roster, out, force=True) == 130
+    after = {row["learner"]: row["graded_at"] for row in _rows(out)}
+    assert after["ada"] > before["ada"] and after["bo"] == before["bo"]
+    note = grade_class.INTERRUPTED_NOTE.format(done=1, total=2)
+    assert note in " ".join((out / report.MARKDOWN_FILE).read_text().split())
+    monkeypatch.setattr(grade_class, "grade_pending", _saving("ada", "bo", then_interrupt=False))
+    assert grade_class_main(roster, out) == 0
+    assert "interrupted" not in (out / report.MARKDOWN_FILE).read_text()
+
+
+def test_a_ctrl_c_before_anything_is_saved_writes_an_empty_gradebook_that_says_so(
+    tmp_path, monkeypatch
+):
+    roster, out = _class(tmp_path)
+    monkeypatch.setattr(grade_class, "grade_pending", _saving(then_interrupt=True))
+    assert grade_class_main(roster, out) == 130
+    assert _rows(out) == []
+    note = grade_class.INTERRUPTED_NOTE.format(done=0, total=2)
+    assert note in " ".join((out / report.MARKDOWN_FILE).read_text().split())
+
+
+def _rows(out):
+    return read_gradebook(out / store.GRADEBOOK_FILE, drop_timing=False)
