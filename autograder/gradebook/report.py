@@ -18,7 +18,8 @@ of a hidden test's inputs or expected values is shown), with its component and h
 learners; the TOP_FAILURES most common, and "Showing N of M" when that cuts the list.
 
 Not implemented yet: a failure saying "is not implemented yet" (a stub's NotImplementedError)
-is no message to study; one sentence per component counts the learners with such failures.
+is no message to study; one sentence per component counts the learners with such failures
+and names them (the first WHO_SHOWN).
 
 The components are course.toml's and the course's notebook assignments (`notebook`, see
 docs/notebook.md). A notebook is graded only for learners whose repository holds it: its mean
@@ -43,6 +44,7 @@ from autograder.mistakes.catalogue import named_mistake_in_full
 from autograder.reports.files import atomic_write_text
 from autograder.reports.sanitize import clean, first_sentence, markdown_inline
 from autograder.results import capitalised
+from autograder.runtime.messages import NOT_RUN_AFTER_HANGS, TIMEOUT
 
 MARKDOWN_FILE = "report.md"
 HTML_FILE = "report.html"
@@ -51,7 +53,7 @@ TOP_FAILURES = 10
 WHO_SHOWN = 8  # learner ids named in a row of "Known mistakes" or the common messages
 SHOWING = "Showing the {shown} most common of {total} other failure messages."
 NOT_IMPLEMENTED_MARK = "is not implemented yet"
-NOT_IMPLEMENTED_ROW = "{count} {learners} not implemented {component} yet (or part of it)."
+NOT_IMPLEMENTED_ROW = "{count} {learners} not implemented {component} yet (or part of it): {who}."
 DEADLINE_NOTE = (
     "Graded at the deadline {deadline}: each learner's last commit whose committer time is at "
     "or before it. Learners who also have later commits, which were not graded: {later} (the "
@@ -102,11 +104,15 @@ class FailureRow:
 
     @property
     def who_text(self) -> str:
-        """The first WHO_SHOWN learners' ids, then how many more: 'kim, sam, +3 more'."""
-        shown = [clean(who) for who in self.who[:WHO_SHOWN]]
-        if len(self.who) > WHO_SHOWN:
-            shown.append(f"+{len(self.who) - WHO_SHOWN} more")
-        return ", ".join(shown)
+        return who_text(self.who)
+
+
+def who_text(learners: tuple[str, ...]) -> str:
+    """The first WHO_SHOWN learners' ids, then how many more: 'kim, sam, +3 more'."""
+    shown = [clean(who) for who in learners[:WHO_SHOWN]]
+    if len(learners) > WHO_SHOWN:
+        shown.append(f"+{len(learners) - WHO_SHOWN} more")
+    return ", ".join(shown)
 
 
 @dataclass
@@ -127,7 +133,8 @@ class ClassReport:
     notes: list[str] = field(default_factory=list)
     mistakes: list[FailureRow] = field(default_factory=list)  # every known mistake seen
     other_failures: int = 0  # how many distinct other messages (failures shows the first ones)
-    not_implemented: list[tuple[str, int]] = field(default_factory=list)  # component, learners
+    # component, the learners (ids in gradebook order) with a not-implemented failure in it
+    not_implemented: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
 
     @property
     def showing(self) -> str:
@@ -139,9 +146,12 @@ class ClassReport:
     def not_implemented_lines(self) -> list[str]:
         return [
             NOT_IMPLEMENTED_ROW.format(
-                count=n, learners="learner has" if n == 1 else "learners have", component=c
+                count=len(who),
+                learners="learner has" if len(who) == 1 else "learners have",
+                component=c,
+                who=who_text(who),
             )
-            for c, n in self.not_implemented
+            for c, who in self.not_implemented
         ]
 
 
@@ -181,7 +191,7 @@ def build_report(
     ran: Counter[str] = Counter()
     failures: Counter[tuple[str, str, str]] = Counter()  # (component, mistake, message)
     who: dict[tuple[str, str, str], list[str]] = {}  # the same key -> the learners
-    stubs: Counter[str] = Counter()  # component -> learners with a not-implemented failure
+    stubs: dict[str, list[str]] = {}  # component -> learners with a not-implemented failure
     for record in graded:
         seen: set[tuple[str, str, str]] = set()
         for test in _tests(out, record.learner):
@@ -194,7 +204,8 @@ def build_report(
         failures.update(seen - stubbed)  # count learners, not tests
         for key in seen - stubbed:
             who.setdefault(key, []).append(record.learner)
-        stubs.update({component for component, _, _ in stubbed})
+        for component in sorted({component for component, _, _ in stubbed}):
+            stubs.setdefault(component, []).append(record.learner)
     # The tests most learners fail first: that is where the class needs help.
     tests = sorted(
         ((name, passed[name], ran[name]) for name in ran),
@@ -225,8 +236,8 @@ def build_report(
         mistakes=[r for r in rows if r.mistake],
         other_failures=len(others),
         not_implemented=[
-            (titles.get(c, c), n)
-            for c, n in sorted(stubs.items(), key=lambda i: (order.get(i[0], len(order)), i[0]))
+            (titles.get(c, c), tuple(who))
+            for c, who in sorted(stubs.items(), key=lambda i: (order.get(i[0], len(order)), i[0]))
         ],
         errored=[(r.learner, r.error) for r in records if r.failed],
         tampered=[(r.learner, "; ".join(r.tamper)) for r in records if r.tamper],
@@ -257,8 +268,23 @@ def _failure_key(output: str, component: str) -> tuple[str, str, str]:
         mistake, sentence = found
         explanation = sentence.removeprefix(f"[{mistake}]").strip()
         return mistake.split("/", 1)[0], mistake, as_sentence(explanation)
-    message = normalise(first_sentence(text))
+    message = normalise(first_sentence(_hang(text)))
     return component, "", as_sentence(message) if message else NO_MESSAGE
+
+
+#: The sentence of a call not run again after it hung in earlier tests (runtime/messages.py).
+_NOT_RUN_AGAIN = re.compile(
+    re.escape(NOT_RUN_AFTER_HANGS.split("{call}")[1].split("{seconds}")[0]) + r"(?P<seconds>[^)]*)"
+)
+
+
+def _hang(text: str) -> str:
+    """A call not run again because it hung before, as the time-out it is: one row for one
+    infinite loop (H32 saw two, 'did not finish' and 'was not run again', for each learner)."""
+    found = _NOT_RUN_AGAIN.search(text)
+    if found is None:
+        return text
+    return TIMEOUT.format(call=text[: found.start()], seconds=found["seconds"])
 
 
 def normalise(message: str) -> str:

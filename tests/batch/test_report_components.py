@@ -104,7 +104,7 @@ def test_failure_rows_group_a_named_mistake_and_normalise_other_messages(tmp_pat
             ("kim", "sam"),
         ),
     ]
-    assert report.not_implemented == [("Part A", 1)]
+    assert report.not_implemented == [("Part A", ("sam",))]
     text = render_markdown(report)
     known = text.split("## Known mistakes")[1].split("##")[0]
     assert "| 2 | Part A | a/no-scale | Your scores are not scaled: divide by sqrt(d_k)." in known
@@ -116,7 +116,7 @@ def test_failure_rows_group_a_named_mistake_and_normalise_other_messages(tmp_pat
         == len(sections) - 1
     )  # the longest section last
     stubs = text.split("## Not implemented yet")[1].split("##")[0]
-    assert "- 1 learner has not implemented Part A yet (or part of it)." in stubs
+    assert "- 1 learner has not implemented Part A yet (or part of it): sam." in stubs
     for hidden in ("5, 9, 8", "7, 64", "20, 5"):  # a hidden test's inputs
         assert hidden not in text
 
@@ -165,3 +165,18 @@ def test_who_names_the_first_learners_then_counts_the_rest():
     row = FailureRow(11, "Part A", "a/no-scale", "Explained.", tuple(f"l{i:02}" for i in range(11)))
     assert row.who_text == "l00, l01, l02, l03, l04, l05, l06, l07, +3 more"
     assert FailureRow(1, "Part A", "", "Other.", ("kim",)).who_text == "kim"
+
+
+def test_a_call_not_run_again_after_a_hang_is_the_same_row_as_the_hang(tmp_path):
+    """H32: one infinite loop showed as two rows, 'did not finish' and 'was not run again'."""
+    from autograder.runtime import failures
+
+    hang = failures.timeout("softmax(x (2, 3))", 2.0).feedback
+    again = failures.not_run_after_hangs("softmax(x (4, 5))", 1, 2.0).feedback
+    records = [
+        _results(tmp_path, "kim", [("t1", "visible", hang), ("t2", "visible", again)]),
+        _results(tmp_path, "sam", [("t2", "visible", again)]),
+    ]
+    report = build_report(tmp_path, records, PARTS, "Course")
+    assert [(row.learners, row.who) for row in report.failures] == [(2, ("kim", "sam"))]
+    assert "softmax(x (…)) did not finish within … s (the time limit" in report.failures[0].message
