@@ -53,6 +53,12 @@ SUMMARY_TOTAL = "Total: {score} / {max_score}."
 GRADED_COMMIT = "Graded commit {commit} (committed {time})"
 GRADED_AT_DEADLINE = ", the last one at or before the deadline {deadline}"
 LATER_NOT_GRADED = "; your later commits were not graded."
+LEFT_OUT = " Left out of your commit, so not graded: {entries}."
+LEFT_OUT_SHOWN = 5  # entries named; then how many more
+STALE_COPY = (
+    " Your repository could not be fetched again for this grading run, so this is the grade of "
+    "the copy fetched before: commits pushed since then are not in it."
+)
 SUMMARY_GRADER_ERRORS = (
     "{count} grader error(s) happened while grading; they are not your fault and your "
     "instructor has been told."
@@ -134,20 +140,32 @@ class ForbiddenUse:
 class GradedCommit:
     """Which commit of a learner's repository a batch graded (gradebook/snapshot.py):
     ``commit_time`` ISO 8601 (UTC), ``deadline`` as given ("" without), ``later``: commits
-    after the deadline exist (None without a deadline)."""
+    after the deadline exist (None without a deadline); ``stale``: the repository could not be
+    fetched again, and a copy fetched by an earlier run was graded (gradebook/fetch.py);
+    ``left_out``: (path, why) of the commit's entries that were not exported
+    (gradebook/snapshot.py: symbolic links, names too long)."""
 
     commit: str
     commit_time: str
     deadline: str = ""
     later: bool | None = None
+    stale: bool = False
+    left_out: tuple[tuple[str, str], ...] = ()
 
     def sentence(self) -> str:
-        """One sentence for the learner's reports."""
+        """What the learner's reports say of the commit graded (one or two sentences)."""
         said = GRADED_COMMIT.format(commit=self.commit[:12], time=self.commit_time)
         if not self.deadline:
-            return said + "."
-        said += GRADED_AT_DEADLINE.format(deadline=self.deadline)
-        return said + (LATER_NOT_GRADED if self.later else ".")
+            said += "."
+        else:
+            said += GRADED_AT_DEADLINE.format(deadline=self.deadline)
+            said += LATER_NOT_GRADED if self.later else "."
+        if self.left_out:
+            shown = [f"{path} ({why})" for path, why in self.left_out[:LEFT_OUT_SHOWN]]
+            if len(self.left_out) > LEFT_OUT_SHOWN:
+                shown.append(f"and {len(self.left_out) - LEFT_OUT_SHOWN} more")
+            said += LEFT_OUT.format(entries="; ".join(shown))
+        return said + (STALE_COPY if self.stale else "")
 
 
 @dataclass

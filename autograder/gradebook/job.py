@@ -153,7 +153,8 @@ def _grade(
     try:
         deadline = snapshot.parse_deadline(settings.deadline)
         selection = snapshot.select(learner.repo, deadline)
-        folder = snapshot.export(learner.repo, selection, scratch / learner.id)
+        left_out: list[tuple[str, str]] = []
+        folder = snapshot.export(learner.repo, selection, scratch / learner.id, left_out)
     except (snapshot.SnapshotError, ValueError) as error:
         record.error = str(error)
         if learner.url:  # the row names the URL the roster gave, not this machine's copy
@@ -170,7 +171,12 @@ def _grade(
         from autograder.results import GradedCommit
 
         graded = GradedCommit(
-            selection.commit, selection.commit_time, settings.deadline or "", selection.later
+            selection.commit,
+            selection.commit_time,
+            settings.deadline or "",
+            selection.later,
+            stale=bool(learner.note),
+            left_out=tuple(left_out),
         )
     outcome = grade(config, folder, staged, learner.id, graded)
     if isinstance(outcome, Ungraded):

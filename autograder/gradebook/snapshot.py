@@ -12,6 +12,7 @@ given: then nothing says what existed at the deadline, so it is an error.
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import tarfile
@@ -22,6 +23,7 @@ from pathlib import Path
 
 GIT_TIMEOUT = 120.0  # seconds for one git command on a learner repository
 MAX_EXPORT_BYTES = 1024 * 2**20  # files of the graded commit: a learner's code, not data
+MAX_EXPORT_FILES = 50_000  # files and folders of the graded commit (200,000 took 36 s)
 
 MISSING = "The repository {path} does not exist."
 NOT_FOLDER = "The repository {path} is a file, not a folder."
@@ -43,6 +45,14 @@ TOO_BIG = (
     "The graded commit of {path} holds more than {limit} MB of files; the grader exports at "
     "most {limit} MB (remove large files from the repository)."
 )
+TOO_MANY = (
+    "The graded commit of {path} holds more than {limit} files and folders; the grader exports "
+    "at most {limit} (remove generated or copied files from the repository)."
+)
+#: Why an entry of the graded commit was left out of the export (the learner's report says it).
+LINK_LEFT_OUT = "a symbolic link: commit the file itself"
+OTHER_LEFT_OUT = "not a regular file or folder"
+LONG_NAME_LEFT_OUT = "its name is longer than this system allows"
 GIT_FAILED = "git could not read the repository {path}: {detail}"
 NAIVE_DEADLINE = (
     "--deadline must be an ISO 8601 time with a time zone, like 2026-08-15T23:59:00+05:30; "
@@ -123,11 +133,17 @@ def select(path: Path, deadline: datetime | None) -> Selection:
     return Selection(commit, _iso_seconds(seconds), any(s > limit for _, s in history))
 
 
-def export(path: Path, selection: Selection, target: Path) -> Path:
+def export(
+    path: Path, selection: Selection, target: Path, left_out: list[tuple[str, str]] | None = None
+) -> Path:
     """The folder to grade: the repository itself for a plain folder, otherwise the selected
     commit's tree extracted into target (created). Regular files and folders only, streamed
     from `git archive` (a pushed file of gigabytes never sits in memory), and at most
-    MAX_EXPORT_BYTES of them: SnapshotError beyond."""
+    MAX_EXPORT_BYTES and MAX_EXPORT_FILES of them: SnapshotError beyond. Each entry left out
+    (a symbolic link, a name too long for this system) is added to ``left_out`` as (its path
+    in the commit, why: LINK_LEFT_OUT, OTHER_LEFT_OUT or LONG_NAME_LEFT_OUT)."""
+    if left_out is None:
+        left_out = []
     if not selection.commit:
         return path
     target.mkdir(parents=True, exist_ok=True)
@@ -140,7 +156,7 @@ def export(path: Path, selection: Selection, target: Path) -> Path:
         )
         try:
             try:
-                _extract(archive.stdout, target, path)
+                _extract(archive.stdout, target, path, left_out)
                 broken = None
             except tarfile.TarError as error:  # git stopped mid-archive, or wrote nonsense
                 broken = error
@@ -158,18 +174,28 @@ def export(path: Path, selection: Selection, target: Path) -> Path:
     return target
 
 
-def _extract(stream, target: Path, path: Path) -> None:
+def _extract(stream, target: Path, path: Path, left_out: list[tuple[str, str]]) -> None:
     """Extract a tar stream's regular files and folders into target, at most MAX_EXPORT_BYTES
-    (SnapshotError beyond)."""
-    total = 0
+    and MAX_EXPORT_FILES (SnapshotError beyond); what is left out, and why, into left_out."""
+    total = count = 0
     with tarfile.open(fileobj=stream, mode="r|") as tar:
         for member in tar:
             if not (member.isfile() or member.isdir()):
+                why = LINK_LEFT_OUT if member.issym() or member.islnk() else OTHER_LEFT_OUT
+                left_out.append((member.name, why))
                 continue
             total += member.size
+            count += 1
             if total > MAX_EXPORT_BYTES:
                 raise SnapshotError(TOO_BIG.format(path=path, limit=MAX_EXPORT_BYTES // 2**20))
-            tar.extract(member, target, filter="data")
+            if count > MAX_EXPORT_FILES:
+                raise SnapshotError(TOO_MANY.format(path=path, limit=MAX_EXPORT_FILES))
+            try:
+                tar.extract(member, target, filter="data")
+            except OSError as error:
+                if error.errno != errno.ENAMETOOLONG:
+                    raise
+                left_out.append((member.name, LONG_NAME_LEFT_OUT))
 
 
 def _history(path: Path) -> list[tuple[str, float]]:

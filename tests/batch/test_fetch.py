@@ -9,10 +9,14 @@ row with the reason, and the run goes on."""
 
 from __future__ import annotations
 
+import json
+import os
 import socket
+import subprocess
 
 import pytest
 
+from autograder import results
 from autograder.commands import grade_class
 from autograder.gradebook import fetch, git_network, report, roster, store, url_secrets
 from tests.batch.conftest import (
@@ -122,9 +126,14 @@ def test_a_copy_that_cannot_be_updated_is_graded_as_fetched_before(
     assert store.read_record(out, "good").note.startswith("Could not update the copy of ")
     said = report.STALE_COPIES.format(learners="good")
     assert said in " ".join((out / report.MARKDOWN_FILE).read_text().split())
+    # ...and so do the learner's own reports (H34: only record.json and the class report did)
+    assert results.STALE_COPY in (out / "good" / "summary.md").read_text()
+    graded = json.loads((out / "good" / "results.json").read_text())["extra_data"]
+    assert graded["graded_commit"]["stale"] is True
     # The server is back: a plain rerun tries that learner again (H33: it kept the stale row).
     assert grade_class_main(roster_csv, out, deadline=DEADLINE) == 0
     assert store.read_record(out, "good").note == ""
+    assert results.STALE_COPY not in (out / "good" / "summary.md").read_text()
 
 
 @pytest.mark.parametrize(

@@ -155,3 +155,39 @@ def test_a_commit_with_too_many_bytes_of_files_is_not_exported(
     with pytest.raises(snapshot.SnapshotError) as error:
         snapshot.export(path, selection, tmp_path / "out")
     assert str(error.value) == snapshot.TOO_BIG.format(path=path, limit=0)
+
+
+def test_links_and_names_too_long_are_left_out_and_listed(repo: dict, tmp_path: Path) -> None:
+    """H33: a 300-byte file name failed the whole grade ("The grader itself failed (OSError:
+    File name too long)") and a module committed as a symbolic link vanished without a word."""
+    path = repo["path"]
+    (path / "pkg").mkdir()
+    (path / "pkg" / "real.py").write_text("X = 1\n")
+    (path / "pkg" / "linked.py").symlink_to("real.py")
+    git(path, "add", "-A")
+    long_name = "n" * 300 + ".py"  # git keeps it; no Linux file system can
+    blob = git(path, "hash-object", "-w", "pkg/real.py")
+    git(path, "update-index", "--add", "--cacheinfo", f"100644,{blob},docs/{long_name}")
+    git(path, "commit", "-q", "-m", "a link and a long name", when=AFTER)
+    left_out: list[tuple[str, str]] = []
+    folder = snapshot.export(path, snapshot.select(path, None), tmp_path / "out", left_out)
+    assert (folder / "pkg" / "real.py").read_text() == "X = 1\n"
+    assert not (folder / "pkg" / "linked.py").exists()
+    assert (folder / "answer.py").read_text() == "ANSWER = 3\n"  # the rest is all there
+    assert sorted(left_out) == [
+        (f"docs/{long_name}", snapshot.LONG_NAME_LEFT_OUT),
+        ("pkg/linked.py", snapshot.LINK_LEFT_OUT),
+    ]
+
+
+def test_a_commit_with_too_many_files_is_not_exported(
+    repo: dict, tmp_path: Path, monkeypatch
+) -> None:
+    path = repo["path"]
+    for i in range(5):
+        (path / f"f{i}.txt").write_text("")
+    commit_all(path, "many files", AFTER)
+    monkeypatch.setattr(snapshot, "MAX_EXPORT_FILES", 4)
+    with pytest.raises(snapshot.SnapshotError) as error:
+        snapshot.export(path, snapshot.select(path, None), tmp_path / "out")
+    assert str(error.value) == snapshot.TOO_MANY.format(path=path, limit=4)

@@ -226,3 +226,17 @@ def test_every_failure_message_starts_with_a_capital_letter():
     assert capitalised("self_attention raised.") == "The call self_attention raised."
     assert capitalised("MultiHeadAttention(...) raised.") == "MultiHeadAttention(...) raised."
     assert capitalised("") == ""
+
+
+def test_the_graded_commit_says_what_was_left_out_and_when_the_copy_is_stale():
+    from autograder.results import LEFT_OUT_SHOWN, STALE_COPY, GradedCommit
+
+    left = tuple((f"pkg/l{i}.py", "a symbolic link: commit the file itself") for i in range(7))
+    said = GradedCommit("a" * 40, "2026-08-10T12:00:00+00:00", left_out=left, stale=True).sentence()
+    assert said.startswith("Graded commit aaaaaaaaaaaa (committed 2026-08-10T12:00:00+00:00).")
+    assert "Left out of your commit, so not graded: pkg/l0.py (a symbolic link: commit" in said
+    assert f"pkg/l{LEFT_OUT_SHOWN - 1}.py" in said and f"pkg/l{LEFT_OUT_SHOWN}.py" not in said
+    assert "; and 2 more." in said
+    assert said.endswith(STALE_COPY)
+    plain = GradedCommit("a" * 40, "2026-08-10T12:00:00+00:00").sentence()
+    assert plain == "Graded commit aaaaaaaaaaaa (committed 2026-08-10T12:00:00+00:00)."
