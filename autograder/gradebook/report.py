@@ -274,7 +274,9 @@ def _failure_key(output: str, component: str) -> tuple[str, str, str]:
 
 #: The sentence of a call not run again after it hung in earlier tests (runtime/messages.py).
 _NOT_RUN_AGAIN = re.compile(
-    re.escape(NOT_RUN_AFTER_HANGS.split("{call}")[1].split("{seconds}")[0]) + r"(?P<seconds>[^)]*)"
+    re.escape(NOT_RUN_AFTER_HANGS.split("{call}")[1].split("{seconds}")[0])
+    + r"(?P<seconds>.*?)"
+    + re.escape(NOT_RUN_AFTER_HANGS.split("{seconds}")[1].split("{count}")[0])
 )
 
 
