@@ -17,6 +17,7 @@ import os
 import subprocess
 import tarfile
 import tempfile
+import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -54,6 +55,9 @@ LINK_LEFT_OUT = "a symbolic link: commit the file itself"
 OTHER_LEFT_OUT = "not a regular file or folder"
 LONG_NAME_LEFT_OUT = "its name is longer than this system allows"
 GIT_FAILED = "git could not read the repository {path}: {detail}"
+EXPORT_TOO_SLOW = (
+    "git took longer than {seconds:.0f} s to export the graded commit of {path}; it was stopped."
+)
 NAIVE_DEADLINE = (
     "--deadline must be an ISO 8601 time with a time zone, like 2026-08-15T23:59:00+05:30; "
     "got {value!r}."
@@ -154,6 +158,15 @@ def export(
             stderr=errors,
             env=local_git_env(),
         )
+        # A git that stalls mid-archive would block the read below forever: killed at the limit.
+        stalled = threading.Event()
+
+        def stop() -> None:
+            stalled.set()
+            archive.kill()
+
+        watchdog = threading.Timer(GIT_TIMEOUT, stop)
+        watchdog.start()
         try:
             try:
                 _extract(archive.stdout, target, path, left_out)
@@ -166,6 +179,10 @@ def export(
             archive.kill()
             archive.wait()
             raise
+        finally:
+            watchdog.cancel()
+        if stalled.is_set():
+            raise SnapshotError(EXPORT_TOO_SLOW.format(seconds=GIT_TIMEOUT, path=path))
         if status != 0:
             errors.seek(0)
             raise SnapshotError(GIT_FAILED.format(path=path, detail=_detail(errors.read())))

@@ -3,7 +3,9 @@ the clone."""
 
 from __future__ import annotations
 
+import os
 import subprocess
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -191,3 +193,23 @@ def test_a_commit_with_too_many_files_is_not_exported(
     with pytest.raises(snapshot.SnapshotError) as error:
         snapshot.export(path, snapshot.select(path, None), tmp_path / "out")
     assert str(error.value) == snapshot.TOO_MANY.format(path=path, limit=4)
+
+
+def test_a_git_that_stalls_mid_archive_is_stopped_at_the_limit(
+    repo: dict, tmp_path: Path, monkeypatch
+) -> None:
+    """The time limit used to apply only once the whole archive was read: a git archive that
+    stopped sending blocked that learner's grade for ever."""
+    path = repo["path"]
+    selection = snapshot.select(path, None)
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "git").write_text("#!/bin/sh\nprintf 'partial'\nexec sleep 600\n")
+    (shim / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setattr(snapshot, "GIT_TIMEOUT", 1.0)
+    started = time.monotonic()
+    with pytest.raises(snapshot.SnapshotError) as error:
+        snapshot.export(path, selection, tmp_path / "out")
+    assert time.monotonic() - started < 30
+    assert str(error.value) == snapshot.EXPORT_TOO_SLOW.format(seconds=1.0, path=path)
