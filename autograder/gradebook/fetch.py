@@ -41,7 +41,6 @@ import hashlib
 import os
 import re
 import shutil
-import subprocess
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -51,7 +50,7 @@ from urllib.parse import unquote, urlsplit
 
 from autograder.gradebook.git_network import Commands, Outcome, cause, network_env
 from autograder.gradebook.roster import Learner
-from autograder.gradebook.snapshot import local_git_env
+from autograder.gradebook.snapshot import local_git
 from autograder.gradebook.url_secrets import carries_credentials, shown, without_userinfo
 
 REPOS_DIR = ".repos"  # in DIR: the bare copies of repositories given by URL
@@ -281,22 +280,6 @@ def _is_copy_of(copy: Path, url: str) -> bool:
     return _local(copy, "config", "--get", SOURCE_KEY) == _digest(url)
 
 
-def _local(copy: Path, *args: str) -> str:
-    """What git prints for a command on the copy alone ("" when it fails): --git-dir, so a
-    folder that is not a repository never means an enclosing one; without the user's
-    configuration, which a local command does not need."""
-    done = subprocess.run(
-        ["git", "--git-dir", str(copy), *args],
-        env=local_git_env(),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        errors="replace",
-        check=False,
-    )
-    return done.stdout.strip() if done.returncode == 0 else ""
-
-
 def _digest(url: str) -> str:
     return hashlib.sha256(url.encode("utf-8")).hexdigest()
 
@@ -314,3 +297,9 @@ def _remove(path: Path) -> None:
         path.unlink()
     elif path.exists():
         shutil.rmtree(path)
+
+
+def _local(copy: Path, *args: str) -> str:
+    """What git prints for a command on the copy alone ("" when it fails; SnapshotError when
+    git cannot start or takes longer than snapshot.GIT_TIMEOUT): snapshot.local_git."""
+    return local_git(copy, *args, check=False, git_dir=True)

@@ -110,12 +110,12 @@ def select(path: Path, deadline: datetime | None) -> Selection:
         if deadline is not None:
             raise SnapshotError(NOT_GIT_WITH_DEADLINE.format(path=path, deadline=_iso(deadline)))
         return Selection()
-    if _git(path, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False) == "":
-        branches = _git(
+    if local_git(path, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False) == "":
+        branches = local_git(
             path, "for-each-ref", "--format=%(refname:short)", "refs/heads", check=False
         )
         if branches:  # commits, but HEAD names a branch that does not exist
-            head = _git(path, "symbolic-ref", "--quiet", "--short", "HEAD", check=False)
+            head = local_git(path, "symbolic-ref", "--quiet", "--short", "HEAD", check=False)
             raise SnapshotError(
                 HEAD_MISSING.format(
                     path=path, head=head or "HEAD", branches=", ".join(branches.split()[:5])
@@ -217,7 +217,7 @@ def _extract(stream, target: Path, path: Path, left_out: list[tuple[str, str]]) 
 
 def _history(path: Path) -> list[tuple[str, float]]:
     """(commit, committer time in seconds) for every commit reachable from HEAD, newest first."""
-    out = _git(path, "log", "--format=%H %ct", "HEAD")
+    out = local_git(path, "log", "--format=%H %ct", "HEAD")
     history = []
     for line in out.splitlines():
         commit, _, seconds = line.partition(" ")
@@ -228,12 +228,23 @@ def _history(path: Path) -> list[tuple[str, float]]:
     return history
 
 
-def _git(path: Path, *args: str, check: bool = True) -> str:
+def local_git(path: Path, *args: str, check: bool = True, git_dir: bool = False) -> str:
+    """What git prints for ARGS on the repository at path, without the user's configuration
+    (local_git_env), which a command that only reads or writes this repository needs not;
+    "" when git fails and not ``check``. ``git_dir``: path is the git folder itself
+    (--git-dir: a folder that is not a repository never means an enclosing one), else a work
+    tree or a bare repository (-C).
+
+    Raises SnapshotError (GIT_FAILED) when git cannot start or takes longer than GIT_TIMEOUT,
+    or fails while ``check``."""
+    where = ["--git-dir", str(path)] if git_dir else ["-C", str(path)]
     try:
         done = subprocess.run(
-            ["git", "-C", str(path), *args],
+            ["git", *where, *args],
+            stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
+            errors="replace",
             timeout=GIT_TIMEOUT,
             env=local_git_env(),
         )
