@@ -110,6 +110,7 @@ def test_the_table_shows_the_notebook_row(merged) -> None:
         str(ROOT / "course.toml"),
         cwd=merged["out"].parent,
     )
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 3, done.stderr  # shard 2/2 is missing, and said
+    assert "missing: 2" in done.stderr
     (row,) = [line for line in done.stdout.splitlines() if TITLE in line]
     assert "20.00 / 20.00" in row and "1 / 1" in row
