@@ -22,11 +22,9 @@ exactly as a local clone (its HEAD, or its last commit at the deadline; snapshot
   and the next run tries again.
 * No token stays on disk: a copy's config holds its URL without the user part
   (url_secrets.without_userinfo) and, to know which URL it came from, the URL's SHA-256; each
-  update gives git the URL again; for a URL that carries credentials, the user's credential
-  helpers are turned off (``store`` would write them down). Nor in a command line: an
-  http(s) URL's user and password reach git through its environment and a credential helper
-  of ours (``_for_git``), not in the URL it is given. Rows and console lines show URLs through
-  url_secrets.shown.
+  update gives git the full URL again; for a URL that carries credentials, the user's
+  credential helpers are turned off (``store`` would write them down). Rows and console lines
+  show URLs through url_secrets.shown.
 * git runs as git_network.py says: the user's own configuration (credential helpers, URL
   rewrites, ssh keys), never a prompt, only the network transports, stall limits; no git
   outlives the command (an interrupt, a time-out, even kill -9). The URL comes after ``--``,
@@ -46,7 +44,6 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 from autograder.gradebook.git_network import Commands, Outcome, cause, network_env
 from autograder.gradebook.roster import Learner
@@ -180,10 +177,9 @@ def _update(
 
 def _clone(learner: Learner, copy: Path, partial: Path, url: str, commands: Commands) -> Learner:
     staging = partial / f"{learner.id}.{uuid.uuid4().hex[:8]}"
-    options, given, env = _for_git(learner.url)
     done = commands.run(
-        [*options, "clone", "--bare", "--quiet", "--", given, str(staging)],
-        {**network_env(), **env},
+        [*_no_helper(learner.url), "clone", "--bare", "--quiet", "--", learner.url, str(staging)],
+        network_env(),
         FETCH_TIMEOUT,
     )
     if not done.ok:
@@ -234,43 +230,16 @@ _BRANCHES = ("+refs/heads/*:refs/heads/*",)
 
 
 def _network(commands: Commands, copy: Path, url: str, *args: str) -> Outcome:
-    """git ARGS against the server at url, on the copy (an ARGS item that is url is given as
-    _for_git says)."""
-    options, given, env = _for_git(url)
-    args = tuple(given if arg == url else arg for arg in args)
+    """git ARGS (which end with url) against the server, on the copy."""
     return commands.run(
-        [*options, "--git-dir", str(copy), *args], {**network_env(), **env}, FETCH_TIMEOUT
+        [*_no_helper(url), "--git-dir", str(copy), *args], network_env(), FETCH_TIMEOUT
     )
 
 
-#: git's only credential helper for a URL with credentials in it: it answers git's "get" with
-#: the user and password of that URL, from the environment of that one git process.
-ENV_HELPER = (
-    '!f() { test "$1" = get || exit 0; printf "username=%s\\n" "$T101_GIT_USERNAME"; '
-    'test -z "$T101_GIT_PASSWORD" || printf "password=%s\\n" "$T101_GIT_PASSWORD"; }; f'
-)
-
-
-def _for_git(url: str) -> tuple[list[str], str, dict[str, str]]:
-    """(git options, the URL as git is given it, environment variables to add) for url.
-
-    A URL that carries its own credentials turns the user's credential helpers off (a helper
-    such as `store` would write the token to disk). An http(s) one is also given to git without
-    its user part: git reads the user and password from ENV_HELPER, which reads them from its
-    environment, so that no token is in a command line, which every user of the machine may
-    read (ps, /proc/PID/cmdline); a process's environment only its own user can."""
-    if not carries_credentials(url):
-        return [], url, {}
-    off = ["-c", "credential.helper="]
-    try:
-        parts = urlsplit(url)
-        username, password = parts.username, parts.password
-    except ValueError:  # the roster refuses those: nothing to give git but the URL itself
-        return off, url, {}
-    if parts.scheme.lower() not in ("http", "https") or username is None:
-        return off, url, {}
-    env = {"T101_GIT_USERNAME": unquote(username), "T101_GIT_PASSWORD": unquote(password or "")}
-    return [*off, "-c", f"credential.helper={ENV_HELPER}"], without_userinfo(url), env
+def _no_helper(url: str) -> list[str]:
+    """For a URL that carries its own credentials, git options that turn the user's
+    credential helpers off: a helper such as `store` would write the token to disk."""
+    return ["-c", "credential.helper="] if carries_credentials(url) else []
 
 
 def _is_copy_of(copy: Path, url: str) -> bool:

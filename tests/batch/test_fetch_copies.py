@@ -94,11 +94,10 @@ def test_no_token_in_a_clone_url_stays_on_disk(
 ) -> None:
     url, _ = git_server
     token_url = "https://ghp_SECRET@git.example.invalid/good.git"
-    # The user's git configuration sends that URL to the test server (url.<base>.insteadOf;
-    # git is given it without the token, which it would read from our credential helper).
+    # The user's git configuration sends that URL to the test server (url.<base>.insteadOf).
     monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
     monkeypatch.setenv("GIT_CONFIG_KEY_0", f"url.{url}/.insteadOf")
-    monkeypatch.setenv("GIT_CONFIG_VALUE_0", "https://git.example.invalid/")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", "https://ghp_SECRET@git.example.invalid/")
     roster_csv = url_roster(tmp_path, {"good": token_url})
     out = tmp_path / "out"
     assert grade_class_main(roster_csv, out) == 0

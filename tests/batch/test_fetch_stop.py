@@ -99,22 +99,3 @@ def test_no_clone_outlives_a_killed_command(silent_url, tmp_path) -> None:
         os.kill(process.pid, signal.SIGKILL)
         process.wait(timeout=WAIT)
         _wait_for(lambda: running_with(marker) == {}, "the clones to die")
-
-
-def test_no_token_shows_in_the_process_list_while_git_runs(tmp_path) -> None:
-    """H31: `ps` showed https://TOKEN@host/... in the command lines of git and
-    git-remote-http to every user of the machine for as long as a clone ran."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(16)
-    marker = f"silent-{uuid.uuid4().hex}"
-    token = f"ghp_{uuid.uuid4().hex}"
-    url = f"http://{token}@127.0.0.1:{listener.getsockname()[1]}/{marker}.git"
-    try:
-        with _cloning(tmp_path, url, marker, per_clone=2) as (process, _):
-            assert len(running_with(marker)) >= LEARNERS * 2  # git and git-remote-http each
-            assert running_with(token) == {}
-            os.kill(process.pid, signal.SIGINT)
-            process.communicate(timeout=WAIT)
-    finally:
-        listener.close()
