@@ -9,7 +9,7 @@ config may keep it; ``carries_credentials`` whether git's credential helpers mus
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 
 def shown(url: str, text: str | None = None) -> str:
@@ -32,8 +32,13 @@ def shown(url: str, text: str | None = None) -> str:
         userinfo, at, host = parts.netloc.rpartition("@")
         secrets = [parts.query, parts.fragment]
         if at and scheme in ("https", "http"):
-            text = text.replace(userinfo + "@", "***@")  # a lone user part: only before @
-            secrets.append(password or "")
+            # A lone user part: only before @, as the roster wrote it, without an empty
+            # password's colon and percent-decoded, as git quotes it (H35).
+            user = userinfo.partition(":")[0]
+            forms = {userinfo, user, unquote(userinfo), unquote(user)} - {""}
+            for form in sorted(forms, key=len, reverse=True):
+                text = text.replace(form + "@", "***@")
+            secrets += [password or "", unquote(password or "")]
         elif password and scheme == "ssh":
             user = userinfo.partition(":")[0]
             text = text.replace(userinfo + "@", f"{user}:***@")

@@ -181,6 +181,16 @@ def test_which_repositories_are_clone_urls(repo: str, clone: bool) -> None:
             "ssh://cy:hunter2@example.org/t101.git: hunter2 refused",
             "ssh://cy:***@example.org/t101.git: *** refused",
         ),
+        (  # H35: git quotes the user part without an empty password's colon...
+            "http://ghp_TOKEN:@127.0.0.1:8770/ben.git",
+            "fatal: could not read Password for 'http://ghp_TOKEN@127.0.0.1:8770': no prompts",
+            "fatal: could not read Password for 'http://***@127.0.0.1:8770': no prompts",
+        ),
+        (  # ...and percent-decoded
+            "http://ghp%5FTOKEN:pa%73s99@h.org/x.git",
+            "fatal: Authentication failed for 'http://ghp_TOKEN:pass99@h.org/x.git/'; pass99",
+            "fatal: Authentication failed for 'http://***@h.org/x.git/'; ***",
+        ),
     ],
 )
 def test_urls_are_shown_without_tokens_or_control_characters(url, text, expected) -> None:
