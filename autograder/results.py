@@ -55,6 +55,7 @@ GRADED_AT_DEADLINE = ", the last one at or before the deadline {deadline}"
 LATER_NOT_GRADED = "; your later commits were not graded."
 LEFT_OUT = " Left out of your commit, so not graded: {entries}."
 LEFT_OUT_SHOWN = 5  # entries named; then how many more
+LEFT_OUT_KEPT = 100  # entries kept in results.json (extra_data.graded_commit.left_out)
 STALE_COPY = (
     " Your repository could not be fetched again for this grading run, so this is the grade of "
     "the copy fetched before: commits pushed since then are not in it."
@@ -143,7 +144,8 @@ class GradedCommit:
     after the deadline exist (None without a deadline); ``stale``: the repository could not be
     fetched again, and a copy fetched by an earlier run was graded (gradebook/fetch.py);
     ``left_out``: (path, why) of the commit's entries that were not exported
-    (gradebook/snapshot.py: symbolic links, names too long)."""
+    (gradebook/snapshot.py: symbolic links, names too long), at most LEFT_OUT_KEPT of them,
+    and ``left_out_more`` how many more there were."""
 
     commit: str
     commit_time: str
@@ -151,6 +153,7 @@ class GradedCommit:
     later: bool | None = None
     stale: bool = False
     left_out: tuple[tuple[str, str], ...] = ()
+    left_out_more: int = 0
 
     def sentence(self) -> str:
         """What the learner's reports say of the commit graded (one or two sentences)."""
@@ -162,8 +165,9 @@ class GradedCommit:
             said += LATER_NOT_GRADED if self.later else "."
         if self.left_out:
             shown = [f"{path} ({why})" for path, why in self.left_out[:LEFT_OUT_SHOWN]]
-            if len(self.left_out) > LEFT_OUT_SHOWN:
-                shown.append(f"and {len(self.left_out) - LEFT_OUT_SHOWN} more")
+            more = len(self.left_out) - len(shown) + self.left_out_more
+            if more:
+                shown.append(f"and {more} more")
             said += LEFT_OUT.format(entries="; ".join(shown))
         return said + (STALE_COPY if self.stale else "")
 

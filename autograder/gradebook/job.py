@@ -168,7 +168,7 @@ def _grade(
     record.tamper = tampered_files(config.visible_tests, config.root, folder)
     graded = None
     if selection.commit:
-        from autograder.results import GradedCommit
+        from autograder.results import LEFT_OUT_KEPT, GradedCommit
 
         graded = GradedCommit(
             selection.commit,
@@ -176,7 +176,8 @@ def _grade(
             settings.deadline or "",
             selection.later,
             stale=bool(learner.note),
-            left_out=tuple(left_out),
+            left_out=tuple(left_out[:LEFT_OUT_KEPT]),
+            left_out_more=max(0, len(left_out) - LEFT_OUT_KEPT),
         )
     outcome = grade(config, folder, staged, learner.id, graded)
     if isinstance(outcome, Ungraded):

@@ -197,22 +197,28 @@ def _extract(stream, target: Path, path: Path, left_out: list[tuple[str, str]]) 
     total = count = 0
     with tarfile.open(fileobj=stream, mode="r|") as tar:
         for member in tar:
-            if not (member.isfile() or member.isdir()):
-                why = LINK_LEFT_OUT if member.issym() or member.islnk() else OTHER_LEFT_OUT
-                left_out.append((member.name, why))
-                continue
-            total += member.size
-            count += 1
-            if total > MAX_EXPORT_BYTES:
-                raise SnapshotError(TOO_BIG.format(path=path, limit=MAX_EXPORT_BYTES // 2**20))
+            count += 1  # what is left out too: a commit of 150,000 links is no submission
             if count > MAX_EXPORT_FILES:
                 raise SnapshotError(TOO_MANY.format(path=path, limit=MAX_EXPORT_FILES))
+            if not (member.isfile() or member.isdir()):
+                why = LINK_LEFT_OUT if member.issym() or member.islnk() else OTHER_LEFT_OUT
+                left_out.append((_readable(member.name), why))
+                continue
+            total += member.size
+            if total > MAX_EXPORT_BYTES:
+                raise SnapshotError(TOO_BIG.format(path=path, limit=MAX_EXPORT_BYTES // 2**20))
             try:
                 tar.extract(member, target, filter="data")
             except OSError as error:
                 if error.errno != errno.ENAMETOOLONG:
                     raise
-                left_out.append((member.name, LONG_NAME_LEFT_OUT))
+                left_out.append((_readable(member.name), LONG_NAME_LEFT_OUT))
+
+
+def _readable(name: str) -> str:
+    """A name from the archive as a report may write it: bytes that are not UTF-8 (tarfile
+    keeps them as surrogates, which no UTF-8 file can hold) become U+FFFD."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _history(path: Path) -> list[tuple[str, float]]:

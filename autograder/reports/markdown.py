@@ -58,7 +58,7 @@ def render_summary(result: GradeResult) -> str:
             started_at=result.started_at or "-",
         ),
         "",
-        *([result.graded.sentence(), ""] if result.graded else []),
+        *([markdown_inline(result.graded.sentence(), table=False), ""] if result.graded else []),
         "| Component | Score | Tests passed | First problem |",
         "| --- | ---: | ---: | --- |",
     ]

@@ -213,3 +213,16 @@ def test_a_git_that_stalls_mid_archive_is_stopped_at_the_limit(
         snapshot.export(path, selection, tmp_path / "out")
     assert time.monotonic() - started < 30
     assert str(error.value) == snapshot.EXPORT_TOO_SLOW.format(seconds=1.0, path=path)
+
+
+def test_a_left_out_name_that_is_not_utf8_is_listed_readably(repo: dict, tmp_path: Path) -> None:
+    """H35: a link named b"bad\\xffname" failed the learner's grade (UnicodeEncodeError while
+    writing summary.md) on every run."""
+    path = repo["path"]
+    os.symlink(b"answer.py", bytes(path) + b"/bad\xffname")
+    git(path, "checkout", "--", "answer.py")
+    commit_all(path, "an odd name", AFTER)
+    left_out: list[tuple[str, str]] = []
+    snapshot.export(path, snapshot.select(path, None), tmp_path / "out", left_out)
+    assert left_out == [("bad\ufffdname", snapshot.LINK_LEFT_OUT)]
+    ("bad\ufffdname").encode("utf-8")  # a report can write it

@@ -426,3 +426,17 @@ def test_summary_lists_the_tests_of_a_shared_message_one_a_line_whatever_their_n
     item = text.strip().splitlines()
     assert item[0] == "- **Scaling**: Masked too much. Found by 2 tests:"
     assert item[1:] == ["  - test_mask[causal; 2 heads]", "  - test_mask[padding, 1 head]"]
+
+
+def test_a_left_out_name_cannot_write_markdown_into_the_summary(result):
+    """H35: a symbolic link named with a line break and a heading made a heading of its own."""
+    from dataclasses import replace
+
+    from autograder.results import GradedCommit
+
+    name = "evil\n# Injected [click](javascript:alert(1)) <b>bold</b> | pipe"
+    graded = GradedCommit("a" * 40, "2026-08-10T12:00:00+00:00", left_out=((name, "why"),))
+    text = markdown.render_summary(replace(result, graded=graded))
+    assert "Left out of your commit" in text
+    assert not [line for line in text.splitlines() if line.startswith("# Injected")]
+    assert "<b>bold" not in text and "[click](javascript" not in text  # escaped, not rendered

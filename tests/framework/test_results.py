@@ -238,5 +238,9 @@ def test_the_graded_commit_says_what_was_left_out_and_when_the_copy_is_stale():
     assert f"pkg/l{LEFT_OUT_SHOWN - 1}.py" in said and f"pkg/l{LEFT_OUT_SHOWN}.py" not in said
     assert "; and 2 more." in said
     assert said.endswith(STALE_COPY)
+    kept = GradedCommit("a" * 40, "2026-08-10T12:00:00+00:00", left_out=left[:5], left_out_more=9)
+    assert kept.sentence().endswith(
+        "pkg/l4.py (a symbolic link: commit the file itself); and 9 more."
+    )
     plain = GradedCommit("a" * 40, "2026-08-10T12:00:00+00:00").sentence()
     assert plain == "Graded commit aaaaaaaaaaaa (committed 2026-08-10T12:00:00+00:00)."
