@@ -157,8 +157,8 @@ def read_run(out: Path) -> dict | None:
     """DIR/run.json (or the .run.json of the versions before it), or None (a folder of an older
     version, or not a grade-class output)."""
     path = Path(out) / RUN_FILE
-    if not path.exists() and (Path(out) / OLD_RUN_FILE).exists():
-        path = Path(out) / OLD_RUN_FILE
+    if not path.is_file() and (Path(out) / OLD_RUN_FILE).is_file():
+        path = Path(out) / OLD_RUN_FILE  # also where an older run's learner is named run.json
     try:
         run = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -167,10 +167,19 @@ def read_run(out: Path) -> dict | None:
         return None
     merged = run.get("merged", [])
     return {
-        "shard": str(run.get("shard", "")),
+        "shard": _shard(run.get("shard", "")),
         "settings": str(run.get("settings", "")),
-        "merged": [str(s) for s in merged] if isinstance(merged, list) else [],
+        "merged": [_shard(s) for s in merged if _shard(s)] if isinstance(merged, list) else [],
     }
+
+
+def _shard(value: object) -> str:
+    """An "i/n" shard as grade-class --shard writes it (1 <= i <= n), else "" (H35: a hand-made
+    run.json of "a/b" crashed merge)."""
+    i, slash, n = str(value).partition("/")
+    if slash and i.isdigit() and n.isdigit() and 1 <= int(i) <= int(n):
+        return f"{int(i)}/{int(n)}"
+    return ""
 
 
 def clear_partial(out: Path) -> None:

@@ -3,8 +3,11 @@ missing (commands/merge.py): each record keeps its run's settings digest and its
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
+
+import pytest
 
 from autograder.commands import merge
 from autograder.gradebook import lock, report, store
@@ -147,3 +150,20 @@ def test_a_shard_written_before_run_json_was_visible_is_read(tmp_path: Path) -> 
     first = _shard(tmp_path, "s1", "ada", settings="aaaa", shard="1/2")
     (first / store.RUN_FILE).rename(first / store.OLD_RUN_FILE)
     assert store.read_run(first) == {"shard": "1/2", "settings": "aaaa", "merged": []}
+
+
+@pytest.mark.parametrize("written", ["a/b", "1/3/5", 1, "1/0", "4/3", None])
+def test_a_malformed_shard_in_run_json_is_no_shard(tmp_path: Path, written) -> None:
+    """H35: "a/b" or "1/3/5" crashed merge with a traceback and exit status 1."""
+    folder = _shard(tmp_path, "s1", "ada", settings="aaaa", shard="1/2")
+    (folder / store.RUN_FILE).write_text(json.dumps({"shard": written, "settings": "aaaa"}))
+    assert store.read_run(folder) == {"shard": "", "settings": "aaaa", "merged": []}
+    out = tmp_path / "merged"
+    assert merge.main(shards=[folder], out=out, course=TOY_COURSE, quiet=True) == 1
+
+
+def test_an_older_runs_learner_named_run_json_does_not_hide_the_run(tmp_path: Path) -> None:
+    folder = _shard(tmp_path, "s1", "ada", settings="aaaa", shard="1/2")
+    (folder / store.RUN_FILE).rename(folder / store.OLD_RUN_FILE)
+    (folder / store.RUN_FILE).mkdir()  # a learner's folder, as versions before it allowed
+    assert store.read_run(folder) == {"shard": "1/2", "settings": "aaaa", "merged": []}
