@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import errno
 import os
+import posixpath
 import subprocess
 import tarfile
 import tempfile
@@ -54,6 +55,7 @@ TOO_MANY = (
 LINK_LEFT_OUT = "a symbolic link: commit the file itself"
 OTHER_LEFT_OUT = "not a regular file or folder"
 LONG_NAME_LEFT_OUT = "its name is longer than this system allows"
+SUBMODULE_LEFT_OUT = "a submodule: its files are in another repository, commit them in this one"
 GIT_FAILED = "git could not read the repository {path}: {detail}"
 EXPORT_TOO_SLOW = (
     "git took longer than {seconds:.0f} s to export the graded commit of {path}; it was stopped."
@@ -144,8 +146,8 @@ def export(
     commit's tree extracted into target (created). Regular files and folders only, streamed
     from `git archive` (a pushed file of gigabytes never sits in memory), and at most
     MAX_EXPORT_BYTES and MAX_EXPORT_FILES of them: SnapshotError beyond. Each entry left out
-    (a symbolic link, a name too long for this system) is added to ``left_out`` as (its path
-    in the commit, why: LINK_LEFT_OUT, OTHER_LEFT_OUT or LONG_NAME_LEFT_OUT)."""
+    (a symbolic link, a name too long for this system, a submodule) is added to ``left_out``
+    as (its path in the commit, why: LINK_, OTHER_, LONG_NAME_ or SUBMODULE_LEFT_OUT)."""
     if left_out is None:
         left_out = []
     if not selection.commit:
@@ -195,8 +197,13 @@ def _extract(stream, target: Path, path: Path, left_out: list[tuple[str, str]]) 
     """Extract a tar stream's regular files and folders into target, at most MAX_EXPORT_BYTES
     and MAX_EXPORT_FILES (SnapshotError beyond); what is left out, and why, into left_out."""
     total = count = 0
+    folders: set[str] = set()
+    parents: set[str] = set()
     with tarfile.open(fileobj=stream, mode="r|") as tar:
         for member in tar:
+            parents.add(posixpath.dirname(member.name.rstrip("/")))
+            if member.isdir():
+                folders.add(member.name.rstrip("/"))
             count += 1  # what is left out too: a commit of 150,000 links is no submission
             if count > MAX_EXPORT_FILES:
                 raise SnapshotError(TOO_MANY.format(path=path, limit=MAX_EXPORT_FILES))
@@ -213,6 +220,8 @@ def _extract(stream, target: Path, path: Path, left_out: list[tuple[str, str]]) 
                 if error.errno != errno.ENAMETOOLONG:
                     raise
                 left_out.append((_readable(member.name), LONG_NAME_LEFT_OUT))
+    # git keeps no empty folder: an empty one in the archive is a submodule (a gitlink).
+    left_out += [(_readable(name), SUBMODULE_LEFT_OUT) for name in sorted(folders - parents)]
 
 
 def _readable(name: str) -> str:

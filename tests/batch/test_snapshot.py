@@ -226,3 +226,16 @@ def test_a_left_out_name_that_is_not_utf8_is_listed_readably(repo: dict, tmp_pat
     snapshot.export(path, snapshot.select(path, None), tmp_path / "out", left_out)
     assert left_out == [("bad\ufffdname", snapshot.LINK_LEFT_OUT)]
     ("bad\ufffdname").encode("utf-8")  # a report can write it
+
+
+def test_a_submodule_is_listed_as_left_out(repo: dict, tmp_path: Path) -> None:
+    """H35: a submodule (a gitlink) became an empty folder, without a word to the learner."""
+    path = repo["path"]
+    git(path, "checkout", "--", "answer.py")
+    head = git(path, "rev-parse", "HEAD")
+    git(path, "update-index", "--add", "--cacheinfo", f"160000,{head},pkg/sub")
+    git(path, "commit", "-q", "-m", "a submodule", when=AFTER)
+    left_out: list[tuple[str, str]] = []
+    folder = snapshot.export(path, snapshot.select(path, None), tmp_path / "out", left_out)
+    assert left_out == [("pkg/sub", snapshot.SUBMODULE_LEFT_OUT)]
+    assert (folder / "answer.py").read_text() == "ANSWER = 3\n"
