@@ -129,6 +129,9 @@ def main(
     except lock.LockError as busy:
         return _error(str(busy))
     with held:  # until the gradebook is written: a second command would race on DIR
+        refusal = store.foreign(out, [learner.id for learner in learners])
+        if refusal:
+            return _error(refusal)
         store.clear_partial(out)
         # Made by the command itself: a folder it cannot write in (a read-only --out that
         # exists) ends here with the command line's one sentence, not in the session

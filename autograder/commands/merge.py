@@ -103,7 +103,7 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
                 return _error(NOT_A_MERGE.format(out=out))
             digests[out] = earlier["settings"]
             given = sorted(set(given) | set(earlier["merged"])) if all(given) else []
-        refusal = _settings_refusal(digests)
+        refusal = _settings_refusal(digests) or store.foreign(out, list(found))
         if refusal:
             return _error(refusal)
         merged = given if all(given) else []

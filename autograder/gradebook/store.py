@@ -114,11 +114,48 @@ def trash_dir(out: Path, learner: str) -> Path:
     return Path(out) / PARTIAL_DIR / f"-old-{learner}.{uuid.uuid4().hex[:8]}"
 
 
+FOREIGN = (
+    "{out} already holds {names}, which {are} not the grader's learner {folders} (no "
+    "record.json inside): a learner's own repository, say. Grading would replace {them}; "
+    "choose another --out."
+)
+
+
+def foreign(out: Path, learners: list[str]) -> str:
+    """FOREIGN naming what stands at DIR/<learner> for these learners and is not a learner
+    folder this package wrote (each has record.json: it is renamed into place whole), nor an
+    empty folder; "" when there is none. H36 lost two repositories: a CSV roster beside them,
+    `--out .`, and each learner's repository was replaced by their reports."""
+    names = []
+    for learner in learners:
+        path = learner_dir(out, learner)
+        if not (path.exists() or path.is_symlink()):
+            continue
+        ours = path.is_dir() and not path.is_symlink() and (path / RECORD_FILE).is_file()
+        empty = path.is_dir() and not path.is_symlink() and not any(path.iterdir())
+        if not (ours or empty):
+            names.append(learner)
+    if not names:
+        return ""
+    one = len(names) == 1
+    return FOREIGN.format(
+        out=out,
+        names=", ".join(names),
+        are="is" if one else "are",
+        folders="folder" if one else "folders",
+        them="it" if one else "them",
+    )
+
+
 def commit_learner(out: Path, staged: Path, record: LearnerRecord) -> Path:
     """Write the record into the staged folder and move it to DIR/<learner>, replacing any
-    previous one. The old folder is moved aside first, then deleted."""
+    previous one. The old folder is moved aside first, then deleted. Raises FileExistsError
+    (FOREIGN) instead of replacing anything that is not a learner folder (see ``foreign``)."""
     atomic_write_text(staged / RECORD_FILE, record.to_json())
     final = learner_dir(out, record.learner)
+    refusal = foreign(out, [record.learner])
+    if refusal:
+        raise FileExistsError(refusal)
     if final.exists():
         trash = trash_dir(out, record.learner)
         os.replace(final, trash)
