@@ -69,9 +69,9 @@ INTERRUPTED_FORCED = (
 )
 INTERRUPTED_NOTE = (
     "This run was interrupted: {done} of {total} learners of the roster are graded (by it, or "
-    "kept from an earlier run of the same settings); the gradebook and this report show every "
-    "learner's folder as it is now, and the other rows, if any, are from an earlier run. Run the "
-    "same command again to grade the rest."
+    "kept from an earlier run of the same settings); not yet: {left}. The gradebook and this "
+    "report show every learner's folder as it is now, and the rows of those not graded yet, if "
+    "any, are from an earlier run. Run the same command again{without} to grade the rest."
 )
 INTERRUPTED_REPORT = (
     "Interrupted while writing the gradebook and the class report: all {total} learners are "
@@ -106,7 +106,9 @@ def main(
     try:
         config = load_course(course if course else find_course_file(Path.cwd()))
         selection = roster.parse_shard(shard)
-        learners = roster.shard(roster.read_roster(roster_path), selection)
+        everyone = roster.read_roster(roster_path)
+        learners = roster.shard(everyone, selection)
+        roster_id = store.roster_digest([learner.id for learner in everyone])
         snapshot.parse_deadline(deadline)
         if manifest is not None:
             manifest = Path(manifest).resolve()
@@ -150,7 +152,8 @@ def main(
             shard=f"{selection[0]}/{selection[1]}" if selection else "",
         )
         records = {learner.id: store.read_record(out, learner.id) for learner in learners}
-        store.write_run(out, settings.shard, run_settings(settings))
+        run = (out, settings.shard, run_settings(settings))
+        store.write_run(*run, roster=roster_id, complete=False)  # True once all are graded
         if force:  # until a run grades everyone, a rerun without --force goes on from here
             store.mark_forced(out, datetime.now(UTC).isoformat(timespec="seconds"))
         forced = store.forced_since(out)
@@ -181,6 +184,7 @@ def main(
             failed = sum(bool(records[i] and records[i].failed) for i in kept)
             grade_pending(settings, pending, len(learners), jobs, err, failed=failed)
             store.clear_forced(out)  # everyone is graded since the --force run began
+            store.write_run(*run, roster=roster_id, complete=True)
         except KeyboardInterrupt:
             return _interrupted(out, learners, settings, forced, config)
         except fetch.FetchError as error:
@@ -229,15 +233,22 @@ def _interrupted(
     the gradebook and the class report are rebuilt from the learners' folders as they are,
     saying that the run was interrupted: they no longer show the last finished run while the
     learners' folders hold this one's grades (H34)."""
-    done = 0
+    done, left = 0, []
     for learner in learners:
         record = store.read_record(out, learner.id)
         if record is not None and (
             record.run_id == settings.run_id or _kept(record, settings, learner, forced)
         ):
             done += 1
+        else:
+            left.append(learner.id)
     if config is not None and done < len(learners):
-        note = INTERRUPTED_NOTE.format(done=done, total=len(learners))
+        note = INTERRUPTED_NOTE.format(
+            done=done,
+            total=len(learners),
+            left=report.who_text(tuple(left)),
+            without=" without --force" if forced else "",
+        )
         try:
             rebuild(config, out, [learner.id for learner in learners], note=note)
         except (KeyboardInterrupt, OSError):

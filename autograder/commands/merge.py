@@ -50,6 +50,19 @@ NOT_A_MERGE = (
     "say); merge into a new folder, or into the folder of an earlier merge of this run."
 )
 INTO_ITSELF = "The output folder {out} is also one of the shards; merge into a new folder."
+OTHER_SPLITS = (
+    "The shard folders {first} ({first_shard}) and {second} ({second_shard}) come from "
+    "different splits of a roster; merge the shards of one run, each graded with the same "
+    "--shard I/N count."
+)
+OTHER_ROSTERS = (
+    "The shard folders {first} and {second} were graded from different rosters; merge the "
+    "shards of one run."
+)
+INCOMPLETE = (
+    "Shard {shards} did not finish grading (its run was interrupted or is being resumed); the "
+    "gradebook lacks some of its learners: run its grade-class again, then merge."
+)
 EXIT_MISSING_SHARDS = 3
 
 
@@ -74,11 +87,14 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
         found: dict[str, Path] = {}
         digests: dict[Path, str] = {}  # shard -> its settings digest ("" when not recorded)
         given: list[str] = []  # the shards' own --shard i/n, when every one says it
+        runs: dict[Path, dict] = {}  # shard -> its run.json, when it has one
         for shard in map(Path, shards):
             records = store.read_records(shard)
             run = store.read_run(shard)
             if not records and run is None:
                 return _error(NOT_A_SHARD.format(path=shard))
+            if run is not None:
+                runs[shard] = run
             for record in records:
                 if record.learner in found:
                     first = found[record.learner]
@@ -87,7 +103,7 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
             recorded = {r.settings for r in records if r.settings}
             digests[shard] = run["settings"] if run else (recorded.pop() if recorded else "")
             given.append(run["shard"] if run else "")
-        refusal = _settings_refusal(digests)
+        refusal = _settings_refusal(digests) or _run_refusal(runs)
         if refusal:
             return _error(refusal)
         out.mkdir(parents=True, exist_ok=True)
@@ -103,16 +119,56 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
                 return _error(NOT_A_MERGE.format(out=out))
             digests[out] = earlier["settings"]
             given = sorted(set(given) | set(earlier["merged"])) if all(given) else []
-        refusal = _settings_refusal(digests) or store.foreign(out, list(found))
+            runs[out] = earlier
+        refusal = (
+            _settings_refusal(digests) or _run_refusal(runs) or store.foreign(out, list(found))
+        )
         if refusal:
             return _error(refusal)
         merged = given if all(given) else []
+        # Shards whose run did not finish: said, kept in DIR/run.json for the report, until a
+        # later merge brings them complete.
+        now = {shard: run for shard, run in runs.items() if shard != out}
+        unfinished = {
+            run["shard"] or str(shard) for shard, run in now.items() if not run["complete"]
+        }
+        if out in runs:  # an earlier merge's unfinished shards, unless given again now
+            unfinished |= set(runs[out]["incomplete"]) - {run["shard"] for run in now.values()}
         missing = report.missing_shards(merged)
         if missing:
             print(missing, file=sys.stderr)
+        if unfinished:
+            print(INCOMPLETE.format(shards=", ".join(sorted(unfinished))), file=sys.stderr)
         settings = next(iter(digests.values()), "")
-        status = _merge(config, found, out, quiet, run=(settings, merged))
-        return EXIT_MISSING_SHARDS if missing else status
+        roster = next((run["roster"] for run in runs.values() if run["roster"]), "")
+        status = _merge(
+            config, found, out, quiet, run=(settings, merged, roster, sorted(unfinished))
+        )
+        return EXIT_MISSING_SHARDS if missing or unfinished else status
+
+
+def _run_refusal(runs: dict[Path, dict]) -> str:
+    """Why shards of different splits (--shard I/N with another N) or of different rosters
+    must not be merged ("" when they may be): H36 merged 2/2 with 1/4, and two classes' shards,
+    and was told the class was complete."""
+    counts: dict[str, tuple[Path, str]] = {}
+    for shard, run in runs.items():
+        for label in [run["shard"], *run["merged"]]:
+            if label:
+                counts.setdefault(label.split("/")[1], (shard, label))
+    if len(counts) > 1:
+        (first, first_shard), (second, second_shard) = list(counts.values())[:2]
+        return OTHER_SPLITS.format(
+            first=first, first_shard=first_shard, second=second, second_shard=second_shard
+        )
+    rosters: dict[str, Path] = {}
+    for shard, run in runs.items():
+        if run["roster"]:
+            rosters.setdefault(run["roster"], shard)
+    if len(rosters) > 1:
+        first, second = list(rosters.values())[:2]
+        return OTHER_ROSTERS.format(first=first, second=second)
+    return ""
 
 
 def _settings_refusal(digests: dict[Path, str]) -> str:
@@ -135,12 +191,22 @@ def _merge(
     found: dict[str, Path],
     out: Path,
     quiet: bool,
-    run: tuple[str, list[str]],
+    run: tuple[str, list[str], str, list[str]],
 ) -> int:
     """Copy each learner's folder from their shard into out, then the gradebook and report
-    (``run``: the shards' settings digest and the shards merged, for DIR/run.json)."""
+    (``run``: the shards' settings digest, the shards merged, the roster digest and the shards
+    that did not finish, for DIR/run.json)."""
+    settings, merged, roster, unfinished = run
     store.clear_partial(out)
-    store.write_run(out, "", run[0], merged=run[1])
+    store.write_run(
+        out,
+        "",
+        settings,
+        merged=merged,
+        roster=roster,
+        incomplete=unfinished,
+        complete=not unfinished and not report.missing_shards(merged),
+    )
     for learner, shard in sorted(found.items()):
         staged = store.staging_dir(out, learner)
         shutil.rmtree(staged)

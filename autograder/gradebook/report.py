@@ -63,9 +63,17 @@ STALE_COPIES = (
     "Graded from the copy fetched before, as it could not be updated this time (each one's "
     "record.json says why): {learners}."
 )
+UNFINISHED_SHARDS = (
+    "Shard {shards} did not finish grading: this gradebook lacks some of its learners (run "
+    "that shard's grade-class again, then merge)."
+)
+SHARD_NOTE = (
+    "This folder holds shard {shard} of the roster only; `autograder merge` combines the shard "
+    "folders into the class's gradebook."
+)
 MISSING_SHARDS = (
-    "This gradebook merges shards {have} of {count} only; missing: {missing} (merge every "
-    "shard folder of the run)."
+    "This gradebook holds only {have} of the run's {count} shards; missing: {missing} (merge "
+    "every shard folder of the run)."
 )
 NOT_SUBMITTED = (
     "{title}: graded for the {have} of {graded} graded learners whose repository holds it; "
@@ -181,6 +189,10 @@ def build_report(
     missing = missing_shards(run["merged"]) if run else ""  # merge.py lists the shards
     if missing:
         notes.insert(0, missing)
+    if run and run["incomplete"]:
+        notes.insert(0, UNFINISHED_SHARDS.format(shards=", ".join(run["incomplete"])))
+    if run and run["shard"]:
+        notes.insert(0, SHARD_NOTE.format(shard=run["shard"]))
     deadlines = sorted({r.deadline for r in records if r.deadline})
     if deadlines:
         later = sum(1 for r in graded if r.late)
@@ -376,8 +388,9 @@ def missing_shards(merged: list[str]) -> str:
     missing = [index for index in range(1, count + 1) if index not in have]
     if not missing:
         return ""
+    have_text = ("shard " if len(have) == 1 else "shards ") + ", ".join(map(str, have))
     return MISSING_SHARDS.format(
-        have=", ".join(map(str, have)), count=count, missing=", ".join(map(str, missing))
+        have=have_text if have else "no shard", count=count, missing=", ".join(map(str, missing))
     )
 
 

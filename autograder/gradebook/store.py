@@ -21,6 +21,7 @@ apart from the timing columns (TIMING_COLUMNS).
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import os
@@ -181,18 +182,42 @@ def clear_forced(out: Path) -> None:
     (Path(out) / FORCED_FILE).unlink(missing_ok=True)
 
 
-def write_run(out: Path, shard: str, settings: str, merged: list[str] | None = None) -> None:
+def write_run(
+    out: Path,
+    shard: str,
+    settings: str,
+    merged: list[str] | None = None,
+    *,
+    roster: str = "",
+    complete: bool = True,
+    incomplete: list[str] | None = None,
+) -> None:
     """DIR/run.json: which shard of the roster DIR holds ("i/n", "" for all), the run's
-    settings digest (job.run_settings) and, for a merge's output, the shards it merged: what
-    merge.py compares, also for a shard that holds no learner."""
-    run = {"shard": shard, "settings": settings, "merged": merged or []}
+    settings digest (job.run_settings), ``roster`` a digest of the whole roster's learner ids
+    (roster_digest), ``complete`` whether the run graded every learner of its shard (False
+    from its start until it has); for a merge's output, the shards it merged and those of them
+    that were not complete. What merge.py compares, also for a shard that holds no learner."""
+    run = {
+        "shard": shard,
+        "settings": settings,
+        "roster": roster,
+        "complete": complete,
+        "merged": merged or [],
+        "incomplete": incomplete or [],
+    }
     atomic_write_text(Path(out) / RUN_FILE, json.dumps(run) + "\n")
     (Path(out) / OLD_RUN_FILE).unlink(missing_ok=True)
 
 
+def roster_digest(learners: list[str]) -> str:
+    """Which roster a run graded: a digest of all its learner ids (before --shard)."""
+    return hashlib.sha256("\n".join(sorted(learners)).encode("utf-8")).hexdigest()[:16]
+
+
 def read_run(out: Path) -> dict | None:
     """DIR/run.json (or the .run.json of the versions before it), or None (a folder of an older
-    version, or not a grade-class output)."""
+    version, or not a grade-class output). Fields an older version did not write read as
+    unknown: roster "", complete True."""
     path = Path(out) / RUN_FILE
     if not path.is_file() and (Path(out) / OLD_RUN_FILE).is_file():
         path = Path(out) / OLD_RUN_FILE  # also where an older run's learner is named run.json
@@ -202,12 +227,18 @@ def read_run(out: Path) -> dict | None:
         return None
     if not isinstance(run, dict):
         return None
-    merged = run.get("merged", [])
     return {
         "shard": _shard(run.get("shard", "")),
         "settings": str(run.get("settings", "")),
-        "merged": [_shard(s) for s in merged if _shard(s)] if isinstance(merged, list) else [],
+        "roster": str(run.get("roster", "")),
+        "complete": run.get("complete", True) is not False,
+        "merged": _shards(run.get("merged", [])),
+        "incomplete": _shards(run.get("incomplete", [])),
     }
+
+
+def _shards(values: object) -> list[str]:
+    return [_shard(v) for v in values if _shard(v)] if isinstance(values, list) else []
 
 
 def _shard(value: object) -> str:

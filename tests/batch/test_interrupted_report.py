@@ -122,7 +122,9 @@ def test_ctrl_c_rebuilds_the_gradebook_from_the_folders_and_says_so(tmp_path, mo
     assert grade_class_main(roster, out, force=True) == 130
     after = {row["learner"]: row["graded_at"] for row in _rows(out)}
     assert after["ada"] > before["ada"] and after["bo"] == before["bo"]
-    note = grade_class.INTERRUPTED_NOTE.format(done=1, total=2)
+    note = grade_class.INTERRUPTED_NOTE.format(
+        done=1, total=2, left="bo", without=" without --force"
+    )
     assert note in " ".join((out / report.MARKDOWN_FILE).read_text().split())
     monkeypatch.setattr(grade_class, "grade_pending", _saving("ada", "bo", then_interrupt=False))
     assert grade_class_main(roster, out) == 0
@@ -136,7 +138,7 @@ def test_a_ctrl_c_before_anything_is_saved_writes_an_empty_gradebook_that_says_s
     monkeypatch.setattr(grade_class, "grade_pending", _saving(then_interrupt=True))
     assert grade_class_main(roster, out) == 130
     assert _rows(out) == []
-    note = grade_class.INTERRUPTED_NOTE.format(done=0, total=2)
+    note = grade_class.INTERRUPTED_NOTE.format(done=0, total=2, left="ada, bo", without="")
     assert note in " ".join((out / report.MARKDOWN_FILE).read_text().split())
 
 

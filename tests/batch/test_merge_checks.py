@@ -52,7 +52,7 @@ def test_a_missing_shard_is_said_and_written_in_the_report(tmp_path: Path, capsy
     out = tmp_path / "merged"
     code = merge.main(shards=[first, third], out=out, course=TOY_COURSE, quiet=True)
     assert code == merge.EXIT_MISSING_SHARDS == 3  # not 1, which regrade.yml lets pass
-    said = report.MISSING_SHARDS.format(have="1, 3", count=3, missing="2")
+    said = report.MISSING_SHARDS.format(have="shards 1, 3", count=3, missing="2")
     assert said in " ".join(capsys.readouterr().err.split())
     assert said in (out / report.MARKDOWN_FILE).read_text()
 
@@ -140,7 +140,7 @@ def test_shards_uploaded_without_dot_files_still_say_their_run(tmp_path: Path, c
         uploaded.append(copy)
     out = tmp_path / "merged"
     assert merge.main(shards=uploaded, out=out, course=TOY_COURSE, quiet=True) == 3
-    said = report.MISSING_SHARDS.format(have="1, 2, 3", count=4, missing="4")
+    said = report.MISSING_SHARDS.format(have="shards 1, 2, 3", count=4, missing="4")
     assert said in " ".join(capsys.readouterr().err.split())
     assert sorted(r.learner for r in store.read_records(out)) == ["ada", "cy"]
 
@@ -149,7 +149,8 @@ def test_a_shard_written_before_run_json_was_visible_is_read(tmp_path: Path) -> 
     """Versions of 2026-12-01 wrote DIR/.run.json; their shards still merge by it."""
     first = _shard(tmp_path, "s1", "ada", settings="aaaa", shard="1/2")
     (first / store.RUN_FILE).rename(first / store.OLD_RUN_FILE)
-    assert store.read_run(first) == {"shard": "1/2", "settings": "aaaa", "merged": []}
+    run = store.read_run(first)
+    assert (run["shard"], run["settings"], run["merged"]) == ("1/2", "aaaa", [])
 
 
 @pytest.mark.parametrize("written", ["a/b", "1/3/5", 1, "1/0", "4/3", None])
@@ -157,7 +158,8 @@ def test_a_malformed_shard_in_run_json_is_no_shard(tmp_path: Path, written) -> N
     """H35: "a/b" or "1/3/5" crashed merge with a traceback and exit status 1."""
     folder = _shard(tmp_path, "s1", "ada", settings="aaaa", shard="1/2")
     (folder / store.RUN_FILE).write_text(json.dumps({"shard": written, "settings": "aaaa"}))
-    assert store.read_run(folder) == {"shard": "", "settings": "aaaa", "merged": []}
+    run = store.read_run(folder)
+    assert (run["shard"], run["settings"], run["merged"]) == ("", "aaaa", [])
     out = tmp_path / "merged"
     assert merge.main(shards=[folder], out=out, course=TOY_COURSE, quiet=True) == 1
 
@@ -166,4 +168,51 @@ def test_an_older_runs_learner_named_run_json_does_not_hide_the_run(tmp_path: Pa
     folder = _shard(tmp_path, "s1", "ada", settings="aaaa", shard="1/2")
     (folder / store.RUN_FILE).rename(folder / store.OLD_RUN_FILE)
     (folder / store.RUN_FILE).mkdir()  # a learner's folder, as versions before it allowed
-    assert store.read_run(folder) == {"shard": "1/2", "settings": "aaaa", "merged": []}
+    run = store.read_run(folder)
+    assert (run["shard"], run["settings"], run["merged"]) == ("1/2", "aaaa", [])
+
+
+def test_shards_of_other_splits_or_rosters_are_not_merged(tmp_path: Path, capsys) -> None:
+    """H36 merged 2/2 with 1/4, and shards of two classes, and was told the class was whole."""
+    half = _shard(tmp_path, "s2", "bo", settings="aaaa", shard="2/2")
+    quarter = _shard(tmp_path, "q1", "ada", settings="aaaa", shard="1/4")
+    out = tmp_path / "merged"
+    assert merge.main(shards=[half, quarter], out=out, course=TOY_COURSE, quiet=True) == 2
+    said = merge.OTHER_SPLITS.format(
+        first=half, first_shard="2/2", second=quarter, second_shard="1/4"
+    )
+    assert said in " ".join(capsys.readouterr().err.split())
+    mine = _shard(tmp_path, "m1", "ada", settings="aaaa", shard="1/2")
+    theirs = _shard(tmp_path, "t2", "cy", settings="aaaa", shard="2/2")
+    for folder, roster in ((mine, "r-one"), (theirs, "r-two")):
+        store.write_run(folder, store.read_run(folder)["shard"], "aaaa", roster=roster)
+    assert merge.main(shards=[mine, theirs], out=out, course=TOY_COURSE, quiet=True) == 2
+    said = merge.OTHER_ROSTERS.format(first=mine, second=theirs)
+    assert said in " ".join(capsys.readouterr().err.split())
+    assert not out.exists()
+
+
+def test_a_shard_whose_run_did_not_finish_is_said_until_merged_complete(
+    tmp_path: Path, capsys
+) -> None:
+    """H36: a shard stopped by Ctrl-C after 5 of its 6 learners merged as a complete class."""
+    first = _shard(tmp_path, "s1", "ada", settings="aaaa", shard="1/2")
+    second = _shard(tmp_path, "s2", "bo", settings="aaaa", shard="2/2")
+    store.write_run(second, "2/2", "aaaa", complete=False)  # as grade-class writes it at start
+    out = tmp_path / "merged"
+    assert merge.main(shards=[first, second], out=out, course=TOY_COURSE, quiet=True) == 3
+    said = merge.INCOMPLETE.format(shards="2/2")
+    assert said in " ".join(capsys.readouterr().err.split())
+    note = report.UNFINISHED_SHARDS.format(shards="2/2")
+    assert note in " ".join((out / report.MARKDOWN_FILE).read_text().split())
+    store.write_run(second, "2/2", "aaaa", complete=True)  # its rerun finished
+    assert merge.main(shards=[second], out=out, course=TOY_COURSE, quiet=True) == 1
+    assert "did not finish" not in capsys.readouterr().err
+    assert "did not finish" not in (out / report.MARKDOWN_FILE).read_text()
+
+
+def test_a_shards_own_report_says_it_is_a_shard(tmp_path: Path) -> None:
+    first = _shard(tmp_path, "s1", "ada", settings="aaaa", shard="1/2")
+    records = store.read_records(first)
+    made = report.build_report(first, records, [], "Course")
+    assert made.notes[0] == report.SHARD_NOTE.format(shard="1/2")
