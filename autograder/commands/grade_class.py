@@ -457,7 +457,7 @@ ALL_SAVED = (
 )
 OTHER_SETTINGS = (
     "{learners} a result in {out} from other settings (--deadline, --timeout, --seed, "
-    "--manifest or their repository changed); grading them again."
+    "--manifest, or their repository's path or URL) changed; grading them again."
 )
 RESUMING = (
     "{done} of {total} learners already have a result in {out} from the same settings; grading "

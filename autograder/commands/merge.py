@@ -31,6 +31,7 @@ from autograder.gradebook import lock, report, store
 
 NO_SHARDS = "Name at least one shard output folder to merge."
 NOT_A_SHARD = "{path} is not a grade-class output folder (it has no learner records)."
+NO_SUCH_SHARD = "The shard folder {path} does not exist."
 TWICE = (
     "The learner {learner} is in two shard folders ({first} and {second}); merge the outputs "
     "of one sharded run, each shard once."
@@ -91,6 +92,8 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
         for shard in map(Path, shards):
             records = store.read_records(shard)
             run = store.read_run(shard)
+            if not shard.is_dir():
+                return _error(NO_SUCH_SHARD.format(path=shard))
             if not records and run is None:
                 return _error(NOT_A_SHARD.format(path=shard))
             if run is not None:

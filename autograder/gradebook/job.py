@@ -39,7 +39,7 @@ PROCESS_DIED = (
     "The grading process for {learner} stopped (exit status {code}) before it wrote a grade; "
     "rerun the command to try again."
 )
-ERROR_SUMMARY = "# {learner}\n\nThis repository was not graded: {error}\n"
+ERROR_SUMMARY = "# Grade for {learner}\n\nThis repository was not graded. {error}\n"
 MISSING_LIST_LIMIT = 5  # more protected files missing than this: one sentence, not a list
 MANY_MISSING = (
     "{missing} of {total} protected files missing, each listed in {learner}/results.json (not "
@@ -129,9 +129,7 @@ def grade_learner(
         remove_folder(scratch)
     record.duration_s = time.monotonic() - start
     if record.error:
-        atomic_write_text(
-            staged / "summary.md", ERROR_SUMMARY.format(learner=learner.id, error=record.error)
-        )
+        atomic_write_text(staged / "summary.md", _error_summary(learner.id, record.error))
     if wanted is None or wanted():
         store.commit_learner(settings.out, staged, record)
 
@@ -263,9 +261,7 @@ def error_record(
     record.key = settings_key(settings, learner) if reusable else ""
     record.run_id = settings.run_id
     staged = store.staging_dir(settings.out, learner.id)
-    atomic_write_text(
-        staged / "summary.md", ERROR_SUMMARY.format(learner=learner.id, error=record.error)
-    )
+    atomic_write_text(staged / "summary.md", _error_summary(learner.id, record.error))
     store.commit_learner(settings.out, staged, record)
 
 
@@ -333,3 +329,10 @@ def remove_folder(folder: Path, patience: float = REMOVE_PATIENCE) -> None:
         if not os.path.lexists(folder) or time.monotonic() >= deadline:
             return
         time.sleep(0.05)
+
+
+def _error_summary(learner: str, error: str) -> str:
+    """The learner's summary.md when nothing could be graded (the row's error, as Markdown)."""
+    from autograder.reports.sanitize import markdown_inline
+
+    return ERROR_SUMMARY.format(learner=learner, error=markdown_inline(error, table=False))

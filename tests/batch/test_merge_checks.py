@@ -216,3 +216,11 @@ def test_a_shards_own_report_says_it_is_a_shard(tmp_path: Path) -> None:
     records = store.read_records(first)
     made = report.build_report(first, records, [], "Course")
     assert made.notes[0] == report.SHARD_NOTE.format(shard="1/2")
+
+
+def test_a_shard_folder_that_does_not_exist_is_said_so(tmp_path: Path, capsys) -> None:
+    first = _shard(tmp_path, "s1", "ada", settings="aaaa", shard="1/2")
+    gone = tmp_path / "doesnotexist"
+    out = tmp_path / "merged"
+    assert merge.main(shards=[first, gone], out=out, course=TOY_COURSE, quiet=True) == 2
+    assert capsys.readouterr().err.strip() == merge.NO_SUCH_SHARD.format(path=gone)
