@@ -68,7 +68,7 @@ INTERRUPTED_FORCED = (
     "without --force to grade the rest (with --force, everyone is graded again)."
 )
 INTERRUPTED_NOTE = (
-    "This run was interrupted: {done} of {total} learners of the roster are graded (by it, or "
+    "This run was interrupted: {done} of its {total} learners are graded (by it, or "
     "kept from an earlier run of the same settings); not yet: {left}. The gradebook and this "
     "report show every learner's folder as it is now, and the rows of those not graded yet, if "
     "any, are from an earlier run. Run the same command again{without} to grade the rest."
@@ -132,6 +132,8 @@ def main(
         return _error(str(busy))
     with held:  # until the gradebook is written: a second command would race on DIR
         refusal = store.foreign(out, [learner.id for learner in learners])
+        if (out / store.RUN_FILE).is_dir():  # a learner of a version that allowed that id
+            refusal = refusal or store.FOREIGN.format(out=out, names=store.RUN_FILE, them="it")
         if refusal:
             return _error(refusal)
         store.clear_partial(out)
@@ -153,7 +155,8 @@ def main(
         )
         records = {learner.id: store.read_record(out, learner.id) for learner in learners}
         run = (out, settings.shard, run_settings(settings))
-        store.write_run(*run, roster=roster_id, complete=False)  # True once all are graded
+        ids = [learner.id for learner in learners]
+        store.write_run(*run, roster=roster_id, complete=False, learners=ids)  # True at the end
         if force:  # until a run grades everyone, a rerun without --force goes on from here
             store.mark_forced(out, datetime.now(UTC).isoformat(timespec="seconds"))
         forced = store.forced_since(out)
@@ -184,11 +187,11 @@ def main(
             failed = sum(bool(records[i] and records[i].failed) for i in kept)
             grade_pending(settings, pending, len(learners), jobs, err, failed=failed)
             store.clear_forced(out)  # everyone is graded since the --force run began
-            store.write_run(*run, roster=roster_id, complete=True)
+            store.write_run(*run, roster=roster_id, complete=True, learners=ids)
         except KeyboardInterrupt:
             return _interrupted(out, learners, settings, forced, config)
-        except fetch.FetchError as error:
-            return _error(str(error))
+        except (fetch.FetchError, FileExistsError) as error:  # FileExistsError: store.FOREIGN,
+            return _error(str(error))  # something put at a learner's name in DIR meanwhile
         try:
             return finish(config, out, [lr.id for lr in learners], quiet=quiet, shown=shown)
         except KeyboardInterrupt:  # not 'before anything was graded', the command line's sentence

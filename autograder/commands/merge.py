@@ -28,6 +28,7 @@ from pathlib import Path
 from autograder.commands.grade_class import finish
 from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
 from autograder.gradebook import lock, report, store
+from autograder.gradebook.roster import RESERVED_IDS
 
 NO_SHARDS = "Name at least one shard output folder to merge."
 NOT_A_SHARD = "{path} is not a grade-class output folder (it has no learner records)."
@@ -64,6 +65,14 @@ INCOMPLETE = (
     "Shard {shards} did not finish grading (its run was interrupted or is being resumed); the "
     "gradebook lacks some of its learners: run its grade-class again, then merge."
 )
+WHOLE_RUN = (
+    "The folder {path} holds a whole-class grade-class run, not a shard; merge the shard "
+    "folders of one sharded run (a whole run needs no merge)."
+)
+RESERVED = (
+    "The shard folder {shard} holds a learner named {learner!r}, the name of one of the class "
+    "report's files; rename that learner in the roster and grade that shard again."
+)
 EXIT_MISSING_SHARDS = 3
 
 
@@ -89,24 +98,30 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
         digests: dict[Path, str] = {}  # shard -> its settings digest ("" when not recorded)
         given: list[str] = []  # the shards' own --shard i/n, when every one says it
         runs: dict[Path, dict] = {}  # shard -> its run.json, when it has one
+        twice = ""
         for shard in map(Path, shards):
-            records = store.read_records(shard)
-            run = store.read_run(shard)
             if not shard.is_dir():
                 return _error(NO_SUCH_SHARD.format(path=shard))
+            records = store.read_records(shard)
+            run = store.read_run(shard)
             if not records and run is None:
                 return _error(NOT_A_SHARD.format(path=shard))
             if run is not None:
                 runs[shard] = run
+                if run["learners"]:  # not a learner an earlier run left in that folder (H37)
+                    records = [r for r in records if r.learner in run["learners"]]
             for record in records:
-                if record.learner in found:
+                if record.learner in found and not twice:
                     first = found[record.learner]
-                    return _error(TWICE.format(learner=record.learner, first=first, second=shard))
+                    twice = TWICE.format(learner=record.learner, first=first, second=shard)
                 found[record.learner] = shard
             recorded = {r.settings for r in records if r.settings}
             digests[shard] = run["settings"] if run else (recorded.pop() if recorded else "")
             given.append(run["shard"] if run else "")
-        refusal = _settings_refusal(digests) or _run_refusal(runs)
+        refusal = _settings_refusal(digests) or _run_refusal(runs) or _whole_runs(runs) or twice
+        reserved = sorted(set(found) & {name.lower() for name in RESERVED_IDS})
+        if reserved:  # learners of versions that allowed these ids: their folder is a file now
+            refusal = refusal or RESERVED.format(learner=reserved[0], shard=found[reserved[0]])
         if refusal:
             return _error(refusal)
         out.mkdir(parents=True, exist_ok=True)
@@ -124,7 +139,10 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
             given = sorted(set(given) | set(earlier["merged"])) if all(given) else []
             runs[out] = earlier
         refusal = (
-            _settings_refusal(digests) or _run_refusal(runs) or store.foreign(out, list(found))
+            _settings_refusal(digests)
+            or _run_refusal(runs)
+            or _whole_runs(runs)
+            or store.foreign(out, list(found))
         )
         if refusal:
             return _error(refusal)
@@ -144,9 +162,12 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
             print(INCOMPLETE.format(shards=", ".join(sorted(unfinished))), file=sys.stderr)
         settings = next(iter(digests.values()), "")
         roster = next((run["roster"] for run in runs.values() if run["roster"]), "")
-        status = _merge(
-            config, found, out, quiet, run=(settings, merged, roster, sorted(unfinished))
-        )
+        try:
+            status = _merge(
+                config, found, out, quiet, run=(settings, merged, roster, sorted(unfinished))
+            )
+        except FileExistsError as error:  # something put in out meanwhile: store.FOREIGN
+            return _error(str(error))
         return EXIT_MISSING_SHARDS if missing or unfinished else status
 
 
@@ -172,6 +193,14 @@ def _run_refusal(runs: dict[Path, dict]) -> str:
         first, second = list(rosters.values())[:2]
         return OTHER_ROSTERS.format(first=first, second=second)
     return ""
+
+
+def _whole_runs(runs: dict[Path, dict]) -> str:
+    """WHOLE_RUN when a whole-class run (no --shard) is merged with anything else: it holds
+    every learner, and its run.json has no shard to add (H37: merged into an earlier merge, it
+    erased the list of shards merged)."""
+    whole = [shard for shard, run in runs.items() if not run["shard"] and not run["merged"]]
+    return WHOLE_RUN.format(path=whole[0]) if whole and len(runs) > 1 else ""
 
 
 def _settings_refusal(digests: dict[Path, str]) -> str:

@@ -116,8 +116,8 @@ def trash_dir(out: Path, learner: str) -> Path:
 
 
 FOREIGN = (
-    "{out} already holds {names}, which {are} not the grader's learner {folders} (no "
-    "record.json inside): a learner's own repository, say. Grading would replace {them}; "
+    "{out} already holds {names}, which the grader did not write (not a learner folder with "
+    "its record.json): a learner's own repository, say. The command would replace {them}; "
     "choose another --out."
 )
 
@@ -132,20 +132,16 @@ def foreign(out: Path, learners: list[str]) -> str:
         path = learner_dir(out, learner)
         if not (path.exists() or path.is_symlink()):
             continue
-        ours = path.is_dir() and not path.is_symlink() and (path / RECORD_FILE).is_file()
-        empty = path.is_dir() and not path.is_symlink() and not any(path.iterdir())
-        if not (ours or empty):
+        folder = path.is_dir() and not path.is_symlink()
+        # Ours: its record names this learner and no repository is inside (H37: a learner's
+        # repository with a file record.json of its own was taken for ours and replaced).
+        record = read_record(out, learner) if folder else None
+        ours = record is not None and record.learner == learner and not (path / ".git").exists()
+        if not (ours or (folder and not any(path.iterdir()))):
             names.append(learner)
     if not names:
         return ""
-    one = len(names) == 1
-    return FOREIGN.format(
-        out=out,
-        names=", ".join(names),
-        are="is" if one else "are",
-        folders="folder" if one else "folders",
-        them="it" if one else "them",
-    )
+    return FOREIGN.format(out=out, names=", ".join(names), them="it" if len(names) == 1 else "them")
 
 
 def commit_learner(out: Path, staged: Path, record: LearnerRecord) -> Path:
@@ -191,12 +187,16 @@ def write_run(
     roster: str = "",
     complete: bool = True,
     incomplete: list[str] | None = None,
+    learners: list[str] | None = None,
 ) -> None:
     """DIR/run.json: which shard of the roster DIR holds ("i/n", "" for all), the run's
     settings digest (job.run_settings), ``roster`` a digest of the whole roster's learner ids
     (roster_digest), ``complete`` whether the run graded every learner of its shard (False
-    from its start until it has); for a merge's output, the shards it merged and those of them
-    that were not complete. What merge.py compares, also for a shard that holds no learner."""
+    from its start until it has), ``learners`` the ids it grades (merge takes no other
+    learner's folder from DIR: one an earlier run of another roster left); for a merge's
+    output, the shards it merged and those of them that were not complete (their "i/n", or
+    the folder of one that is no shard). What merge.py compares, also for a shard that holds
+    no learner."""
     run = {
         "shard": shard,
         "settings": settings,
@@ -204,6 +204,7 @@ def write_run(
         "complete": complete,
         "merged": merged or [],
         "incomplete": incomplete or [],
+        "learners": learners or [],
     }
     atomic_write_text(Path(out) / RUN_FILE, json.dumps(run) + "\n")
     (Path(out) / OLD_RUN_FILE).unlink(missing_ok=True)
@@ -233,8 +234,13 @@ def read_run(out: Path) -> dict | None:
         "roster": str(run.get("roster", "")),
         "complete": run.get("complete", True) is not False,
         "merged": _shards(run.get("merged", [])),
-        "incomplete": _shards(run.get("incomplete", [])),
+        "incomplete": _strings(run.get("incomplete", [])),
+        "learners": _strings(run.get("learners", [])),
     }
+
+
+def _strings(values: object) -> list[str]:
+    return [str(v) for v in values] if isinstance(values, list) else []
 
 
 def _shards(values: object) -> list[str]:

@@ -224,3 +224,58 @@ def test_a_shard_folder_that_does_not_exist_is_said_so(tmp_path: Path, capsys) -
     out = tmp_path / "merged"
     assert merge.main(shards=[first, gone], out=out, course=TOY_COURSE, quiet=True) == 2
     assert capsys.readouterr().err.strip() == merge.NO_SUCH_SHARD.format(path=gone)
+
+
+def test_a_learner_an_earlier_run_left_in_a_shard_folder_is_not_merged(tmp_path: Path) -> None:
+    """H37: a shard graded into the folder of another roster's run merged that run's learners
+    too, as a complete class."""
+    first = _shard(tmp_path, "s1", "ada", settings="aaaa", shard="1/2")
+    left = store.LearnerRecord(learner="zed", error="from another roster")
+    store.commit_learner(first, store.staging_dir(first, "zed"), left)
+    store.write_run(first, "1/2", "aaaa", learners=["ada"])
+    second = _shard(tmp_path, "s2", "bo", settings="aaaa", shard="2/2")
+    out = tmp_path / "merged"
+    assert merge.main(shards=[first, second], out=out, course=TOY_COURSE, quiet=True) == 1
+    assert sorted(r.learner for r in store.read_records(out)) == ["ada", "bo"]
+
+
+def test_other_splits_are_said_before_a_learner_in_two_shards(tmp_path: Path, capsys) -> None:
+    first = _shard(tmp_path, "s1", "ada", settings="aaaa", shard="1/2")
+    other = _shard(tmp_path, "t2", "ada", settings="aaaa", shard="2/3")
+    out = tmp_path / "merged"
+    assert merge.main(shards=[first, other], out=out, course=TOY_COURSE, quiet=True) == 2
+    assert "different splits" in capsys.readouterr().err
+
+
+def test_a_whole_run_is_not_merged_with_shards_or_into_a_merge(tmp_path: Path, capsys) -> None:
+    """H37: merged into an earlier merge, a whole run erased its list of shards."""
+    whole = _shard(tmp_path, "whole", "ada", settings="aaaa", shard="")
+    first = _shard(tmp_path, "s1", "bo", settings="aaaa", shard="1/2")
+    out = tmp_path / "merged"
+    assert merge.main(shards=[whole, first], out=out, course=TOY_COURSE, quiet=True) == 2
+    assert merge.WHOLE_RUN.format(path=whole) in " ".join(capsys.readouterr().err.split())
+    assert merge.main(shards=[first], out=out, course=TOY_COURSE, quiet=True) == 3
+    assert merge.main(shards=[whole], out=out, course=TOY_COURSE, quiet=True) == 2
+    assert store.read_run(out)["merged"] == ["1/2"]
+
+
+def test_an_unfinished_whole_run_is_named_in_the_report(tmp_path: Path) -> None:
+    """H37: an interrupted run that is no shard was said on stderr only (its label, a folder,
+    was dropped from run.json when read back)."""
+    whole = _shard(tmp_path, "whole", "ada", settings="aaaa", shard="")
+    store.write_run(whole, "", "aaaa", complete=False)
+    out = tmp_path / "merged"
+    assert merge.main(shards=[whole], out=out, course=TOY_COURSE, quiet=True) == 3
+    note = report.UNFINISHED_SHARDS.format(shards=str(whole))
+    assert note in " ".join((out / report.MARKDOWN_FILE).read_text().split())
+
+
+def test_a_learner_of_a_reserved_name_from_an_older_shard_is_refused(
+    tmp_path: Path, capsys
+) -> None:
+    """H37: a learner named run.json (allowed before) crashed merge half way."""
+    old = _shard(tmp_path, "s1", "run.json", settings="", shard="1/1", run=False)
+    out = tmp_path / "merged"
+    assert merge.main(shards=[old], out=out, course=TOY_COURSE, quiet=True) == 2
+    said = merge.RESERVED.format(learner="run.json", shard=old)
+    assert said in " ".join(capsys.readouterr().err.split())

@@ -30,7 +30,7 @@ def test_grade_class_refuses_an_out_holding_a_learners_repository(
 ) -> None:
     folder = _beside(toy_class, tmp_path)
     assert grade_class_main(folder / "roster.csv", folder) == 2
-    said = store.FOREIGN.format(out=folder, names="good", are="is", folders="folder", them="it")
+    said = store.FOREIGN.format(out=folder, names="good", them="it")
     assert " ".join(capsys.readouterr().err.split()) == said
     assert git(folder / "good", "rev-parse", "HEAD") == toy_class["good_broken"]
     assert not (folder / "good" / store.RECORD_FILE).exists()
@@ -44,7 +44,7 @@ def test_merge_refuses_an_out_holding_a_learners_repository(
     assert grade_class_main(toy_class["roster"], shard, shard="1/1") == 1
     out = _beside(toy_class, tmp_path)
     assert merge.main(shards=[shard], out=out, course=TOY_COURSE, quiet=True) == 2
-    assert "which is not the grader's learner folder" in " ".join(capsys.readouterr().err.split())
+    assert "which the grader did not write" in " ".join(capsys.readouterr().err.split())
     assert git(out / "good", "rev-parse", "HEAD") == toy_class["good_broken"]
 
 
@@ -73,3 +73,14 @@ def test_an_empty_folder_or_a_learner_folder_is_replaced(tmp_path: Path) -> None
     store.commit_learner(out, store.staging_dir(out, "ada"), store.LearnerRecord("ada", total=1))
     store.commit_learner(out, store.staging_dir(out, "ada"), store.LearnerRecord("ada", total=2))
     assert store.read_record(out, "ada").total == 2
+
+
+@pytest.mark.parametrize("content", ['{"learner": "good"}', "not json"])
+def test_a_repository_holding_a_record_json_of_its_own_is_not_taken_for_ours(
+    toy_class: dict, tmp_path: Path, content: str
+) -> None:
+    """H37: any file record.json at a repository's top made it look like a learner folder."""
+    folder = _beside(toy_class, tmp_path)
+    (folder / "good" / store.RECORD_FILE).write_text(content)
+    assert grade_class_main(folder / "roster.csv", folder) == 2
+    assert git(folder / "good", "rev-parse", "HEAD") == toy_class["good_broken"]
