@@ -367,7 +367,15 @@ def grade_class(
 @_course_option("The course.toml the shards were graded against (default: the nearest one).")
 @_quiet_option("Print no table; only problems.")
 def merge(shards: tuple[Path, ...], out: Path, course: Path | None, quiet: bool) -> None:
-    """Merge the output folders of `grade-class --shard I/N` runs into one gradebook."""
+    """Merge the output folders of `grade-class --shard I/N` runs into one gradebook.
+
+    OUT is a new folder, or that of an earlier merge of the same run, which this one adds to.
+    Shards of different options, splits or rosters are refused; shards missing or whose run
+    did not finish are said on stderr and in the class report.
+
+    Exit status: 0 every merged learner was graded, 1 some rows carry an error, 2 nothing was
+    merged (the reason on stderr), 3 shards of the run are missing or did not finish.
+    """
     from autograder.commands import merge as command
 
     raise SystemExit(command.main(shards=list(shards), out=out, course=course, quiet=quiet))
