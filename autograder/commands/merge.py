@@ -122,7 +122,7 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
             digests[shard] = run["settings"] if run else (recorded.pop() if recorded else "")
             given.append(run["shard"] if run else "")
         refusal = _settings_refusal(digests) or _run_refusal(runs) or _whole_runs(runs) or twice
-        reserved = sorted(set(found) & {name.lower() for name in RESERVED_IDS})
+        reserved = sorted(learner for learner in found if learner.lower() in RESERVED_IDS)
         if reserved:  # learners of versions that allowed these ids: their folder is a file now
             refusal = refusal or RESERVED.format(learner=reserved[0], shard=found[reserved[0]])
         if refusal:
