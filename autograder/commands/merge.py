@@ -21,6 +21,7 @@ Exit status as grade-class: 0 every merged learner was graded, 1 some rows carry
 missing or did not finish: the gradebook holds what was given, but not the whole class (a CI
 job that treats 1 as success must still fail).
 """
+
 from __future__ import annotations
 
 import shutil

@@ -44,6 +44,10 @@ BAD_FOLDER_ID = (
     "100 characters (rename the folder)."
 )
 DUPLICATE_ID = "The roster {path} names the learner {learner} twice (lines {first} and {second})."
+CASE_TWINS = (
+    "The roster {path} names the learners {first} and {second}, ids that differ only in case: "
+    "their folders would be one on macOS and Windows; give them ids that differ otherwise."
+)
 EMPTY_ROSTER = "The roster {path} names no learners."
 UNSUPPORTED_URL = (
     "The repository {url} has the URL scheme {scheme}, which batch grading does not fetch; give "
@@ -102,9 +106,13 @@ def read_roster(path: Path) -> list[Learner]:
         raise RosterError(ROSTER_MISSING.format(path=path))
     if not learners:
         raise RosterError(EMPTY_ROSTER.format(path=path))
-    for learner in learners:
+    folded: dict[str, str] = {}
+    for learner in sorted(learners, key=lambda learner: learner.id):
         if learner.id.lower() in RESERVED_IDS:
             raise RosterError(RESERVED_ID.format(path=path, learner=learner.id))
+        twin = folded.setdefault(learner.id.casefold(), learner.id)
+        if twin != learner.id:  # H37: Ben and ben, two folders here, one on other systems
+            raise RosterError(CASE_TWINS.format(path=path, first=twin, second=learner.id))
     return sorted(learners, key=lambda learner: learner.id)
 
 

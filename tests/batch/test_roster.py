@@ -73,6 +73,7 @@ def test_a_csv_roster_resolves_paths_unwraps_file_urls_and_keeps_clone_urls(
         ("learner,repo\n../up,a\n", "has the learner id '../up' on line 2"),
         ("learner,repo\n", "names no learners"),
         ("learner,repo\nreport.md,a\n", "which is the name of a class report file"),
+        ("learner,repo\nben,a\nBen,b\n", "names the learners Ben and ben, ids that differ only"),
     ],
 )
 def test_a_bad_csv_roster_is_refused_with_a_sentence(
@@ -110,3 +111,12 @@ def test_a_bad_shard_is_refused(value: str) -> None:
 def test_a_shard_is_parsed_one_based() -> None:
     assert parse_shard(" 2/4 ") == (2, 4)
     assert parse_shard(None) is None
+
+
+def test_learner_folders_that_differ_only_in_case_are_refused(tmp_path: Path) -> None:
+    """H37: Ben and ben are two folders here and would be one on macOS and Windows."""
+    for name in ("ben", "Ben"):
+        (tmp_path / name).mkdir()
+    with pytest.raises(RosterError) as caught:
+        read_roster(tmp_path)
+    assert "names the learners Ben and ben, ids that differ only in case" in str(caught.value)
