@@ -131,9 +131,8 @@ def main(
     except lock.LockError as busy:
         return _error(str(busy))
     with held:  # until the gradebook is written: a second command would race on DIR
-        refusal = store.foreign(out, [learner.id for learner in learners])
-        if (out / store.RUN_FILE).is_dir():  # a learner of a version that allowed that id
-            refusal = refusal or store.FOREIGN.format(out=out, names=store.RUN_FILE, them="it")
+        ids = [learner.id for learner in learners]
+        refusal = store.foreign(out, ids)
         if refusal:
             return _error(refusal)
         store.clear_partial(out)
@@ -155,7 +154,6 @@ def main(
         )
         records = {learner.id: store.read_record(out, learner.id) for learner in learners}
         run = (out, settings.shard, run_settings(settings))
-        ids = [learner.id for learner in learners]
         store.write_run(*run, roster=roster_id, complete=False, learners=ids)  # True at the end
         if force:  # until a run grades everyone, a rerun without --force goes on from here
             store.mark_forced(out, datetime.now(UTC).isoformat(timespec="seconds"))
@@ -193,7 +191,7 @@ def main(
         except (fetch.FetchError, FileExistsError) as error:  # FileExistsError: store.FOREIGN,
             return _error(str(error))  # something put at a learner's name in DIR meanwhile
         try:
-            return finish(config, out, [lr.id for lr in learners], quiet=quiet, shown=shown)
+            return finish(config, out, ids, quiet=quiet, shown=shown)
         except KeyboardInterrupt:  # not 'before anything was graded', the command line's sentence
             return _interrupted(out, learners, settings, forced)
 

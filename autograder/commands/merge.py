@@ -168,7 +168,11 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
         roster = next((run["roster"] for run in runs.values() if run["roster"]), "")
         try:
             status = _merge(
-                config, found, out, quiet, run=(settings, merged, roster, sorted(unfinished))
+                config,
+                found,
+                out,
+                quiet,
+                run=(settings, merged, roster, sorted(unfinished), not (missing or unfinished)),
             )
         except FileExistsError as error:  # something put in out meanwhile: store.FOREIGN
             return _error(str(error))
@@ -227,12 +231,12 @@ def _merge(
     found: dict[str, Path],
     out: Path,
     quiet: bool,
-    run: tuple[str, list[str], str, list[str]],
+    run: tuple[str, list[str], str, list[str], bool],
 ) -> int:
     """Copy each learner's folder from their shard into out, then the gradebook and report
-    (``run``: the shards' settings digest, the shards merged, the roster digest and the shards
-    that did not finish, for DIR/run.json)."""
-    settings, merged, roster, unfinished = run
+    (``run``: the shards' settings digest, the shards merged, the roster digest, the shards
+    that did not finish and whether the class is complete, for DIR/run.json)."""
+    settings, merged, roster, unfinished, complete = run
     store.clear_partial(out)
     store.write_run(
         out,
@@ -241,7 +245,7 @@ def _merge(
         merged=merged,
         roster=roster,
         incomplete=unfinished,
-        complete=not unfinished and not report.missing_shards(merged),
+        complete=complete,
     )
     for learner, shard in sorted(found.items()):
         staged = store.staging_dir(out, learner)

@@ -69,27 +69,30 @@ class JobSettings:
 def run_settings(settings: JobSettings) -> str:
     """The settings every learner of a run shares, as a short digest: shards merged into one
     gradebook must have been graded with the same ones (merge.py)."""
-    parts = [
+    return _digest(_shared(settings))
+
+
+def _shared(settings: JobSettings) -> list[str]:
+    """What grading every learner of a run depends on (a key's parts must stay the same from
+    one version to the next: a record whose key no longer matches is graded again)."""
+    return [
         settings.deadline or "",
         str(settings.test_timeout),
         str(settings.seed),
         str(settings.manifest or ""),
     ]
+
+
+def _digest(parts: list[str]) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
 
 def settings_key(settings: JobSettings, learner: Learner) -> str:
     """What a finished record must match to be reused by a resumed run."""
-    parts = [
-        str(learner.repo),
-        settings.deadline or "",
-        str(settings.test_timeout),
-        str(settings.seed),
-        str(settings.manifest or ""),
-    ]  # not run_settings(): a key must stay the same from one version to the next
+    parts = [str(learner.repo), *_shared(settings)]
     if learner.url:  # its copy's path stays the same when the roster gives another URL
         parts.append(learner.url)
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
+    return _digest(parts)
 
 
 #: grade(config, folder, staged, name, graded): the learner's exported folder graded into

@@ -106,14 +106,15 @@ def read_roster(path: Path) -> list[Learner]:
         raise RosterError(ROSTER_MISSING.format(path=path))
     if not learners:
         raise RosterError(EMPTY_ROSTER.format(path=path))
+    learners = sorted(learners, key=lambda learner: learner.id)
     folded: dict[str, str] = {}
-    for learner in sorted(learners, key=lambda learner: learner.id):
+    for learner in learners:
         if learner.id.lower() in RESERVED_IDS:
             raise RosterError(RESERVED_ID.format(path=path, learner=learner.id))
         twin = folded.setdefault(learner.id.casefold(), learner.id)
         if twin != learner.id:  # H37: Ben and ben, two folders here, one on other systems
             raise RosterError(CASE_TWINS.format(path=path, first=twin, second=learner.id))
-    return sorted(learners, key=lambda learner: learner.id)
+    return learners
 
 
 def _read_csv(path: Path) -> list[Learner]:

@@ -30,6 +30,7 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from autograder.gradebook.roster import RosterError, parse_shard
 from autograder.reports.files import atomic_write_text
 
 RECORD_FILE = "record.json"
@@ -125,8 +126,9 @@ FOREIGN = (
 def foreign(out: Path, learners: list[str]) -> str:
     """FOREIGN naming what stands at DIR/<learner> for these learners and is not a learner
     folder this package wrote (each has record.json: it is renamed into place whole), nor an
-    empty folder; "" when there is none. H36 lost two repositories: a CSV roster beside them,
-    `--out .`, and each learner's repository was replaced by their reports."""
+    empty folder, and DIR/run.json when it is no file; "" when there is none. H36 lost two
+    repositories: a CSV roster beside them, `--out .`, and each learner's repository was
+    replaced by their reports."""
     names = []
     for learner in learners:
         path = learner_dir(out, learner)
@@ -139,6 +141,9 @@ def foreign(out: Path, learners: list[str]) -> str:
         ours = record is not None and record.learner == learner and not (path / ".git").exists()
         if not (ours or (folder and not any(path.iterdir()))):
             names.append(learner)
+    run_file = Path(out) / RUN_FILE
+    if run_file.exists() and not run_file.is_file():  # a learner of a version that allowed it
+        names.append(RUN_FILE)
     if not names:
         return ""
     return FOREIGN.format(out=out, names=", ".join(names), them="it" if len(names) == 1 else "them")
@@ -248,12 +253,13 @@ def _shards(values: object) -> list[str]:
 
 
 def _shard(value: object) -> str:
-    """An "i/n" shard as grade-class --shard writes it (1 <= i <= n), else "" (H35: a hand-made
-    run.json of "a/b" crashed merge)."""
-    i, slash, n = str(value).partition("/")
-    if slash and i.isdigit() and n.isdigit() and 1 <= int(i) <= int(n):
-        return f"{int(i)}/{int(n)}"
-    return ""
+    """An "i/n" shard as grade-class --shard writes it (roster.parse_shard), else "" (H35: a
+    hand-made run.json of "a/b" crashed merge)."""
+    try:
+        selection = parse_shard(str(value))
+    except RosterError:
+        return ""
+    return f"{selection[0]}/{selection[1]}" if selection else ""
 
 
 def clear_partial(out: Path) -> None:

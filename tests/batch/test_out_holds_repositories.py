@@ -84,3 +84,15 @@ def test_a_repository_holding_a_record_json_of_its_own_is_not_taken_for_ours(
     (folder / "good" / store.RECORD_FILE).write_text(content)
     assert grade_class_main(folder / "roster.csv", folder) == 2
     assert git(folder / "good", "rev-parse", "HEAD") == toy_class["good_broken"]
+
+
+def test_a_folder_at_run_json_is_refused_not_a_traceback(
+    toy_class: dict, tmp_path: Path, capsys
+) -> None:
+    """H37: an older version's learner named run.json made grade-class fail writing the run
+    file (IsADirectoryError)."""
+    out = tmp_path / "out"
+    (out / store.RUN_FILE / "src").mkdir(parents=True)
+    assert grade_class_main(toy_class["roster"], out) == 2
+    said = store.FOREIGN.format(out=out.resolve(), names=store.RUN_FILE, them="it")
+    assert " ".join(capsys.readouterr().err.split()) == said
