@@ -28,9 +28,10 @@ compare a grade with and without it.
 
 Stores: one in-process dict, always (a `grade` reuses what its visible tests computed in its
 hidden tests). A batch (gradebook/session.py) also gives a folder, DIR/.expected, with
-`use_folder`: each learner's child writes its misses there, one file per key (written to a
-temporary name, then renamed: a reader never sees half a file), and the session process reads
-the new files before each fork (`refresh`), so later children inherit them through fork.
+`use_folder`: each harness child writes its misses there, one file per key (written to a
+temporary name, then renamed: a reader never sees half a file), and reads the files the others
+wrote before each learner (`refresh`); the session process reads them before each fork, so new
+children inherit them through fork.
 
 Security (SECURITY.md, "Expected values"): only the trusted harness reads or writes entries.
 The folder is inside DIR, which learner code never sees (the worker covers it with an empty
@@ -62,7 +63,15 @@ from autograder.feedback import AnyOf
 from autograder.reports.files import atomic_write_bytes
 from autograder.runtime import wire
 
-__all__ = ["ExpectedValueImpure", "clear", "expected_value", "refresh", "stats", "use_folder"]
+__all__ = [
+    "ExpectedValueImpure",
+    "clear",
+    "expected_value",
+    "next_run",
+    "refresh",
+    "stats",
+    "use_folder",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -142,7 +151,7 @@ def expected_value(function: F) -> F:
 
 def use_folder(folder: Path | None) -> None:
     """Share entries through `folder` (emptied, made 0700), or stop sharing (None). A batch's
-    session process calls it once, before it forks any learner's child. A folder that cannot
+    session process calls it once, before it forks any harness child. A folder that cannot
     be made means no sharing, never a failed batch."""
     global _folder
     _seen.clear()
@@ -178,6 +187,13 @@ def refresh() -> int:
             count += 1
     stats.loaded += count
     return count
+
+
+def next_run() -> None:
+    """A new run of the graders in this process (a batch's harness child grades several
+    learners in turn): each impure function is named again in the next learner's grader.log.
+    The stored values are kept: they do not depend on the learner."""
+    _warned.clear()
 
 
 def clear() -> None:

@@ -8,7 +8,8 @@
    failed (write_grade).
 
 `grade_submission` does all three in this process. A batch (gradebook/session.py) runs step 2
-once up to collection and forks one child per learner to run the collected tests, then step 3.
+once up to collection, then forks harness children that run the collected tests and step 3 for
+one learner after another.
 """
 
 from __future__ import annotations

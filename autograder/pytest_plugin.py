@@ -195,6 +195,30 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+def next_submission(session: pytest.Session, submission: Path) -> None:
+    """Before the session's collected tests run again, on ``submission`` (a package folder):
+    forget what this plugin kept of the previous run (its results, grader errors, forbidden
+    calls, each test's outcome), so that the run is as in a session fresh from collection. A
+    batch's harness child grades several learners in one pytest session (gradebook/session.py).
+    """
+    state = session.config.stash[STATE]
+    session.config.stash[STATE] = _RunState(
+        course=state.course,
+        submission=submission,
+        seed=state.seed,
+        test_timeout=state.test_timeout,
+        hidden=state.hidden,
+    )
+    for item in session.items:
+        if OUTCOME in item.stash:
+            del item.stash[OUTCOME]
+
+
+def torn_down() -> bool:
+    """Whether no test of this plugin's is running (none left half run by an error)."""
+    return not _RUNNING
+
+
 def _one_torch_thread(config: pytest.Config) -> None:
     """The graders' own torch computations use tiny tensors: one intra-op thread, restored at
     the end. torch's default (a thread per core) makes every small operation wait on a second

@@ -23,3 +23,34 @@ def running_with(marker: str) -> dict[int, str]:
         if state not in ("Z", "X") and marker.encode() in cmdline:
             found[int(entry.name)] = cmdline.replace(b"\0", b" ").decode(errors="replace")
     return found
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid``."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def cmdline(pid: int) -> str:
+    """A process's command line, arguments joined by spaces ("" once it has ended)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def session_pid(command: int) -> int | None:
+    """The batch's session process: the forkserver's child under the command."""
+    for server in children(command):
+        if "multiprocessing.forkserver" in cmdline(server):
+            sessions = children(server)
+            if sessions:
+                return sessions[0]
+    return None

@@ -8,8 +8,8 @@
 3. clone or update the copies of those given by clone URL (gradebook/fetch.py), then grade
    them in parallel, --jobs at a time, with a progress bar that names the learners
    being graded and for how long (commands/in_progress.py): one session process
-   collects the graders once and forks a child per learner (gradebook/session.py); each child
-   commits its learner's folder atomically;
+   collects the graders once and forks harness children that grade one learner after another
+   (gradebook/session.py); each learner's folder is committed atomically;
 4. rebuild DIR/gradebook.csv from the records (learner order), write the class report, print
    a per-component table. The components are course.toml's, then the course's notebook
    assignments (`notebook`): a learner whose repository has no notebook has an empty cell there.
@@ -366,7 +366,8 @@ def grade_pending(
     """Grade pending learners into settings.out, `jobs` at a time, with a progress bar on err
     (`label` names the work; `failed`: the errors of learners kept from before, which its
     count starts from, so that it ends equal to the error rows). One session process collects
-    the graders once and forks a child per learner (gradebook/session.py); it is itself a fork
+    the graders once and forks harness children that grade one learner after another
+    (gradebook/session.py); it is itself a fork
     of a warm server (numpy, torch, pytest and the framework imported). Also `autograder
     check`'s engine: every learner's folder holds record.json and, when graded, results.json."""
     if not pending:

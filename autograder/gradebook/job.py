@@ -106,7 +106,7 @@ def grade_learner(
     grade: Grade,
     wanted: Callable[[], bool] | None = None,
 ) -> None:
-    """A learner's child process: grade one learner with `grade` and commit their folder,
+    """In a harness child: grade one learner with `grade` and commit their folder,
     unless ``wanted`` then says the batch is gone (a grade made while the command was being
     killed may count failures of its dying worker: the rerun grades that learner again)."""
     start = time.monotonic()
@@ -291,7 +291,7 @@ def exit_with_parent(
 ) -> None:
     """A daemon thread that ends this process once the batch command is gone (after
     ``before_exit``, if given), or, with ``ppid``, once this process's parent is no longer
-    that one (the session process that forked a learner's child was killed)."""
+    that one (the session process that forked a harness child was killed)."""
 
     def watch() -> None:
         while True:

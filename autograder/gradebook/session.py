@@ -1,23 +1,31 @@
-"""One pytest session for a whole batch: the graders are collected once, each learner is a fork.
+"""One pytest session for a whole batch: the graders are collected once, forked children grade.
 
 A learner's grade used to start pytest from nothing: parse the options, load the plugins, import
 and collect every grader module, then run the tests. All of that but the tests is the same for
 every learner of a batch, and it was about a third of a warm learner's time. So the batch runs
 one pytest session (`run_batch`, in a process of its own) over the pristine graders, with the
 BatchSession plugin below. pytest configures and collects as usual; then, where pytest would run
-the tests, BatchSession forks one child per learner (`jobs` at a time). A child runs the
-collected tests against its learner's submission exactly as pytest would (the same hooks, the
-same items, its own LearnerSession and worker), writes the learner's reports
-(grading.write_grade) and commits the learner's folder (job.grade_learner); the parent only
-waits, records a child that died without a grade, and reports each learner done on `progress`.
+the tests, BatchSession forks harness children (`jobs` at a time) and hands each learner to an
+idle one. For each learner a child runs the collected tests against the submission exactly as
+pytest would (the same hooks, the same items, a new LearnerSession and worker), writes the
+learner's reports (grading.write_grade), commits the learner's folder (job.grade_learner) and
+says so; between two learners it puts back what pytest and the plugin keep from one run to the
+next (fresh_run.Fresh, pytest_plugin.next_submission), so that each learner is graded as by a
+fresh fork of the session. A child is reused because a fork per learner cost about 15% of a
+batch's CPU time (copying the session's page tables, then copy-on-write faults on every page the
+child touched, then tearing it all down; benchmarks/README.md). A child ends after
+LEARNERS_PER_CHILD learners, or at once when a learner's run left a test half run. The session
+process only hands out learners, records a learner whose child died without a grade (a new
+child takes the next one), and reports each learner done on `progress`.
 
-The session process holds the graders and references, as every learner's harness does; never
-learner code, which runs only in the sandboxed worker (SECURITY.md). Each child's console (the
-learner's grader.log) goes through a SwitchableStream that the child points at its own file.
+The session process and its children hold the graders and references, as every learner's
+harness does; never learner code, which runs only in the sandboxed workers, one per learner
+(SECURITY.md). Each learner's console (their grader.log) goes through a SwitchableStream that the
+child points at that learner's file.
 
 Expected values (autograder/expected.py) are shared through DIR/.expected: a child writes the
-values its graders computed, and the session process reads them before each fork, so later
-learners inherit them instead of computing them again.
+values its graders computed and reads those the other children wrote before each learner; the
+session process reads them before each fork, so a new child starts with them.
 
 When the graders cannot run at all (a collection error, a bad marker, no tests), every learner
 gets a row saying so, as `autograder grade` would say for each.
@@ -34,8 +42,11 @@ import tempfile
 import threading
 import time
 from collections import deque
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from multiprocessing.connection import Connection
+from functools import partial
+from multiprocessing import Pipe
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +77,10 @@ EXPECTED_DIR = ".expected"  # in DIR: expected values shared by the learners' ch
 COLLECTED = "collected {count} items"
 SUMMARY = "{passed} passed, {failed} failed in {seconds:.2f}s"
 SCRATCH_PREFIX = "t101-grade-class-"
+# A harness child grades at most this many learners, then a fresh fork of the session takes
+# over: whatever a child keeps from one learner to the next (memory pytest or the graders
+# hold) stays bounded, while the fork's cost is shared by many learners.
+LEARNERS_PER_CHILD = 25
 SESSION_FAILED = (
     "The grading session failed before it graded anyone ({kind}: {detail}); fix that and run "
     "the command again."
@@ -143,7 +158,7 @@ def _session(batch: BatchSession, settings: JobSettings) -> None:
         except Exception as error:
             if batch.started:
                 raise
-            # Before any learner's child: every row says why (not a traceback and "stopped" rows).
+            # Before any harness child: every row says why (not a traceback and "stopped" rows).
             batch.not_graded(SESSION_FAILED.format(kind=type(error).__name__, detail=error))
     except OSError as error:
         # A full disk (the log, a row): the command line's one sentence, not a traceback; the
@@ -208,8 +223,19 @@ def _run(batch: BatchSession, settings: JobSettings) -> None:
     batch.not_graded(reason)
 
 
+@dataclass
+class _Harness:
+    """A harness child, as the session process sees it: its channel, its learner (if busy)."""
+
+    pid: int
+    conn: Connection
+    learner: Learner | None = None
+    graded: int = 0
+
+
 class BatchSession:
-    """pytest plugin: where pytest would run the collected tests, fork a child per learner."""
+    """pytest plugin: where pytest would run the collected tests, fork the harness children
+    (`jobs` at a time) and hand each learner to one."""
 
     def __init__(
         self,
@@ -227,7 +253,7 @@ class BatchSession:
         self.pid = os.getpid()
         self.started = False
         self.hidden_included = True
-        self.running: dict[int, Learner] = {}
+        self.running: dict[int, _Harness] = {}
         # Held while a child is forked and while the children are stopped (from the thread that
         # sees the command gone, or from the SIGTERM handler, hence reentrant): a child is
         # either forked before the stop, and killed by it, or never forked.
@@ -248,27 +274,91 @@ class BatchSession:
             return None  # pytest reports the collection errors or no tests; run_batch records them
         self.started = True
         signal.signal(signal.SIGTERM, self._stop)
-        queue = deque(self.learners)
+        queue = deque(range(len(self.learners)))
         try:
-            while (queue and not self.stopping and self._command_alive()) or self.running:
-                while queue and len(self.running) < self.jobs and self._command_alive():
-                    _expected().refresh()  # what finished children computed: inherited by this one
-                    with self._forking:
-                        if self.stopping:
-                            break
-                        learner = queue.popleft()
-                        pid = os.fork()
-                        if pid == 0:
-                            self._child(session, learner)  # never returns
-                        self.running[pid] = learner
-                pid, status = os.wait()
-                learner = self.running.pop(pid, None)
-                if learner is not None:
-                    self._done(learner, os.waitstatus_to_exitcode(status))
+            while self._more(queue) or any(h.learner is not None for h in self.running.values()):
+                for harness in list(self.running.values()):
+                    if harness.learner is None:
+                        if self._more(queue):
+                            self._give(harness, queue)
+                        else:
+                            self._retire(harness)
+                while self._more(queue) and len(self.running) < self.jobs:
+                    harness = self._fork(session)
+                    if harness is None:
+                        break
+                    self._give(harness, queue)
+                self._wait_for_children()
+            for harness in list(self.running.values()):
+                self._retire(harness)
         except BaseException:  # the command is gone (a broken progress pipe), or worse
             self.stop_children()
             raise
         return True
+
+    def _more(self, queue: deque[int]) -> bool:
+        """Whether learners are left to grade, and the batch goes on."""
+        return bool(queue) and not self.stopping and self._command_alive()
+
+    def _fork(self, session: pytest.Session) -> _Harness | None:
+        """A new harness child (None when the batch is being stopped)."""
+        _expected().refresh()  # what earlier children computed: inherited by this one
+        ours, theirs = Pipe()
+        with self._forking:
+            if self.stopping:
+                return None
+            pid = os.fork()
+            if pid == 0:
+                ours.close()
+                self._child(session, theirs)  # never returns
+            theirs.close()
+            self.running[pid] = harness = _Harness(pid, ours)
+        return harness
+
+    def _give(self, harness: _Harness, queue: deque[int]) -> None:
+        index = queue.popleft()
+        try:
+            harness.conn.send(index)
+        except OSError:  # it died while idle: the learner goes to another child
+            queue.appendleft(index)
+            self._reap(harness)
+            return
+        harness.learner = self.learners[index]
+
+    def _wait_for_children(self) -> None:
+        """Until a child says it has committed its learner's folder, or a child ends."""
+        by_conn = {harness.conn: harness for harness in self.running.values()}
+        if not by_conn:
+            return
+        for conn in wait(list(by_conn)):
+            harness = by_conn[conn]
+            try:
+                clean = conn.recv()
+            except (EOFError, OSError):  # it died
+                self._reap(harness)
+                continue
+            learner, harness.learner = harness.learner, None
+            harness.graded += 1
+            if learner is not None:
+                self._done(learner, 0)
+            if not clean or harness.graded >= LEARNERS_PER_CHILD:
+                self._retire(harness)
+
+    def _retire(self, harness: _Harness) -> None:
+        """An idle child ends (its channel closes) and is collected."""
+        self._reap(harness)
+
+    def _reap(self, harness: _Harness) -> None:
+        """Collect an ended (or ending) child; the learner it was grading gets a row saying so."""
+        harness.conn.close()
+        try:
+            _, status = os.waitpid(harness.pid, 0)
+            code: int | None = os.waitstatus_to_exitcode(status)
+        except ChildProcessError:  # collected by stop_children
+            code = None
+        self.running.pop(harness.pid, None)
+        if harness.learner is not None:
+            self._done(harness.learner, code)
 
     def _command_alive(self) -> bool:
         return process_alive(self.settings.parent_pid)
@@ -325,17 +415,38 @@ class BatchSession:
             _expected().use_folder(None)
             remove_folder(self.expected)
 
-    # -- a learner's child ---------------------------------------------------------------------
+    # -- a harness child -----------------------------------------------------------------------
 
-    def _child(self, session: pytest.Session, learner: Learner) -> None:
+    def _child(self, session: pytest.Session, conn: Connection) -> None:
+        """A harness child: grade each learner the session sends, in this one pytest session,
+        until the session closes the channel."""
+        from autograder.gradebook.fresh_run import Fresh
+
         code = 1
         try:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             self.progress.close()
+            for sibling in self.running.values():  # else a sibling would not see its channel close
+                sibling.conn.close()
             # Gone with the command or with this session (its scratch is removed then).
             exit_with_parent(self.settings.parent_pid, self._orphaned, ppid=self.pid)
             gc.freeze()  # the collected session and torch are never garbage
-            grade_learner(self.settings, learner, lambda *a: self._grade(session, *a), self._wanted)
+            fresh = Fresh(session)
+            while True:
+                try:
+                    index = conn.recv()
+                except EOFError:
+                    break
+                fresh.restore()
+                _expected().next_run()
+                _expected().refresh()  # what other children computed meanwhile
+                learner = self.learners[index]
+                grade = partial(self._grade, session)
+                grade_learner(self.settings, learner, grade, self._wanted)
+                clean = fresh.clean()
+                conn.send(clean)
+                if not clean:
+                    break
             code = 0
         except BaseException:  # the parent records the death; nothing may unwind into pytest
             pass
@@ -366,14 +477,14 @@ class BatchSession:
             grader_package,
             write_grade,
         )
-        from autograder.pytest_plugin import HEADER, STATE, ResultCollector
+        from autograder.pytest_plugin import HEADER, STATE, ResultCollector, next_submission
 
         clear_reports(staged)
         package_dir = grader_package(config, folder, name)
         if not isinstance(package_dir, Path):
             return package_dir
+        next_submission(session, package_dir)
         state = session.config.stash[STATE]
-        state.submission = package_dir
         staged.mkdir(parents=True, exist_ok=True)
         started_at = datetime.now(UTC).isoformat(timespec="seconds")
         start = time.monotonic()

@@ -28,6 +28,7 @@ from tests.batch.conftest import (
     run_cli,
     wait_until_recorded,
 )
+from tests.processes import session_pid
 
 
 def _settings(out: Path) -> JobSettings:
@@ -71,35 +72,6 @@ def test_a_dead_parent_not_yet_collected_counts_as_gone() -> None:
     assert not process_alive(pid)
 
 
-def _children(pid: int) -> list[int]:
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rpartition(")")[2].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            found.append(int(stat.parent.name))
-    return found
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
-
-
-def _session_pid(command: int) -> int | None:
-    """The batch's session process: the forkserver's child under the command."""
-    for server in _children(command):
-        if "multiprocessing.forkserver" in _cmdline(server):
-            sessions = _children(server)
-            if sessions:
-                return sessions[0]
-    return None
-
-
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 def test_kill_9_of_the_session_process_records_stopped_rows_and_resumes(
     toy_class: dict, tmp_path: Path
@@ -131,7 +103,7 @@ def test_kill_9_of_the_session_process_records_stopped_rows_and_resumes(
     )
     # Learners go in id order: empty (no grading), then good: kill the session during good.
     wait_until_recorded(process, out)
-    session = _session_pid(process.pid)
+    session = session_pid(process.pid)
     assert session is not None, "no session process found"
     os.kill(session, signal.SIGKILL)
     _, err = process.communicate(timeout=60)  # the command does not hang

@@ -362,7 +362,7 @@ def test_every_visible_test_runs_before_every_hidden_one(mini_run):
 
 
 def test_grader_items_know_their_location_once_collected(mini):
-    """A batch forks a child per learner from the process that collected: what collection
+    """A batch forks its harness children from the process that collected: what collection
     computes, the children need not compute again."""
     seen = {}
 
