@@ -28,6 +28,7 @@ import sys
 import tempfile
 import threading
 import uuid
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -141,6 +142,8 @@ def main(
         # process's traceback.
         (out / store.PARTIAL_DIR).mkdir()
         learners = fetch.locate(learners, out)  # a clone URL's copy: DIR/.repos/<id>.git
+        records = {learner.id: store.read_record(out, learner.id) for learner in learners}
+        deadline = _as_recorded(deadline, records.values())
         settings = JobSettings(
             course=config.path,
             out=out,
@@ -152,7 +155,6 @@ def main(
             manifest=manifest,
             shard=f"{selection[0]}/{selection[1]}" if selection else "",
         )
-        records = {learner.id: store.read_record(out, learner.id) for learner in learners}
         run = (out, settings.shard, run_settings(settings))
         store.write_run(*run, roster=roster_id, complete=False, learners=ids)  # True at the end
         if force:  # until a run grades everyone, a rerun without --force goes on from here
@@ -339,6 +341,25 @@ def component_table(config: CourseConfig, records: list[store.LearnerRecord]) ->
         shown = f"{points(mean)} / {points(c.points)}" if scores else report.NO_LEARNER
         table.add_row(c.title, shown, f"{full} / {len(scores)}")
     return table
+
+
+def _as_recorded(deadline: str | None, records: Iterable[store.LearnerRecord | None]) -> str | None:
+    """``deadline`` as DIR's records write it when they name the same instant in other words
+    (2026-08-15T23:59:00+05:30 and 2026-08-15T18:29:00Z): a rerun that writes the deadline
+    differently keeps their grades instead of regrading everyone, and the report names one
+    deadline."""
+    if deadline is None:
+        return None
+    moment = snapshot.parse_deadline(deadline)
+    for record in records:
+        if record is None or not record.deadline or record.deadline == deadline:
+            continue
+        try:
+            if snapshot.parse_deadline(record.deadline) == moment:
+                return record.deadline
+        except ValueError:  # a record of a damaged or hand-edited folder: not this instant
+            continue
+    return deadline
 
 
 def _reusable(record: store.LearnerRecord | None, settings: JobSettings, learner) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -287,3 +288,21 @@ def test_bad_options_stop_before_grading(
     assert done.returncode == 2
     assert phrase in done.stderr
     assert not (tmp_path / "out" / "gradebook.csv").exists()
+
+
+def test_the_same_deadline_written_otherwise_keeps_every_grade(
+    whole: Path, toy_class: dict, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(whole, out)
+    text = (out / "gradebook.csv").read_text()
+    args = _args(toy_class["roster"], out, manifest=toy_class["manifest"])
+    utc = "2026-08-15T18:29:00Z"  # DEADLINE, 23:59 at +05:30, in UTC
+    done = run_cli(*[utc if a == DEADLINE else a for a in args], cwd=toy_class["base"])
+    assert done.returncode == 1, done.stderr
+    assert (out / "gradebook.csv").read_text() == text  # nothing regraded: timing too
+    assert DEADLINE_NOTE.format(deadline=DEADLINE, later=1) in (out / "report.md").read_text()
+    later = "2026-08-15T18:30:00Z"  # one minute later: another deadline, everyone regraded
+    done = run_cli(*[later if a == DEADLINE else a for a in args], cwd=toy_class["base"])
+    assert done.returncode == 1, done.stderr
+    assert {r.deadline for r in store.read_records(out)} == {later}
