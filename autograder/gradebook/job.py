@@ -132,7 +132,7 @@ def grade_learner(
         remove_folder(scratch)
     record.duration_s = time.monotonic() - start
     if record.error:
-        atomic_write_text(staged / "summary.md", _error_summary(learner.id, record.error))
+        atomic_write_text(staged / "summary.md", _error_summary(learner, record.error))
     if wanted is None or wanted():
         store.commit_learner(settings.out, staged, record)
 
@@ -264,7 +264,7 @@ def error_record(
     record.key = settings_key(settings, learner) if reusable else ""
     record.run_id = settings.run_id
     staged = store.staging_dir(settings.out, learner.id)
-    atomic_write_text(staged / "summary.md", _error_summary(learner.id, record.error))
+    atomic_write_text(staged / "summary.md", _error_summary(learner, record.error))
     store.commit_learner(settings.out, staged, record)
 
 
@@ -334,8 +334,13 @@ def remove_folder(folder: Path, patience: float = REMOVE_PATIENCE) -> None:
         time.sleep(0.05)
 
 
-def _error_summary(learner: str, error: str) -> str:
-    """The learner's summary.md when nothing could be graded (the row's error, as Markdown)."""
+def _error_summary(learner: Learner, error: str) -> str:
+    """The learner's summary.md when nothing could be graded: the row's error, as Markdown, with
+    the repository named by the learner's id instead of its path on the instructor's machine
+    (the gradebook keeps the path)."""
     from autograder.reports.sanitize import markdown_inline
 
-    return ERROR_SUMMARY.format(learner=learner, error=markdown_inline(error, table=False))
+    if learner.repo is not None:
+        for path in sorted({str(learner.repo), str(Path(learner.repo).resolve())}, key=len)[::-1]:
+            error = error.replace(path, learner.id)
+    return ERROR_SUMMARY.format(learner=learner.id, error=markdown_inline(error, table=False))
