@@ -83,6 +83,7 @@ class Commands:
         with self._lock:
             if self._stopped:
                 return Outcome(None, "", "")
+            listing = self._reaper_input()
             process = subprocess.Popen(
                 ["git", *args],
                 env=env,
@@ -92,10 +93,9 @@ class Commands:
                 text=True,
                 errors="replace",
                 process_group=0,
-                preexec_fn=partial(_die_with, os.getpid()) if _libc is not None else None,
+                preexec_fn=partial(_before_exec, os.getpid(), listing),
             )
             self._running.add(process)
-            self._tell_reaper(f"+ {process.pid}")
         try:
             stdout, stderr = process.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -122,13 +122,16 @@ class Commands:
         """Whether ``stop`` was called."""
         return self._stopped
 
-    def _tell_reaper(self, line: str) -> None:
-        """Under the lock: list (+) or unlist (-) a process group with the reaper, a small
-        process that kills the groups still listed when this process ends, even by kill -9
-        (its input then ends): git's helpers (git-remote-https, ssh) are not git's children
-        for the parent-death signal, only members of its group."""
+    def _reaper_input(self) -> int | None:
+        """Under the lock: the descriptor of the reaper's input, the reaper started if need
+        be. The reaper is a small process that kills the process groups listed on its input
+        when this process ends, even by kill -9 (its input then ends): git's helpers
+        (git-remote-https, ssh) are not git's children for the parent-death signal, only
+        members of its group. A git lists its own group there before it runs (_before_exec):
+        listed by this process after Popen returned, a git (and its helper) started just
+        before a kill -9 was never listed, and its helper lived on."""
         if os.name != "posix":
-            return
+            return None
         if self._reaper is None:
             self._reaper = subprocess.Popen(
                 [sys.executable, "-I", "-S", "-c", _REAPER],
@@ -137,6 +140,12 @@ class Commands:
                 text=True,
                 start_new_session=True,  # a Ctrl-C at the terminal is not for it
             )
+        return self._reaper.stdin.fileno()
+
+    def _tell_reaper(self, line: str) -> None:
+        """Under the lock: unlist (-) a process group with the reaper."""
+        if self._reaper is None:
+            return
         try:
             self._reaper.stdin.write(line + "\n")
             self._reaper.stdin.flush()
@@ -188,8 +197,16 @@ def _kill(process: subprocess.Popen) -> None:
 _libc = ctypes.CDLL(None, use_errno=True) if sys.platform == "linux" else None
 
 
-def _die_with(parent: int) -> None:
-    """In the child before exec: SIGKILL when the thread that started it dies."""
+def _before_exec(parent: int, listing: int | None) -> None:
+    """In git's process before exec (its own process group already): list the group with the
+    reaper (on ``listing``, its input), then SIGKILL when the thread that started it dies."""
+    if listing is not None:
+        try:
+            os.write(listing, f"+ {os.getpid()}\n".encode())
+        except OSError:  # the reaper died: the parent-death signal still covers git itself
+            pass
+    if _libc is None:
+        return
     _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:  # the parent died before the prctl: nobody would kill us
         os._exit(1)
