@@ -18,12 +18,17 @@ CUT_NOTE = "\n… ({count} more characters cut)"
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
 # C0 controls except tab and newline, DEL, C1 controls, bidi overrides and isolates.
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# Lone surrogates: a Python str may hold them (an exception message made with "\ud800"), UTF-8
+# cannot, and every report is written in UTF-8.
+_SURROGATES = re.compile(r"[\ud800-\udfff]")
+REPLACEMENT = "\ufffd"
 
 
 def strip_control(text: str) -> str:
-    """text without escape sequences or control characters; CRLF and CR become newlines."""
+    """text without escape sequences or control characters; CRLF and CR become newlines; a
+    lone surrogate becomes U+FFFD, the replacement character."""
     text = _ESCAPES.sub("", text).replace("\r\n", "\n").replace("\r", "\n")
-    return _CONTROLS.sub("", text)
+    return _SURROGATES.sub(REPLACEMENT, _CONTROLS.sub("", text))
 
 
 def cap(text: str, limit: int = OUTPUT_LIMIT) -> str:

@@ -114,11 +114,13 @@ _ESCAPES = re.compile(
     r"|\x1b[@-Z\\-_]?"  # other two-byte escapes, or a lone ESC
     r"|[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]"  # other control characters (keeps \t and \n)
 )
+_SURROGATES = re.compile(r"[\ud800-\udfff]")
 
 
 def sanitize(text: str, cap: int = MESSAGE_CAP) -> str:
-    """Strip terminal escape sequences and control characters; cap the length."""
-    clean = _ESCAPES.sub("", text.replace("\r\n", "\n"))
+    """Strip terminal escape sequences and control characters, replace lone surrogates (which
+    UTF-8 cannot hold) by U+FFFD; cap the length."""
+    clean = _SURROGATES.sub("\ufffd", _ESCAPES.sub("", text.replace("\r\n", "\n")))
     if len(clean) > cap:
         clean = clean[:cap] + f" [... {len(clean) - cap} more characters]"
     return clean

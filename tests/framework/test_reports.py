@@ -51,6 +51,7 @@ def test_strip_control_removes_escapes_and_controls():
     assert strip_control("\x1b[1;31mred\x1b[0m\x1b]0;title\x07 ok\x00\x7f\x9b") == "red ok"
     assert strip_control("a\r\nb\rc\td") == "a\nb\nc\td"
     assert strip_control("right\u202eleft") == "rightleft"
+    assert strip_control("bad \ud800 value \udcff") == "bad \ufffd value \ufffd"  # lone surrogates
 
 
 def test_cap_says_how_much_was_cut():

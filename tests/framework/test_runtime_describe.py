@@ -36,6 +36,7 @@ def test_exceptions_are_classified_into_kinds(exc, phase, kind):
 def test_sanitize_strips_terminal_escapes_and_caps_the_length():
     text = "\x1b[31mred\x1b[0m \x1b]0;title\x07bell\x07 tab\tnew\nline\r\n\x00end\x9b"
     assert messages.sanitize(text) == "red bell tab\tnew\nline\nend"
+    assert messages.sanitize("bad \ud800 value") == "bad \ufffd value"  # UTF-8 cannot hold it
     capped = messages.sanitize("x" * 2500)
     assert capped.startswith("x" * 2000) and capped.endswith("[... 500 more characters]")
 

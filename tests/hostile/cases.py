@@ -53,7 +53,7 @@ HOSTILE_TEXT = r"""
 print("::error file=t101/softmax.py,line=1::forged annotation")
 print("\x1b[2J\x1b]0;pwned title\x07\x1b[31m<script>alert(1)</script> **bold** [x](http://e.vil)")
 raise ValueError(
-    "::error::forged\n::set-output name=score::100\n\x1b[31mred\x1b[0m "
+    "::error::forged \ud800 lone\n::set-output name=score::100\n\x1b[31mred\x1b[0m "
     "<img src=x onerror=alert(1)> | cell | **b** `tick`"
 )
 """

@@ -178,10 +178,12 @@ def test_hostile_text_comes_out_neutralised(corpus):
     texts["junit.xml"] = (graded.out / "junit.xml").read_text()
     for where, text in texts.items():
         assert "\x1b" not in text and "\x07" not in text, where
+        assert not re.search("[\ud800-\udfff]", text), where  # UTF-8 cannot hold one
     assert _command_lines(graded.terminal) == []  # what a CI log would show
     prose = _outside_code_blocks(summary)
     assert "<script>" not in prose and "<img" not in prose and _command_lines(prose) == []
     assert "forged" in summary  # neutralised, not dropped: the learner still sees their message
+    assert "forged \ufffd lone" in summary  # the lone surrogate: the replacement character
 
 
 def test_summary_code_blocks_hold_no_workflow_command_lines(corpus):
