@@ -39,20 +39,11 @@ TIMING = re.compile(
 
 def _grade(roster: Path, out: Path, tmp_path: Path) -> None:
     """grade-class with one job: every learner graded (exit status 0)."""
+    course = str(ROOT / "course.toml")
     done = run_cli(
-        "grade-class",
-        str(roster),
-        "--out",
-        str(out),
-        "--course",
-        str(ROOT / "course.toml"),
-        "--timeout",
-        "2",
-        "--jobs",
-        "1",
-        "-q",
-        cwd=tmp_path,
-    )
+        "grade-class", str(roster), "--out", str(out), "--course", course, "--timeout", "2",
+        "--jobs", "1", "-q", cwd=tmp_path,
+    )  # fmt: skip
     assert done.returncode == 0, done.stderr
 
 
