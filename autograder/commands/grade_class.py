@@ -351,12 +351,10 @@ def _as_recorded(deadline: str | None, records: Iterable[store.LearnerRecord | N
     if deadline is None:
         return None
     moment = snapshot.parse_deadline(deadline)
-    for record in records:
-        if record is None or not record.deadline or record.deadline == deadline:
-            continue
+    for recorded in sorted({r.deadline for r in records if r is not None and r.deadline}):
         try:
-            if snapshot.parse_deadline(record.deadline) == moment:
-                return record.deadline
+            if snapshot.parse_deadline(recorded) == moment:
+                return recorded
         except ValueError:  # a record of a damaged or hand-edited folder: not this instant
             continue
     return deadline

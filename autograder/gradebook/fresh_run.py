@@ -3,9 +3,11 @@
 A batch's harness child (gradebook/session.py) runs the session's collected tests once per
 learner. From one run of the tests to the next pytest keeps the session's failure count, the
 terminal reporter's statistics and progress (the "[ 42%]" of each line of grader.log, the
-summary at its end) and each item's report sections and user properties. `Fresh` saves them
-once, before the child's first learner, and puts them back before each learner; the grading
-plugin's own state is reset by `autograder.pytest_plugin.next_submission`.
+summary at its end) and each item's report sections and user properties; expected.py names
+an impure function once per run. `Fresh` saves pytest's state once, before the child's first
+learner, and puts it back before each learner, with expected.py's warnings; the grading
+plugin's own state is reset by `autograder.pytest_plugin.next_submission`, which needs the
+learner's submission.
 
 `Fresh.clean` says whether the last run left pytest as it found it (every test and fixture
 torn down). After a run that stopped half way (an error in the grading code itself) it does
@@ -19,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from autograder import expected
 from autograder.pytest_plugin import torn_down
 
 _SESSION_COUNTS = ("testsfailed", "_shouldstop", "_shouldfail")
@@ -36,7 +39,8 @@ class Fresh:
         self.saved = dict(vars(self.reporter)) if self.reporter is not None else {}
 
     def restore(self) -> None:
-        """The session, its terminal reporter and its items as they were when saved."""
+        """The session, its terminal reporter and its items as they were when saved; the
+        impure expected-value functions named again in the next grader.log."""
         vars(self.session).update(self.counts)
         if self.reporter is not None:
             state = vars(self.reporter)
@@ -45,6 +49,7 @@ class Fresh:
         for item in self.session.items:
             item._report_sections = []
             item.user_properties = []
+        expected.next_run()
 
     def clean(self) -> bool:
         """Whether the last run tore every test and fixture down (no learner's worker left)."""

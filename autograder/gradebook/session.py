@@ -282,7 +282,7 @@ class BatchSession:
                         if self._more(queue):
                             self._give(harness, queue)
                         else:
-                            self._retire(harness)
+                            self._reap(harness)
                 while self._more(queue) and len(self.running) < self.jobs:
                     harness = self._fork(session)
                     if harness is None:
@@ -290,7 +290,7 @@ class BatchSession:
                     self._give(harness, queue)
                 self._wait_for_children()
             for harness in list(self.running.values()):
-                self._retire(harness)
+                self._reap(harness)
         except BaseException:  # the command is gone (a broken progress pipe), or worse
             self.stop_children()
             raise
@@ -342,14 +342,11 @@ class BatchSession:
             if learner is not None:
                 self._done(learner, 0)
             if not clean or harness.graded >= LEARNERS_PER_CHILD:
-                self._retire(harness)
-
-    def _retire(self, harness: _Harness) -> None:
-        """An idle child ends (its channel closes) and is collected."""
-        self._reap(harness)
+                self._reap(harness)
 
     def _reap(self, harness: _Harness) -> None:
-        """Collect an ended (or ending) child; the learner it was grading gets a row saying so."""
+        """Close a child's channel (an idle child then ends) and collect it; the learner it was
+        grading, if any, gets a row saying so."""
         harness.conn.close()
         try:
             _, status = os.waitpid(harness.pid, 0)
@@ -432,17 +429,15 @@ class BatchSession:
             exit_with_parent(self.settings.parent_pid, self._orphaned, ppid=self.pid)
             gc.freeze()  # the collected session and torch are never garbage
             fresh = Fresh(session)
+            grade = partial(self._grade, session)
             while True:
                 try:
                     index = conn.recv()
                 except EOFError:
                     break
                 fresh.restore()
-                _expected().next_run()
                 _expected().refresh()  # what other children computed meanwhile
-                learner = self.learners[index]
-                grade = partial(self._grade, session)
-                grade_learner(self.settings, learner, grade, self._wanted)
+                grade_learner(self.settings, self.learners[index], grade, self._wanted)
                 clean = fresh.clean()
                 conn.send(clean)
                 if not clean:
