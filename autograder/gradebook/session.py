@@ -16,7 +16,10 @@ batch's CPU time (copying the session's page tables, then copy-on-write faults o
 child touched, then tearing it all down; benchmarks/README.md). A child ends after
 LEARNERS_PER_CHILD learners, or at once when a learner's run left a test half run. The session
 process only hands out learners, records a learner whose child died without a grade (a new
-child takes the next one), and reports each learner done on `progress`.
+child takes the next one), and reports each learner done on `progress`. Each child runs on one
+CPU, the one the fewest running children use, and its workers run on it too: a harness and its
+worker take turns, and a turn that wakes a process on another CPU costs more than the call
+(runtime/affinity.py).
 
 The session process and its children hold the graders and references, as every learner's
 harness does; never learner code, which runs only in the sandboxed workers, one per learner
@@ -65,6 +68,7 @@ from autograder.gradebook.job import (
 from autograder.gradebook.roster import Learner
 from autograder.gradebook.store import read_record
 from autograder.reports.files import cannot_write
+from autograder.runtime import affinity
 
 SESSION_LOG = ".session.log"  # in DIR: pytest's console up to collection (why graders failed)
 SESSION_LOG_HEADER = (
@@ -229,6 +233,7 @@ class _Harness:
 
     pid: int
     conn: Connection
+    cpu: int | None = None
     learner: Learner | None = None
     graded: int = 0
 
@@ -254,6 +259,9 @@ class BatchSession:
         self.started = False
         self.hidden_included = True
         self.running: dict[int, _Harness] = {}
+        # Each child runs on one of these, its workers with it (runtime/affinity.py); with one
+        # CPU or none known there is nothing to choose.
+        self.cpus = affinity.allowed() if len(affinity.allowed()) > 1 else []
         # Held while a child is forked and while the children are stopped (from the thread that
         # sees the command gone, or from the SIGTERM handler, hence reentrant): a child is
         # either forked before the stop, and killed by it, or never forked.
@@ -304,16 +312,24 @@ class BatchSession:
         """A new harness child (None when the batch is being stopped)."""
         _expected().refresh()  # what earlier children computed: inherited by this one
         ours, theirs = Pipe()
+        cpu = self._least_used_cpu()
         with self._forking:
             if self.stopping:
                 return None
             pid = os.fork()
             if pid == 0:
                 ours.close()
-                self._child(session, theirs)  # never returns
+                self._child(session, theirs, cpu)  # never returns
             theirs.close()
-            self.running[pid] = harness = _Harness(pid, ours)
+            self.running[pid] = harness = _Harness(pid, ours, cpu)
         return harness
+
+    def _least_used_cpu(self) -> int | None:
+        """The CPU the fewest running children run on (the lowest of those), for a new one."""
+        if not self.cpus:
+            return None
+        taken = [harness.cpu for harness in self.running.values()]
+        return min(self.cpus, key=lambda cpu: (taken.count(cpu), cpu))
 
     def _give(self, harness: _Harness, queue: deque[int]) -> None:
         index = queue.popleft()
@@ -414,14 +430,17 @@ class BatchSession:
 
     # -- a harness child -----------------------------------------------------------------------
 
-    def _child(self, session: pytest.Session, conn: Connection) -> None:
+    def _child(self, session: pytest.Session, conn: Connection, cpu: int | None) -> None:
         """A harness child: grade each learner the session sends, in this one pytest session,
-        until the session closes the channel."""
+        until the session closes the channel. It runs on ``cpu`` (None: anywhere), and so do
+        its workers."""
         from autograder.gradebook.fresh_run import Fresh
 
         code = 1
         try:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            if cpu is not None:
+                affinity.run_on([cpu])
             self.progress.close()
             for sibling in self.running.values():  # else a sibling would not see its channel close
                 sibling.conn.close()

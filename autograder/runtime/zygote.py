@@ -5,13 +5,15 @@ autograder.runtime.zygote LISTEN_FD FOLDER``, with the worker's allow-listed env
 same copy of the runtime package a fresh worker imports. It imports numpy, torch and the
 worker's code, checks that it runs one thread (a fork copies only the calling thread), and from
 then on only forks. It never receives a grader, a reference, a course file or learner code: a
-request holds a folder name, an environment, limits and a confinement plan, nothing else.
+request holds a folder name, an environment, limits, a confinement plan and CPU numbers,
+nothing else.
 
 Protocol, one ``SOCK_SEQPACKET`` connection per worker (the listening socket lives in a folder
 only the harness's user can enter, which every worker covers):
 
-* harness -> zygote: one message ``{"root", "env", "memory_mb", "file_mb", "plan"}`` (JSON)
-  carrying two descriptors: the worker's end of its channel socket pair and its capture file;
+* harness -> zygote: one message ``{"root", "env", "memory_mb", "file_mb", "plan", "cpus"}``
+  (JSON) carrying two descriptors: the worker's end of its channel socket pair and its capture
+  file; ``cpus``: the CPUs the harness may run on, where the worker runs too (affinity.py);
 * zygote -> harness: ``{"pid": N}`` (the worker leads process group N), later ``{"exit": S}``
   (as ``Popen.returncode``: negative for the signal that killed it); ``{"error": sentence}``
   when it cannot fork safely;
@@ -21,9 +23,10 @@ The zygote exits, killing the workers it still has and removing FOLDER (its own)
 stdin (a pipe from the process that started it) reaches end of file.
 
 The forked child then does what a fresh worker does before learner code runs (see
-``_become_worker``): its own session, fds 0/1/2 and the channel only, the harness's
-environment for this learner, fresh random seeds, the namespaces of the ``unshare`` prefix
-(``isolation.enter_namespaces``), and ``worker.serve``: confinement, rlimits, guard, requests.
+``_become_worker``): its harness's CPUs, its own session, fds 0/1/2 and the channel only, the
+harness's environment for this learner, fresh random seeds, the namespaces of the ``unshare``
+prefix (``isolation.enter_namespaces``), and ``worker.serve``: confinement, rlimits, guard,
+requests.
 """
 
 from __future__ import annotations
@@ -79,6 +82,7 @@ def _warm_up() -> None:
     import numpy
     import torch
 
+    import autograder.runtime.affinity
     import autograder.runtime.describe
     import autograder.runtime.guard
     import autograder.runtime.importer
@@ -205,6 +209,9 @@ def _become_worker(request: dict[str, Any], channel: int, capture: int) -> NoRet
     would be, then serve. Never returns."""
     code = 70
     try:
+        from autograder.runtime import affinity
+
+        affinity.run_on(request.get("cpus") or ())
         os.setsid()  # its own session and process group, as start_new_session=True gives
         signal.signal(signal.SIGINT, signal.default_int_handler)
         null = os.open(os.devnull, os.O_RDONLY)

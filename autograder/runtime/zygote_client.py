@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from autograder.runtime import sandbox
+from autograder.runtime import affinity, sandbox
 from autograder.runtime.zygote import CONTROL_DIR, READY_FILE
 
 ENV = "AUTOGRADER_ZYGOTE"
@@ -191,6 +191,7 @@ def spawn(
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     request = {"root": str(root), "env": env, "memory_mb": memory_mb, "file_mb": file_mb}
     request["plan"] = plan
+    request["cpus"] = affinity.allowed()  # a fresh worker would inherit them (affinity.py)
     try:
         conn.connect(address)
         socket.send_fds(conn, [json.dumps(request).encode()], [channel, capture])

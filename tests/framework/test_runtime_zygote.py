@@ -68,6 +68,10 @@ def draw():
     return random.random()
 
 
+def cpus():
+    return sorted(os.sched_getaffinity(0))
+
+
 def leave_behind(marker):
     subprocess.Popen(["sh", "-c", f"setsid sleep {marker} &"], start_new_session=True)
     return True
@@ -214,6 +218,26 @@ def test_a_time_out_kills_the_worker_and_the_next_call_forks_another(zygote, pac
         opened.begin_test("after")
         assert tools.double(5) == 10 and opened.generation == 2
         opened.end_test()
+
+
+@pytest.mark.parametrize("start", ["zygote", "fresh"])
+def test_the_worker_runs_on_the_cpus_of_its_harness(
+    zygote, package, secret_dir, monkeypatch, start
+):
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        pytest.skip("one CPU: there is no other to stay off")
+    if start == "fresh":
+        monkeypatch.delenv(zygote_client.ENV)
+    os.sched_setaffinity(0, {allowed[-1]})
+    try:
+        with open_session(package, secret_dir) as opened:
+            assert opened.module("tools").cpus() == [allowed[-1]]
+            assert opened.worker_start == start
+    finally:
+        os.sched_setaffinity(0, allowed)
+    with open_session(package, secret_dir) as opened:  # the zygote itself was left as it was
+        assert opened.module("tools").cpus() == allowed
 
 
 def test_closing_the_session_leaves_no_process_behind(zygote, package, secret_dir):
