@@ -281,6 +281,10 @@ class BatchSession:
         if session.testsfailed or session.config.option.collectonly or not session.items:
             return None  # pytest reports the collection errors or no tests; run_batch records them
         self.started = True
+        # As `grade` does (commands/grade.py): what the session holds by now (torch, pytest, the
+        # collected graders) is left out of later garbage collections, among them pytest's
+        # full ones as the session ends, which took 0.27 s after the class's last learner.
+        gc.freeze()
         signal.signal(signal.SIGTERM, self._stop)
         queue = deque(range(len(self.learners)))
         try:
