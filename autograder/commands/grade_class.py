@@ -28,7 +28,7 @@ import sys
 import tempfile
 import threading
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -179,13 +179,15 @@ def main(
         )
         if changed and not force:  # not those whose grading could not finish (no key): retried
             err.print(OTHER_SETTINGS.format(learners=_learners(changed), out=out))
-        # The class report's figure library loads while the command waits for the learners.
-        threading.Thread(target=report.figure_library, daemon=True, name="warm-report").start()
         try:
             pending = fetch_pending(pending, out, err)
             kept = {learner.id for learner in learners} - {learner.id for learner in pending}
             failed = sum(bool(records[i] and records[i].failed) for i in kept)
-            grade_pending(settings, pending, len(learners), jobs, err, failed=failed)
+            # The class report's figure library loads while the learners are graded.
+            grade_pending(
+                settings, pending, len(learners), jobs, err, failed=failed,
+                meanwhile=report.warm_figure_library,
+            )  # fmt: skip
             store.clear_forced(out)  # everyone is graded since the --force run began
             store.write_run(*run, roster=roster_id, complete=True, learners=ids)
         except KeyboardInterrupt:
@@ -381,6 +383,7 @@ def grade_pending(
     *,
     label: str = "grading",
     failed: int = 0,
+    meanwhile: Callable[[], object] | None = None,
 ) -> None:
     """Grade pending learners into settings.out, `jobs` at a time, with a progress bar on err
     (`label` names the work; `failed`: the errors of learners kept from before, which its
@@ -388,7 +391,9 @@ def grade_pending(
     the graders once and forks harness children that grade one learner after another
     (gradebook/session.py); it is itself a fork
     of a warm server (numpy, torch, pytest and the framework imported). Also `autograder
-    check`'s engine: every learner's folder holds record.json and, when graded, results.json."""
+    check`'s engine: every learner's folder holds record.json and, when graded, results.json.
+    ``meanwhile``: run in a background thread once the session process is started (not before:
+    until then this thread's work is what the batch waits for)."""
     if not pending:
         return
     context = session_server.start()  # already running when the command line started it
@@ -429,6 +434,8 @@ def grade_pending(
 
         try:
             _start_uninterrupted(process)
+            if meanwhile is not None:
+                threading.Thread(target=meanwhile, daemon=True, name="meanwhile").start()
             writer.close()
             while left:
                 in_progress.refresh()

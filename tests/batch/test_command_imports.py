@@ -53,3 +53,26 @@ def test_the_session_fork_server_knows_the_worker_fork_server():
         check=True,
     )
     assert completed.stdout.strip() == "True", completed.stderr
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a thread has a priority of its own on Linux")
+def test_the_report_library_loads_at_the_lowest_priority_in_its_own_thread_only():
+    """The command warms matplotlib in a background thread while the learners are graded; it
+    must take only CPU time the batch leaves idle, and leave the command's other threads be."""
+    probe = """
+import os, threading
+from autograder.gradebook import report
+seen = []
+def warm():
+    report.warm_figure_library()
+    seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+before = os.getpriority(os.PRIO_PROCESS, 0)
+thread = threading.Thread(target=warm)
+thread.start()
+thread.join()
+print(seen[0], os.getpriority(os.PRIO_PROCESS, 0) - before, report.figure_library() is not None)
+"""
+    completed = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert completed.stdout.split() == ["19", "0", "True"]
