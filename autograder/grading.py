@@ -25,7 +25,7 @@ import pytest
 
 from autograder.config import CourseConfig, SubmissionError
 from autograder.notebook.submission import NOTEBOOK, add_notebook
-from autograder.pytest_plugin import ResultCollector
+from autograder.pytest_plugin import LOG_WIDTH, ResultCollector
 from autograder.release.manifest import compare_manifest
 from autograder.reports import junit, markdown, results_json
 from autograder.reports.terminal import Ungraded
@@ -174,8 +174,12 @@ def pytest_args(
         "-p",
         "no:logging",
         "--color=no",
-        "-v",
+        # Very verbose: the short summary (-rfE) shows each failure's whole message. At -v it
+        # cut them to the terminal's width (to nothing at 80 columns) except on a CI machine,
+        # so a learner's grader.log differed between their CI and their own machine.
+        "-vv",
         "-rfE",
+        f"--console-width={LOG_WIDTH}",  # the same log on every machine
     ]
     if test_timeout is not None:
         args.append(f"--test-timeout={test_timeout}")

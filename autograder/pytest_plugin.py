@@ -72,6 +72,7 @@ NO_COURSE = (
 COLLECT_ERROR = "The grader file {where} could not be collected: {detail}"
 LEARNER_OUTPUT = "Your code printed"
 HEADER = "autograder: course {course} ({path}); submission {submission}; seed {seed}"
+LOG_WIDTH = 80  # characters in a line of grader.log (pytest's console): --console-width
 
 
 @dataclass(frozen=True)
@@ -154,6 +155,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=[],
         metavar="PATH",
         help="a folder learner code must not see, besides the course (repeatable)",
+    )
+    group.addoption(
+        "--console-width",
+        type=int,
+        default=None,
+        metavar="N",
+        help="characters per line of pytest's console (default: the terminal's width)",
     )
     group.addoption(
         "--test-timeout",
@@ -247,6 +255,18 @@ def _find_course(config: pytest.Config) -> CourseConfig | None:
     except CourseConfigError as error:
         raise pytest.UsageError(str(error)) from None
     return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """--console-width (grading passes LOG_WIDTH): pytest's console as wide wherever it runs.
+    pytest fits it to the terminal (or COLUMNS) of the process, so the same learner's
+    grader.log differed between their machine, their CI and the instructor's batch; and it
+    asked for that width after every test. Before the header is written, hence tryfirst. A
+    learner's own pytest run keeps their terminal's width."""
+    width = session.config.getoption("console_width")
+    if width is not None and session.config.pluginmanager.get_plugin("terminalreporter"):
+        session.config.get_terminal_writer().fullwidth = width
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

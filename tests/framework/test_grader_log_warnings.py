@@ -4,6 +4,7 @@ log that it could not assertion-rewrite autograder.pytest_plugin, imported befor
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -24,3 +25,28 @@ def test_a_grade_log_has_no_warnings_summary(tmp_path: Path) -> None:
     log = (tmp_path / "out" / "grader.log").read_text()
     assert "passed" in log.splitlines()[-1]
     assert "warnings summary" not in log and "Warning" not in log
+
+
+def test_a_grade_log_is_the_same_whatever_the_terminal_or_ci(tmp_path: Path) -> None:
+    """pytest fitted its console to the terminal (or COLUMNS) and cut the short summary's
+    messages to that width except on a CI machine: the same learner's grader.log differed
+    between their machine, their CI and the instructor's batch."""
+    logs = []
+    for columns, ci in (("60", ""), ("150", "true")):
+        out = tmp_path / f"out-{columns}"
+        env = {**os.environ, "TMPDIR": str(tmp_path), "COLUMNS": columns, "CI": ci}
+        done = subprocess.run(
+            [sys.executable, "-m", "autograder", "grade", str(TOY / "submissions" / "mistake")]
+            + ["--course", str(TOY / "course.toml"), "--out", str(out), "-q"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=env,
+        )
+        assert done.returncode == 1, done.stderr  # graded, some tests failed
+        logs.append((out / "grader.log").read_text())
+    timing = re.compile(r"in [0-9.]+s")
+    assert timing.sub("", logs[0]) == timing.sub("", logs[1])
+    assert {len(line) for line in logs[0].splitlines() if line.startswith("=")} == {80}
+    failed = [line for line in logs[0].splitlines() if line.startswith("FAILED ")]
+    assert failed and all(" - " in line and len(line) > 80 for line in failed)
