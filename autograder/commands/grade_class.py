@@ -449,8 +449,12 @@ def grade_pending(
                     advance(learner_id)
                     in_progress.refresh()  # their folder is in place: no longer in progress
             process.join()
-            for learner in list(left.values()):  # the session died before grading them
-                failed_record(settings, learner, process.exitcode)
+            in_progress.refresh()  # whom the session's children had begun to grade
+            for learner in list(left.values()):  # the session died before reporting them
+                record = store.read_record(settings.out, learner.id)
+                if record is None or record.run_id != settings.run_id:  # else graded after all
+                    reached = learner.id in in_progress.since
+                    failed_record(settings, learner, process.exitcode, reached=reached)
                 advance(learner.id)
         except BaseException:
             if process.pid is not None:  # not when stopped while the fork server was starting

@@ -39,6 +39,10 @@ PROCESS_DIED = (
     "The grading process for {learner} stopped (exit status {code}) before it wrote a grade; "
     "rerun the command to try again."
 )
+NOT_REACHED = (
+    "The batch's grading process stopped (exit status {code}) before it reached {learner}; "
+    "rerun the command to grade them."
+)
 ERROR_SUMMARY = "# Grade for {learner}\n\nThis repository was not graded. {error}\n"
 MISSING_LIST_LIMIT = 5  # more protected files missing than this: one sentence, not a list
 MANY_MISSING = (
@@ -239,12 +243,14 @@ def tampered_files(pristine: Path, course_root: Path, repo: Path) -> list[str]:
     return changed
 
 
-def failed_record(settings: JobSettings, learner: Learner, code: int | None) -> None:
+def failed_record(
+    settings: JobSettings, learner: Learner, code: int | None, *, reached: bool = True
+) -> None:
     """Called by the parent when a child died without committing: record the death (a rerun
-    grades that learner again, as the sentence promises)."""
-    error_record(
-        settings, learner, PROCESS_DIED.format(learner=learner.id, code=code), reusable=False
-    )
+    grades that learner again, as the sentence promises). ``reached``: False for a learner
+    whose grading never began (the session process died before)."""
+    sentence = PROCESS_DIED if reached else NOT_REACHED
+    error_record(settings, learner, sentence.format(learner=learner.id, code=code), reusable=False)
 
 
 def error_record(
