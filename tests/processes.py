@@ -4,6 +4,8 @@ that nothing a command started is left running."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 
@@ -54,3 +56,13 @@ def session_pid(command: int) -> int | None:
             if sessions:
                 return sessions[0]
     return None
+
+
+def python_output(source: str, timeout: float = 120) -> str:
+    """What a fresh interpreter running ``source`` prints (stripped); its failure, with its
+    stderr, fails the test."""
+    done = subprocess.run(
+        [sys.executable, "-c", source], capture_output=True, text=True, timeout=timeout
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()

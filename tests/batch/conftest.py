@@ -75,6 +75,37 @@ def run_cli(*args: str, cwd: Path, timeout: float = 600) -> subprocess.Completed
     )
 
 
+SLOW_SCALE = '''"""Scaling, slowly: time for the test to look at (or stop) what grades it."""
+
+import time
+
+import numpy as np
+
+
+def scale(x, factor):
+    time.sleep(60)
+    return np.asarray(x) * factor
+'''
+
+
+def start_slow_class(
+    tmp_path: Path, learners: list[str], slow: list[str], *, jobs: int, **popen: object
+) -> tuple[subprocess.Popen, Path]:
+    """grade-class started (not waited for) on a class of the toy solution, one copy per id in
+    ``learners``, whose scale() sleeps a minute for those in ``slow`` (the time-out is two):
+    the running command and its DIR. ``popen``: more of Popen's arguments (stderr...)."""
+    roster, out = tmp_path / "class", tmp_path / "out"
+    for learner in learners:
+        shutil.copytree(TOY / "solution" / "toypkg", roster / learner / "toypkg")
+        if learner in slow:
+            (roster / learner / "toypkg" / "scale.py").write_text(SLOW_SCALE)
+    args = ["grade-class", str(roster), "--out", str(out), "--course", str(TOY_COURSE)]
+    args += ["--timeout", "120", "-j", str(jobs), "-q"]
+    command = [sys.executable, "-m", "autograder", *args]
+    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL, **popen)
+    return process, out
+
+
 KILL_WAIT = 300  # seconds to wait for a run to start grading before giving up
 
 

@@ -4,10 +4,11 @@ cost about 2 s before the session process could even start (benchmarks/README.md
 
 from __future__ import annotations
 
-import subprocess
 import sys
 
 import pytest
+
+from tests.processes import python_output
 
 HEAVY = ("torch", "matplotlib")
 
@@ -15,10 +16,8 @@ HEAVY = ("torch", "matplotlib")
 @pytest.mark.parametrize("module", ["autograder.commands.grade_class", "autograder.commands.check"])
 def test_importing_a_batch_command_imports_neither_torch_nor_matplotlib(module):
     probe = f"import sys, {module}; print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
-    completed = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
-    )
-    assert completed.stdout.strip() == "[]", f"{module} imports {completed.stdout.strip()}"
+    imported = python_output(probe)
+    assert imported == "[]", f"{module} imports {imported}"
 
 
 # multiprocessing starts the fork server without waiting for its exec: until then, its
@@ -45,14 +44,7 @@ def test_the_session_fork_server_knows_the_worker_fork_server():
     """grade-class starts the session's fork server before its own imports, but after the
     worker fork server: a session that does not inherit its address starts every learner's
     worker as a fresh interpreter (about 2 s each) instead of a fork."""
-    completed = subprocess.run(
-        [sys.executable, "-c", PROBE_ZYGOTE_ADDRESS],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    assert completed.stdout.strip() == "True", completed.stderr
+    assert python_output(PROBE_ZYGOTE_ADDRESS) == "True"
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="a thread has a priority of its own on Linux")
@@ -72,7 +64,4 @@ thread.start()
 thread.join()
 print(seen[0], os.getpriority(os.PRIO_PROCESS, 0) - before, report.figure_library() is not None)
 """
-    completed = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
-    )
-    assert completed.stdout.split() == ["19", "0", "True"]
+    assert python_output(probe).split() == ["19", "0", "True"]

@@ -4,29 +4,15 @@ round, and each learner's worker runs on its harness's CPU (runtime/affinity.py 
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.batch.conftest import TOY, TOY_COURSE
+from tests.batch.conftest import start_slow_class
 from tests.processes import children, cmdline, session_pid
-
-SLOW_SCALE = '''"""Scaling, slowly: time for the test to look at the processes grading it."""
-
-import time
-
-import numpy as np
-
-
-def scale(x, factor):
-    time.sleep(60)
-    return np.asarray(x) * factor
-'''
 
 
 def _descendants(pid: int) -> list[int]:
@@ -43,17 +29,8 @@ def _descendants(pid: int) -> list[int]:
     reason="needs CPU affinity and two CPUs",
 )
 def test_each_harness_child_and_its_worker_share_one_cpu(tmp_path: Path) -> None:
-    roster, out = tmp_path / "class", tmp_path / "out"
-    for learner in ("a-slow", "b-slow"):
-        shutil.copytree(TOY / "solution" / "toypkg", roster / learner / "toypkg")
-        (roster / learner / "toypkg" / "scale.py").write_text(SLOW_SCALE)
-    args = ["grade-class", str(roster), "--out", str(out), "--course", str(TOY_COURSE)]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "autograder", *args, "--timeout", "120", "-j", "2", "-q"],
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    slow = ["a-slow", "b-slow"]
+    process, _ = start_slow_class(tmp_path, slow, slow, jobs=2, stderr=subprocess.DEVNULL)
     try:
         harness_cpus, worker_cpus = _wait_for_two_workers(process.pid)
     finally:

@@ -11,14 +11,13 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from autograder.gradebook import store
 from autograder.gradebook.job import PROCESS_DIED
-from tests.batch.conftest import ROOT, TOY, TOY_COURSE, run_cli, wait_until_recorded
+from tests.batch.conftest import ROOT, run_cli, start_slow_class, wait_until_recorded
 from tests.processes import children, session_pid
 
 CLASS = ROOT / "examples" / "submissions"
@@ -84,32 +83,11 @@ def test_each_learner_of_a_reused_child_is_graded_as_if_alone(tmp_path: Path) ->
         ), learner
 
 
-SLOW_SCALE = '''"""Scaling, slowly: time for the test to stop the harness child grading it."""
-
-import time
-
-import numpy as np
-
-
-def scale(x, factor):
-    time.sleep(30)
-    return np.asarray(x) * factor
-'''
-
-
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 def test_a_harness_child_killed_mid_learner_costs_only_that_learner(tmp_path: Path) -> None:
-    roster, out = tmp_path / "class", tmp_path / "out"
-    for learner in ("a-first", "b-killed", "c-after", "d-after"):
-        shutil.copytree(TOY / "solution" / "toypkg", roster / learner / "toypkg")
-    (roster / "b-killed" / "toypkg" / "scale.py").write_text(SLOW_SCALE)
-    args = ["grade-class", str(roster), "--out", str(out), "--course", str(TOY_COURSE)]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "autograder", *args, "--timeout", "60", "-j", "1", "-q"],
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
+    learners = ["a-first", "b-killed", "c-after", "d-after"]
+    process, out = start_slow_class(
+        tmp_path, learners, ["b-killed"], jobs=1, stderr=subprocess.PIPE, text=True
     )
     wait_until_recorded(process, out, "a-first")  # its child now grades b-killed, slowly
     session = session_pid(process.pid)

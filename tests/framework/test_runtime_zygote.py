@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 import random
 import socket
-import subprocess
-import sys
 import textwrap
 import time
 from pathlib import Path
@@ -15,7 +13,7 @@ import pytest
 
 from autograder.runtime import LearnerError, LearnerSession, Limits, isolation, zygote_client
 from autograder.runtime import zygote as zygote_module
-from tests.processes import running_with
+from tests.processes import python_output, running_with
 
 pytestmark = pytest.mark.skipif(not zygote_client.supported(), reason="fork servers need Linux")
 
@@ -302,14 +300,7 @@ print(sorted(set(sys.modules) - before))
 def test_a_forked_worker_imports_nothing_the_zygote_could_have_imported():
     """What a worker imports before it serves is imported once, by the zygote, not in every
     worker (numpy.random, which numpy loads lazily, cost 17 ms of each worker's start)."""
-    completed = subprocess.run(
-        [sys.executable, "-c", WORKER_START_IMPORTS],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    assert completed.stdout.strip() == "[]"
+    assert python_output(WORKER_START_IMPORTS) == "[]"
 
 
 def test_a_zygote_still_importing_is_stopped_at_once(zygote):
