@@ -261,7 +261,8 @@ class BatchSession:
         self.running: dict[int, _Harness] = {}
         # Each child runs on one of these, its workers with it (runtime/affinity.py); with one
         # CPU or none known there is nothing to choose.
-        self.cpus = affinity.allowed() if len(affinity.allowed()) > 1 else []
+        allowed = affinity.allowed()
+        self.cpus = allowed if len(allowed) > 1 else []
         # Held while a child is forked and while the children are stopped (from the thread that
         # sees the command gone, or from the SIGTERM handler, hence reentrant): a child is
         # either forked before the stop, and killed by it, or never forked.
