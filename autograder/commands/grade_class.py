@@ -186,7 +186,7 @@ def main(
             # The class report's figure library loads while the learners are graded.
             grade_pending(
                 settings, pending, len(learners), jobs, err, failed=failed,
-                meanwhile=report.warm_figure_library,
+                meanwhile=report.figure_library,
             )  # fmt: skip
             store.clear_forced(out)  # everyone is graded since the --force run began
             store.write_run(*run, roster=roster_id, complete=True, learners=ids)

@@ -32,11 +32,8 @@ import base64
 import functools
 import html
 import json
-import os
 import re
 import statistics
-import sys
-import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,7 +49,6 @@ from autograder.runtime.messages import NOT_RUN_AFTER_HANGS, TIMEOUT
 MARKDOWN_FILE = "report.md"
 HTML_FILE = "report.html"
 FIGURE_FILE = "score_distribution.png"
-LOWEST_PRIORITY = 19  # nice: what warm_figure_library runs at
 TOP_FAILURES = 10
 WHO_SHOWN = 8  # learner ids named in a row of "Known mistakes" or the common messages
 SHOWING = "Showing the {shown} most common of {total} other failure messages."
@@ -358,20 +354,6 @@ def figure_library() -> Any:
     except ImportError:
         return None
     return pyplot
-
-
-def warm_figure_library() -> None:
-    """figure_library() in a background thread of grade-class, at the lowest CPU priority: it
-    then runs on CPU time the batch leaves idle instead of slowing the batch's start, which it
-    used to share with two processes importing torch (about 1 s of CPU, a third of a one-learner
-    batch's start). A later figure_library() waits for it (Python's import lock). Linux only:
-    there a thread has a priority of its own."""
-    if sys.platform == "linux":
-        try:
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), LOWEST_PRIORITY)
-        except OSError:
-            pass
-    figure_library()
 
 
 def score_figure(totals: list[float], max_score: float) -> bytes:

@@ -45,23 +45,3 @@ def test_the_session_fork_server_knows_the_worker_fork_server():
     worker fork server: a session that does not inherit its address starts every learner's
     worker as a fresh interpreter (about 2 s each) instead of a fork."""
     assert python_output(PROBE_ZYGOTE_ADDRESS) == "True"
-
-
-@pytest.mark.skipif(sys.platform != "linux", reason="a thread has a priority of its own on Linux")
-def test_the_report_library_loads_at_the_lowest_priority_in_its_own_thread_only():
-    """The command warms matplotlib in a background thread while the learners are graded; it
-    must take only CPU time the batch leaves idle, and leave the command's other threads be."""
-    probe = """
-import os, threading
-from autograder.gradebook import report
-seen = []
-def warm():
-    report.warm_figure_library()
-    seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
-before = os.getpriority(os.PRIO_PROCESS, 0)
-thread = threading.Thread(target=warm)
-thread.start()
-thread.join()
-print(seen[0], os.getpriority(os.PRIO_PROCESS, 0) - before, report.figure_library() is not None)
-"""
-    assert python_output(probe).split() == ["19", "0", "True"]
