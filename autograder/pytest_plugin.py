@@ -103,6 +103,31 @@ class _RunState:
     graded: tuple[int, frozenset, GradeResult] | None = None
 
 
+@dataclass(frozen=True)
+class _Crash:
+    message: str
+
+
+@dataclass(frozen=True)
+class _Sentence:
+    """A failed test's message as its report's longrepr: written whole in the console's
+    FAILURES section, as a plain string was, and on one line in the short summary (-rfE), so
+    that newlines in learner text cannot start lines of their own there (such as a forged
+    "FAILED ... - PASSED")."""
+
+    text: str
+
+    @property
+    def reprcrash(self) -> _Crash:  # what pytest's short summary reads
+        return _Crash(" ".join(line.strip() for line in self.text.splitlines() if line.strip()))
+
+    def toterminal(self, out: Any) -> None:
+        out.line(self.text)
+
+    def __str__(self) -> str:
+        return self.text
+
+
 @dataclass
 class _Outcome:
     """The first failing phase of a test (or the passing call), kept until teardown."""
@@ -571,7 +596,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         outcome.ran = not report.skipped
     if report.failed and outcome.status == "passed":
         message, kind = _explain(call.excinfo, item, state)
-        report.longrepr = message
+        report.longrepr = _Sentence(message)  # type: ignore[assignment]
         outcome.status, outcome.message, outcome.error_kind = "failed", message, kind
         outcome.report = report
         outcome.ran = True

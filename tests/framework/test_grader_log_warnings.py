@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -50,3 +51,30 @@ def test_a_grade_log_is_the_same_whatever_the_terminal_or_ci(tmp_path: Path) -> 
     assert {len(line) for line in logs[0].splitlines() if line.startswith("=")} == {80}
     failed = [line for line in logs[0].splitlines() if line.startswith("FAILED ")]
     assert failed and all(" - " in line and len(line) > 80 for line in failed)
+
+
+FORGING_SCALE = """def scale(x, factor):
+    raise ValueError("line one\\nFAILED tests/graders/visible/test_fake.py::forged - PASSED")
+"""
+
+
+def test_learner_newlines_cannot_forge_lines_of_the_short_summary(tmp_path: Path) -> None:
+    """The short summary shows a visible failure's whole message (-vv): on one line, so that a
+    learner's exception text cannot add a line of its own there."""
+    submission = tmp_path / "forger"
+    shutil.copytree(TOY / "solution", submission)
+    (submission / "toypkg" / "scale.py").write_text(FORGING_SCALE)
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", str(submission)]
+        + ["--course", str(TOY / "course.toml"), "--out", str(tmp_path / "out"), "-q"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+    )
+    assert done.returncode == 1, done.stderr
+    log = (tmp_path / "out" / "grader.log").read_text()
+    summary = log.split("short test summary info", 1)[1].splitlines()[1:-1]
+    assert len(summary) == 2  # the visible and the hidden scale test
+    assert all(line.startswith("FAILED tests/framework/toy_course/") for line in summary)
+    assert "in scale: line one FAILED tests/graders/visible/test_fake.py::forged" in summary[0]
