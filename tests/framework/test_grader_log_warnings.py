@@ -13,17 +13,23 @@ from pathlib import Path
 TOY = Path(__file__).parent / "toy_course"
 
 
-def test_a_grade_log_has_no_warnings_summary(tmp_path: Path) -> None:
+def grade_log(submission: Path, tmp_path: Path, out: Path, code: int, **env: str) -> str:
+    """The grader.log of `autograder grade SUBMISSION` on the toy course (exit status `code`),
+    run with these environment variables added."""
     done = subprocess.run(
-        [sys.executable, "-m", "autograder", "grade", str(TOY / "solution")]
-        + ["--course", str(TOY / "course.toml"), "--out", str(tmp_path / "out"), "-q"],
+        [sys.executable, "-m", "autograder", "grade", str(submission)]
+        + ["--course", str(TOY / "course.toml"), "--out", str(out), "-q"],
         capture_output=True,
         text=True,
         timeout=300,
-        env={**os.environ, "TMPDIR": str(tmp_path)},
+        env={**os.environ, "TMPDIR": str(tmp_path), **env},
     )
-    assert done.returncode == 0, done.stderr
-    log = (tmp_path / "out" / "grader.log").read_text()
+    assert done.returncode == code, done.stderr
+    return (out / "grader.log").read_text()
+
+
+def test_a_grade_log_has_no_warnings_summary(tmp_path: Path) -> None:
+    log = grade_log(TOY / "solution", tmp_path, tmp_path / "out", 0)
     assert "passed" in log.splitlines()[-1]
     assert "warnings summary" not in log and "Warning" not in log
 
@@ -35,17 +41,8 @@ def test_a_grade_log_is_the_same_whatever_the_terminal_or_ci(tmp_path: Path) -> 
     logs = []
     for columns, ci in (("60", ""), ("150", "true")):
         out = tmp_path / f"out-{columns}"
-        env = {**os.environ, "TMPDIR": str(tmp_path), "COLUMNS": columns, "CI": ci}
-        done = subprocess.run(
-            [sys.executable, "-m", "autograder", "grade", str(TOY / "submissions" / "mistake")]
-            + ["--course", str(TOY / "course.toml"), "--out", str(out), "-q"],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            env=env,
-        )
-        assert done.returncode == 1, done.stderr  # graded, some tests failed
-        logs.append((out / "grader.log").read_text())
+        mistake = TOY / "submissions" / "mistake"  # graded, some tests failed: exit status 1
+        logs.append(grade_log(mistake, tmp_path, out, 1, COLUMNS=columns, CI=ci))
     timing = re.compile(r"in [0-9.]+s")
     assert timing.sub("", logs[0]) == timing.sub("", logs[1])
     assert {len(line) for line in logs[0].splitlines() if line.startswith("=")} == {80}
@@ -64,16 +61,7 @@ def test_learner_newlines_cannot_forge_lines_of_the_short_summary(tmp_path: Path
     submission = tmp_path / "forger"
     shutil.copytree(TOY / "solution", submission)
     (submission / "toypkg" / "scale.py").write_text(FORGING_SCALE)
-    done = subprocess.run(
-        [sys.executable, "-m", "autograder", "grade", str(submission)]
-        + ["--course", str(TOY / "course.toml"), "--out", str(tmp_path / "out"), "-q"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "TMPDIR": str(tmp_path)},
-    )
-    assert done.returncode == 1, done.stderr
-    log = (tmp_path / "out" / "grader.log").read_text()
+    log = grade_log(submission, tmp_path, tmp_path / "out", 1)
     summary = log.split("short test summary info", 1)[1].splitlines()[1:-1]
     assert len(summary) == 2  # the visible and the hidden scale test
     assert all(line.startswith("FAILED tests/framework/toy_course/") for line in summary)
