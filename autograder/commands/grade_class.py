@@ -451,10 +451,8 @@ def grade_pending(
             process.join()
             in_progress.refresh()  # whom the session's children had begun to grade
             for learner in list(left.values()):  # the session died before reporting them
-                record = store.read_record(settings.out, learner.id)
-                if record is None or record.run_id != settings.run_id:  # else graded after all
-                    reached = learner.id in in_progress.since
-                    failed_record(settings, learner, process.exitcode, reached=reached)
+                reached = learner.id in in_progress.since
+                failed_record(settings, learner, process.exitcode, reached=reached)
                 advance(learner.id)
         except BaseException:
             if process.pid is not None:  # not when stopped while the fork server was starting

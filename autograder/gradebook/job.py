@@ -247,8 +247,12 @@ def failed_record(
     settings: JobSettings, learner: Learner, code: int | None, *, reached: bool = True
 ) -> None:
     """Called by the parent when a child died without committing: record the death (a rerun
-    grades that learner again, as the sentence promises). ``reached``: False for a learner
-    whose grading never began (the session process died before)."""
+    grades that learner again, as the sentence promises); nothing when the learner's folder
+    holds this run's grade after all (committed just before the death). ``reached``: False for
+    a learner whose grading never began (the session process died before)."""
+    record = store.read_record(settings.out, learner.id)
+    if record is not None and record.run_id == settings.run_id:
+        return
     sentence = PROCESS_DIED if reached else NOT_REACHED
     error_record(settings, learner, sentence.format(learner=learner.id, code=code), reusable=False)
 

@@ -66,7 +66,6 @@ from autograder.gradebook.job import (
     remove_folder,
 )
 from autograder.gradebook.roster import Learner
-from autograder.gradebook.store import read_record
 from autograder.reports.files import cannot_write
 from autograder.runtime import affinity
 
@@ -384,9 +383,7 @@ class BatchSession:
     def _done(self, learner: Learner, code: int) -> None:
         if not self._command_alive():
             return  # the child ended because the command is gone: no row (the rerun grades it)
-        record = read_record(self.settings.out, learner.id)
-        if record is None or record.run_id != self.settings.run_id:
-            failed_record(self.settings, learner, code)
+        failed_record(self.settings, learner, code)
         self.progress.send(learner.id)
 
     def not_graded(self, reason: str) -> None:
