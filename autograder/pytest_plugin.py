@@ -25,6 +25,7 @@ learner's grader.log; it has no assertions to rewrite.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import random
 import sys
@@ -139,6 +140,8 @@ class _Outcome:
     duration: float = 0.0
     output: str = ""
     ran: bool = False
+    #: learner outputs of many bytes came during the test: free memory once it is reported
+    release_memory: bool = False
 
 
 STATE = pytest.StashKey[_RunState]()
@@ -467,6 +470,28 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         return (yield)
     finally:
         _RUNNING.pop()
+        outcome = item.stash.get(OUTCOME, None)
+        if outcome is not None and outcome.release_memory:
+            _release_memory()
+
+
+#: Answer bytes read from the worker after which the harness frees memory at the end of a test.
+RELEASE_AFTER_BYTES = 64 * 2**20
+
+
+def _release_memory() -> None:
+    """Free the learner outputs that tests which are over left behind.
+
+    A failed test's traceback holds its frames, and so the outputs in their variables: pytest
+    keeps the last one in sys.last_value (for post-mortem debugging) and the others in
+    reference cycles that only a full collection frees, which the interpreter seldom runs.
+    A learner returning 240 MB arrays made the harness grow by up to 0.7 GB a test (5 GB over
+    one component's tests); grading needs neither.
+    """
+    for name in ("last_type", "last_value", "last_traceback", "last_exc"):
+        if hasattr(sys, name):
+            delattr(sys, name)
+    gc.collect()
 
 
 def _running(fixture: str) -> pytest.Item:
@@ -563,6 +588,9 @@ def _end_test(item: pytest.Item, session: Any) -> None:
     from autograder.runtime.errors import LearnerError
 
     outcome = item.stash.setdefault(OUTCOME, _Outcome())
+    if session.answer_bytes >= RELEASE_AFTER_BYTES:
+        session.answer_bytes = 0
+        outcome.release_memory = True
     try:
         trace = session.end_test()
     except LearnerError:

@@ -91,6 +91,9 @@ class LearnerSession:
         #: The LearnerError of the package's ``__init__.py``, if executing it failed.
         self.package_init_error: LearnerError | None = None
         self.generation = 0
+        #: Bytes of answers read from workers since the plugin last freed the harness's memory
+        #: (pytest_plugin resets it): large learner outputs make it free them between tests.
+        self.answer_bytes = 0
         self._worker: WorkerProcess | None = None
         self._start_failure: Exception | None = None
         self._skip_init = False
@@ -421,6 +424,7 @@ class LearnerSession:
                 break
             try:
                 frame = worker.conn.recv_bytes(3 * self.limits.max_wire_bytes + 2**20)
+                self.answer_bytes += len(frame)
             except (EOFError, OSError):
                 frame = None
                 break

@@ -1,0 +1,60 @@
+"""The harness frees large learner outputs between tests (pytest_plugin._release_memory)."""
+
+import textwrap
+
+import pytest
+
+from autograder import pytest_plugin as plugin
+from tests.framework.test_plugin import make_course, run
+
+#: float64 entries of one output: just over the bytes after which the harness frees memory
+ENTRIES = plugin.RELEASE_AFTER_BYTES // 8 + 1
+
+GRADERS = {
+    "graders/visible/test_big.py": """
+        import weakref
+
+        import pytest
+
+        from autograder.feedback import expect_shape
+
+        OUTPUTS = []
+
+        @pytest.mark.alpha
+        @pytest.mark.parametrize("n", range(2))
+        def test_wrong_shape(learner, n):
+            got = learner.module("alpha").big()
+            OUTPUTS.append(weakref.ref(got))
+            expect_shape(got, (2,), what="big()")
+
+        @pytest.mark.alpha
+        def test_outputs_are_freed():
+            assert len(OUTPUTS) == 2
+            assert [ref() is None for ref in OUTPUTS] == [True, True]
+    """,
+}
+
+
+def test_failed_tests_do_not_keep_large_learner_outputs(tmp_path, monkeypatch):
+    """A failed test's traceback holds its outputs: pytest keeps the last in sys.last_value and
+    the others in reference cycles. A learner returning 240 MB arrays made the harness reach
+    5 GB in one component's tests; now what a finished test received is freed."""
+    monkeypatch.chdir(tmp_path)
+    make_course(tmp_path, GRADERS)
+    (tmp_path / "minipkg" / "alpha.py").write_text(
+        textwrap.dedent(f"""
+            import numpy as np
+
+            def big():
+                return np.zeros({ENTRIES})
+        """),
+        encoding="utf-8",
+    )
+    code, collector, output = run(tmp_path, "graders", f"--submission={tmp_path}")
+    assert code == pytest.ExitCode.TESTS_FAILED
+    statuses = {r.nodeid.split("::")[1]: r.status for r in collector.results}
+    assert statuses == {
+        "test_wrong_shape[0]": "failed",
+        "test_wrong_shape[1]": "failed",
+        "test_outputs_are_freed": "passed",
+    }, output
