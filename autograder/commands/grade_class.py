@@ -71,8 +71,13 @@ INTERRUPTED_FORCED = (
 INTERRUPTED_NOTE = (
     "This run was interrupted: {done} of its {total} learners are graded (by it, or "
     "kept from an earlier run of the same settings); not yet: {left}. The gradebook and this "
-    "report show every learner's folder as it is now, and the rows of those not graded yet, if "
-    "any, are from an earlier run. Run the same command again{without} to grade the rest."
+    "report show every learner's folder as it is now: the row of a learner not graded yet is "
+    "from an earlier run, or says that they are not graded yet. Run the same command "
+    "again{without} to grade the rest."
+)
+NOT_GRADED_YET = (
+    "Not graded yet: this run was interrupted before it graded {learner}; run the same command "
+    "again to grade them."
 )
 INTERRUPTED_REPORT = (
     "Interrupted while writing the gradebook and the class report: all {total} learners are "
@@ -255,7 +260,8 @@ def _interrupted(
             without=" without --force" if forced else "",
         )
         try:
-            rebuild(config, out, [learner.id for learner in learners], note=note)
+            ids = [learner.id for learner in learners]
+            rebuild(config, out, ids, note=note, ungraded=NOT_GRADED_YET)
         except (KeyboardInterrupt, OSError):
             pass  # a second Ctrl-C, a full disk: the learners' folders are what counts
     if done == len(learners):
@@ -289,13 +295,20 @@ def finish(
 
 
 def rebuild(
-    config: CourseConfig, out: Path, learners: list[str] | None, *, note: str = ""
+    config: CourseConfig,
+    out: Path,
+    learners: list[str] | None,
+    *,
+    note: str = "",
+    ungraded: str = "",
 ) -> list[store.LearnerRecord]:
     """gradebook.csv and the class report from the records in out (those of ``learners`` when
-    given; ``note``: the report's first sentence); the records they show."""
+    given; ``note``: the report's first sentence); the records they show. ``ungraded``: the
+    error, formatted with {learner}, of the row given to each of ``learners`` without a
+    record (an interrupted run's gradebook still has a row for every learner)."""
     store.clear_partial(out)
     parts = class_components(config)
-    records = store.write_gradebook(out, [c.name for c in parts], learners)
+    records = store.write_gradebook(out, [c.name for c in parts], learners, ungraded=ungraded)
     report.write_report(out, records, parts, config.course.name, note=note)
     return records
 

@@ -307,14 +307,22 @@ def render_gradebook(records: list[LearnerRecord], components: list[str]) -> str
 
 
 def write_gradebook(
-    out: Path, components: list[str], learners: list[str] | None = None
+    out: Path, components: list[str], learners: list[str] | None = None, *, ungraded: str = ""
 ) -> list[LearnerRecord]:
     """Rebuild DIR/gradebook.csv from the records in DIR (only those of `learners` when
-    given); return the records it holds."""
+    given); return the records it holds. With ``ungraded`` (a sentence formatted with
+    {learner}), each of `learners` without a record gets a row whose error it is."""
     records = read_records(out)
     if learners is not None:
         wanted = set(learners)
         records = [r for r in records if r.learner in wanted]
+        if ungraded:
+            have = {r.learner for r in records}
+            records += [
+                LearnerRecord(learner, error=ungraded.format(learner=learner))
+                for learner in sorted(wanted - have)
+            ]
+            records.sort(key=lambda r: r.learner)
     atomic_write_text(Path(out) / GRADEBOOK_FILE, render_gradebook(records, components))
     return records
 

@@ -131,15 +131,36 @@ def test_ctrl_c_rebuilds_the_gradebook_from_the_folders_and_says_so(tmp_path, mo
     assert "interrupted" not in (out / report.MARKDOWN_FILE).read_text()
 
 
-def test_a_ctrl_c_before_anything_is_saved_writes_an_empty_gradebook_that_says_so(
+def test_a_ctrl_c_before_anything_is_saved_gives_each_learner_a_row_that_says_so(
     tmp_path, monkeypatch
 ):
+    """The gradebook of an interrupted run has a row for every learner of the roster (it had
+    none for those not graded yet: only report.md said they were missing)."""
     roster, out = _class(tmp_path)
     monkeypatch.setattr(grade_class, "grade_pending", _saving(then_interrupt=True))
     assert grade_class_main(roster, out) == 130
-    assert _rows(out) == []
+    assert [(row["learner"], row["total"], row["errors"]) for row in _rows(out)] == [
+        (learner, "", grade_class.NOT_GRADED_YET.format(learner=learner))
+        for learner in ("ada", "bo")
+    ]
     note = grade_class.INTERRUPTED_NOTE.format(done=0, total=2, left="ada, bo", without="")
     assert note in " ".join((out / report.MARKDOWN_FILE).read_text().split())
+    monkeypatch.setattr(grade_class, "grade_pending", _saving("ada", "bo", then_interrupt=False))
+    assert grade_class_main(roster, out) == 0
+    assert [(row["learner"], row["total"], row["errors"]) for row in _rows(out)] == [
+        ("ada", "1.00", ""),
+        ("bo", "1.00", ""),
+    ]
+
+
+def test_a_ctrl_c_halfway_keeps_the_graded_rows_and_marks_the_others(tmp_path, monkeypatch):
+    roster, out = _class(tmp_path)
+    monkeypatch.setattr(grade_class, "grade_pending", _saving("ada", then_interrupt=True))
+    assert grade_class_main(roster, out) == 130
+    assert [(row["learner"], row["total"], row["errors"]) for row in _rows(out)] == [
+        ("ada", "1.00", ""),
+        ("bo", "", grade_class.NOT_GRADED_YET.format(learner="bo")),
+    ]
 
 
 def _rows(out):
