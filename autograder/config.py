@@ -100,6 +100,9 @@ class LimitsSection(_Section):
     memory_mb: int = Field(default=4096, gt=0)
     output_kb: int = Field(default=16, gt=0)
     hang_strikes: int = Field(default=2, gt=0)
+    #: MiB: the largest value (a result, an argument) that crosses between graders and learner
+    #: code at once; what the harness holds of learner outputs is a few times this per test
+    value_mb: int = Field(default=256, gt=0)  # runtime.wire.DEFAULT_MAX_BYTES
 
 
 class Component(_Section):

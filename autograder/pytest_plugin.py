@@ -525,6 +525,7 @@ def learner() -> Iterator[Any]:
     except SubmissionError as error:
         pytest.fail(str(error), pytrace=False)
     limits = config.limits.model_dump()
+    limits["max_wire_bytes"] = limits.pop("value_mb") * 2**20
     if state.test_timeout is not None:
         limits["test_timeout"] = state.test_timeout
     session = LearnerSession(

@@ -114,11 +114,15 @@ class _Encoder:
         self.max_bytes = max_bytes
         self.max_depth = max_depth
 
-    def spend(self, nbytes: int) -> None:
+    def spend(self, nbytes: int, what: str = "") -> None:
+        """Take nbytes from the budget; ``what``: the array or tensor they are, named when it
+        alone is too large (its shape is what a learner can act on)."""
         self.budget -= nbytes
         if self.budget < 0:
-            limit = self.max_bytes / 2**20
-            raise WireError(f"the value is larger than the {limit:g} MiB that may cross at once")
+            limit = f"the {self.max_bytes / 2**20:g} MiB that may cross at once"
+            if what and nbytes > self.max_bytes:
+                raise WireError(f"{what} ({nbytes / 2**20:.0f} MiB) is larger than {limit}")
+            raise WireError(f"the value is larger than {limit}")
 
     def encode(self, value: Any, depth: int) -> Any:
         if depth > self.max_depth:
@@ -168,8 +172,8 @@ class _Encoder:
         return out
 
     def array_bytes(self, array: np.ndarray) -> bytes:
+        self.spend(array.nbytes, f"an array of shape {tuple(array.shape)}")
         native = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("="))
-        self.spend(native.nbytes)
         return native.tobytes()
 
     def array(self, array: np.ndarray) -> tuple:
@@ -188,13 +192,17 @@ class _Encoder:
             # on another device, takes the general path.
             plain = tensor.detach()
             if plain.device.type == "cpu" and not plain.is_conj() and not plain.is_neg():
-                self.spend(plain.numel() * plain.element_size())
+                self.spend(plain.numel() * plain.element_size(), _tensor_text(tensor))
                 data = plain.numpy().tobytes()
                 return ("pt", name, tuple(tensor.shape), data, bool(tensor.requires_grad))
+        self.spend(tensor.numel() * tensor.element_size(), _tensor_text(tensor))
         flat = tensor.detach().to("cpu").resolve_conj().resolve_neg().contiguous().reshape(-1)
-        self.spend(flat.numel() * flat.element_size())
         data = flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""
         return ("pt", name, tuple(tensor.shape), data, bool(tensor.requires_grad))
+
+
+def _tensor_text(tensor: torch.Tensor) -> str:
+    return f"a tensor of shape {tuple(tensor.shape)}"
 
 
 def encode(

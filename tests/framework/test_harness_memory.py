@@ -58,3 +58,30 @@ def test_failed_tests_do_not_keep_large_learner_outputs(tmp_path, monkeypatch):
         "test_wrong_shape[1]": "failed",
         "test_outputs_are_freed": "passed",
     }, output
+
+
+def test_a_course_sets_the_largest_value_that_crosses(tmp_path, monkeypatch):
+    """course.toml's [limits] value_mb: a learner output larger than it is refused in the
+    worker, before it reaches the harness, with a sentence naming its shape."""
+    monkeypatch.chdir(tmp_path)
+    course = make_course(tmp_path, {"graders/visible/test_too_big.py": GRADERS_ONE_CALL})
+    course.write_text(course.read_text() + "\n[limits]\nvalue_mb = 1\n", encoding="utf-8")
+    (tmp_path / "minipkg" / "alpha.py").write_text(
+        "import numpy as np\n\ndef big():\n    return np.zeros(2**18)\n", encoding="utf-8"
+    )
+    _, collector, _ = run(tmp_path, "graders", f"--submission={tmp_path}")
+    (result,) = collector.results
+    assert result.status == "failed"
+    assert result.message == (
+        "big(...) returned a value the grader cannot read: an array of shape (262144,) (2 MiB) "
+        "is larger than the 1 MiB that may cross at once."
+    )
+
+
+GRADERS_ONE_CALL = """
+import pytest
+
+@pytest.mark.alpha
+def test_big(learner):
+    learner.module("alpha").big()
+"""

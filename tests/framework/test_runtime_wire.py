@@ -170,6 +170,26 @@ def test_nesting_and_size_limits_are_enforced():
         wire.loads(wire.dumps(deep), max_depth=5)
 
 
+def test_an_array_too_large_to_cross_is_named_by_its_shape_before_it_is_copied():
+    """The learner reads the shape of what they returned; a broadcast view (8 GiB as a copy,
+    a few bytes in memory) is refused before the copy is made."""
+    mib = 2**20
+    with pytest.raises(wire.WireError) as caught:
+        wire.encode(np.broadcast_to(np.float64(0), (2**30,)), max_bytes=16 * mib)
+    assert str(caught.value) == (
+        "an array of shape (1073741824,) (8192 MiB) is larger than the 16 MiB that may cross "
+        "at once"
+    )
+    with pytest.raises(wire.WireError) as caught:
+        wire.encode(torch.zeros(1).expand(3, 2**20), max_bytes=8 * mib)
+    assert str(caught.value) == (
+        "a tensor of shape (3, 1048576) (12 MiB) is larger than the 8 MiB that may cross at once"
+    )
+    with pytest.raises(wire.WireError) as caught:  # many small ones: no one array to blame
+        wire.encode([np.zeros(2**16)] * 20, max_bytes=8 * mib)
+    assert str(caught.value) == "the value is larger than the 8 MiB that may cross at once"
+
+
 class Exploit:
     def __reduce__(self):
         return (print, ("this must never run",))
