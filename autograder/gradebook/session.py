@@ -105,11 +105,14 @@ class SwitchableStream(io.TextIOBase):
     def __init__(self) -> None:
         super().__init__()
         self.target: Any = io.StringIO()
+        self.kept: io.StringIO | None = None  # also gets what is written, while set
 
     def writable(self) -> bool:
         return True
 
     def write(self, text: str) -> int:
+        if self.kept is not None:
+            self.kept.write(text)
         return self.target.write(text)
 
     def flush(self) -> None:
@@ -214,6 +217,7 @@ def _run(batch: BatchSession, settings: JobSettings) -> None:
         own_grader_packages(folders, config.root),
     ):
         batch.console.write(SESSION_LOG_HEADER.format(out=settings.out))
+        batch.console.kept = io.StringIO()  # pytest's header, for every learner's grader.log
         code = pytest.main(args, plugins=[collector, batch])
     if batch.started:
         return None
@@ -224,6 +228,44 @@ def _run(batch: BatchSession, settings: JobSettings) -> None:
     else:
         reason = PYTEST_FAILED.format(name="this class", code=int(code), log=log)
     batch.not_graded(reason)
+
+
+def _log_header(kept: io.StringIO | None) -> list[str]:
+    """The lines pytest wrote as the session started, from its "test session starts" to its
+    "collecting ... collected N items" ([] if it wrote no such lines)."""
+    lines = (kept.getvalue() if kept is not None else "").splitlines()
+    start = next((i for i, line in enumerate(lines) if "test session starts" in line), None)
+    end = next((i for i, line in enumerate(lines) if line.startswith("collecting")), None)
+    if start is None or end is None or end < start:
+        return []
+    return lines[start : end + 1]
+
+
+def _learner_header(lines: list[str], header: str, count: int) -> str:
+    """A learner's grader.log up to its first test, as `autograder grade` writes it: pytest's
+    session header with the plugin's line (HEADER: the course, this learner's submission, the
+    seed) and the number of tests collected."""
+    from autograder.pytest_plugin import HEADER
+
+    collected = COLLECTED.format(count=count)
+    if not lines:
+        return f"{header}\n{collected}\n\n"
+    plugin_line = HEADER.split("{", 1)[0]  # "autograder: course "
+    shown = [header if line.startswith(plugin_line) else line for line in lines]
+    if collected not in shown[-1]:
+        shown[-1] = f"{shown[-1].rstrip()} {collected}"
+    return "\n".join(shown) + "\n"  # pytest writes the blank line before the first test
+
+
+def _restart_clock(reporter: Any) -> None:
+    """The session duration pytest's last line shows: from this learner's first test (the
+    reporter, put back as collection left it, counts from the session's start)."""
+    clock = getattr(reporter, "_session_start", None)
+    if clock is not None:
+        try:
+            reporter._session_start = type(clock)()
+        except TypeError:
+            pass  # another pytest's clock: the line shows the time since the session started
 
 
 @dataclass
@@ -252,6 +294,9 @@ class BatchSession:
         self.settings = settings
         self.learners = learners
         self.jobs = jobs
+        #: pytest's session header as collection wrote it (_log_header), before each learner's
+        #: tests in their grader.log
+        self.log_header: list[str] = []
         self.progress = progress
         self.console = SwitchableStream()
         self.pid = os.getpid()
@@ -281,6 +326,8 @@ class BatchSession:
         if session.testsfailed or session.config.option.collectonly or not session.items:
             return None  # pytest reports the collection errors or no tests; run_batch records them
         self.started = True
+        self.log_header = _log_header(self.console.kept)
+        self.console.kept = None
         # As `grade` does (commands/grade.py): what the session holds by now (torch, pytest, the
         # collected graders) is left out of later garbage collections, among them pytest's
         # full ones as the session ends, which took 0.27 s after the class's last learner.
@@ -511,26 +558,22 @@ class BatchSession:
             header = HEADER.format(
                 course=config.course.name, path=config.path, submission=package_dir, seed=state.seed
             )
-            log.write(f"{header}\n{COLLECTED.format(count=len(items))}\n\n")
+            log.write(_learner_header(self.log_header, header, len(items)))
+            _restart_clock(reporter)
             for index, item in enumerate(items):
                 following = items[index + 1] if index + 1 < len(items) else None
                 item.config.hook.pytest_runtest_protocol(item=item, nextitem=following)
             status = pytest.ExitCode.TESTS_FAILED if session.testsfailed else pytest.ExitCode.OK
-            if reporter is not None:
-                reporter.write_line("")
+            if reporter is not None:  # as pytest ends a session (TerminalReporter's sessionfinish)
+                reporter.write("\n")  # ends the last test's line (write_line would add one)
                 session.config.hook.pytest_terminal_summary(
                     terminalreporter=reporter, exitstatus=status, config=session.config
                 )
-            failed = sum(result.status != "passed" for result in state.results)
-            log.write(
-                "\n"
-                + SUMMARY.format(
-                    passed=len(state.results) - failed,
-                    failed=failed,
-                    seconds=time.monotonic() - start,
-                )
-                + "\n"
-            )
+                reporter.summary_stats()
+            else:
+                failed = sum(result.status != "passed" for result in state.results)
+                passed, seconds = len(state.results) - failed, time.monotonic() - start
+                log.write(f"\n{SUMMARY.format(passed=passed, failed=failed, seconds=seconds)}\n")
         self.console.target = io.StringIO()  # anything printed later: not into a closed log
         collector = ResultCollector()
         collector.take(session.config)

@@ -31,7 +31,8 @@ IN_TURN = {
     "5-amara": "amara",
 }
 TIMING = re.compile(
-    r'(time|timestamp)="[^"]*"|"(duration|started_at)": [^,}]*|started \S+\.$|in [0-9.]+s$',
+    r'(time|timestamp)="[^"]*"|"(duration|started_at)": [^,}]*|started \S+\.$|in [0-9.]+s$'
+    r"|^=+ [^=]* in [0-9.]+s =+$",  # pytest's last line, centred: its width follows the time
     re.MULTILINE,
 )
 
