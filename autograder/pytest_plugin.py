@@ -659,7 +659,9 @@ def _explain(excinfo: Any, item: pytest.Item, state: _RunState) -> tuple[str, st
 def _finish(item: pytest.Item, info: GraderInfo, outcome: _Outcome, state: _RunState) -> None:
     if not outcome.ran:
         return  # skipped or deselected: it did not run, so it carries no points
-    if outcome.output and outcome.report is not None:
+    # What learner code printed during a hidden test can hold the test's inputs: it is in no
+    # report (results.json, summary.md, junit.xml, grader.log), which a learner may all get.
+    if outcome.output and outcome.report is not None and info.visibility == "visible":
         outcome.report.sections.append((LEARNER_OUTPUT, clean(outcome.output)))
     state.results.append(
         TestResult(

@@ -46,7 +46,7 @@ def _case(test: TestResult, component: str) -> TestCase:
         failure = Failure(first_sentence(test.message), type_=test.error_kind or "failed")
         failure.text = clean(test.message)
         case.result = [failure]
-    if test.output:
+    if test.output and test.visibility == "visible":  # a hidden test's may hold its inputs
         case.system_out = clean(test.output)
     return case
 

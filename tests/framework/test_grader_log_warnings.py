@@ -66,3 +66,15 @@ def test_learner_newlines_cannot_forge_lines_of_the_short_summary(tmp_path: Path
     assert len(summary) == 2  # the visible and the hidden scale test
     assert all(line.startswith("FAILED tests/framework/toy_course/") for line in summary)
     assert "in scale: line one FAILED tests/graders/visible/test_fake.py::forged" in summary[0]
+
+
+def test_a_grade_log_shows_no_output_printed_during_a_hidden_test(tmp_path: Path) -> None:
+    """The toy mistake prints in scale(), which a visible and a hidden test call and fail: what
+    it printed during the hidden one could hold the hidden inputs, and grader.log may reach the
+    learner (their CI uploads it)."""
+    log = grade_log(TOY / "submissions" / "mistake", tmp_path, tmp_path / "out", 1)
+    failures = log.split(" FAILURES ", 1)[1].split("short test summary info", 1)[0]
+    parts = re.split(r"^_+ (\S+) _+$", failures, flags=re.MULTILINE)  # [before, name, body, ...]
+    pairs = zip(parts[1::2], parts[2::2], strict=True)
+    printed = {name: "Your code printed" in body for name, body in pairs}
+    assert printed == {"test_scale_values": True, "test_scale_batch": False}

@@ -221,6 +221,10 @@ def test_junit_xml_parses_with_one_suite_per_component(result, tmp_path):
     assert isinstance(failure, Failure)
     assert failure.message == "A | b `c` <script>alert(1)</script> **bold** [link](x)"
     assert "\x1b" not in path.read_text(encoding="utf-8")
+    cases = {case.name: case for case in suites["normalize"]}
+    assert "```" in cases["unit"].system_out  # a visible test's output is kept
+    assert cases["hidden"].system_out is None  # a hidden test's may hold its inputs
+    assert "SECRET" not in path.read_text(encoding="utf-8")
 
 
 def test_junit_statistics_are_counted_once_per_suite(result, monkeypatch):
