@@ -226,12 +226,14 @@ def test_reproduces_class_notebook(attention, learner, reference):
     )
     m.load_state_dict(ref.state_dict())
     what = "SelfAttention(8)(x)"
-    got = [pair_of(m(x), what=what, array_type=torch.Tensor)[0] for x in xs]
-    for i, (g, r) in enumerate(zip(got, ref_out, strict=True)):
-        expect_close(
-            g, r, what=f"SelfAttention(8)(x) for the notebook's sentence {i + 1}", atol=1e-5
-        )
-    cosine = F.cosine_similarity(got[0][0], got[1][0], dim=0).item()
+    got = [pair_of(m(x), what=what, array_type=torch.Tensor) for x in xs]
+    for i, (pair, r, x) in enumerate(zip(got, ref_out, xs, strict=True)):
+        with torch.no_grad():
+            Q, K, V = (to_numpy(getattr(ref, f"W_{p}")(x)) for p in "qkv")
+        outputs, _ = sdpa_mistakes(Q, K, V, d_model=8, got=pair)  # named, as in the other tests
+        what = f"SelfAttention(8)(x) for the notebook's sentence {i + 1}"
+        expect_close(pair[0], r, what=what, atol=1e-5, mistakes=outputs)
+    cosine = F.cosine_similarity(got[0][0][0], got[1][0][0], dim=0).item()
     expect_close(cosine, NOTEBOOK_COSINE, what="the cosine between the two bank outputs", atol=1e-5)
 
 
