@@ -143,6 +143,8 @@ class ClassReport:
     other_failures: int = 0  # how many distinct other messages (failures shows the first ones)
     # component, the learners (ids in gradebook order) with a not-implemented failure in it
     not_implemented: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    # learner, total ("" when not graded), late ("yes", "no" or ""): gradebook.csv's order
+    rows: list[tuple[str, str, str]] = field(default_factory=list)
 
     @property
     def showing(self) -> str:
@@ -254,10 +256,33 @@ def build_report(
         errored=[(r.learner, r.error) for r in records if r.failed],
         tampered=[(r.learner, "; ".join(r.tamper)) for r in records if r.tamper],
         notes=notes,
+        rows=[_learner_row(r) for r in sorted(records, key=lambda r: r.learner)],
     )
 
 
+def _learner_row(record: LearnerRecord) -> tuple[str, str, str]:
+    total = ""
+    if not record.failed and record.total is not None:
+        total = f"{record.total:.2f}"
+        total += f" / {record.max_score:.2f}" if record.max_score is not None else ""
+    late = "" if record.late is None else ("yes" if record.late else "no")
+    return record.learner, total, late
+
+
+def _learner_table(report: ClassReport) -> tuple[list[str], list[list[str]]]:
+    """The Learners section's header and rows; the deadline column only with a deadline."""
+    with_late = any(late for _, _, late in report.rows)
+    header = ["Learner", "Total"] + (["Commits after the deadline"] if with_late else [])
+    rows = [
+        [who, total or NOT_GRADED] + ([late] if with_late else [])
+        for who, total, late in report.rows
+    ]
+    return header, rows
+
+
 NO_MESSAGE = "The test failed without a message."
+LEARNERS_LINE = "Each learner's total, as in gradebook.csv (which also has each component's score)."
+NOT_GRADED = "not graded"
 # A shape such as (2, 3, 4) or (5,), then any other number (not one inside a name: W_1, t101).
 _SHAPE = re.compile(r"\(\s*-?\d+\s*(?:,\s*-?\d+\s*)*,?\s*\)")
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?!\w)")
@@ -492,6 +517,14 @@ def render_markdown(report: ClassReport) -> str:
     out += [f"- `{_code(who)}`: {_text(error)}" for who, error in report.errored] or [NONE]
     out += ["", "## Tamper flags (changed visible tests; graded with pristine tests)", ""]
     out += [f"- `{_code(who)}`: {_text(files)}" for who, files in report.tampered] or [NONE]
+    out += ["", "## Learners", ""]
+    header, rows = _learner_table(report)
+    if rows:
+        out += [LEARNERS_LINE, ""]
+        out += ["| " + " | ".join(header) + " |", "|---|---:|" + "---|" * (len(header) - 2)]
+        out += ["| " + " | ".join([f"`{_code(row[0])}`", *row[1:]]) + " |" for row in rows]
+    else:
+        out.append(NONE)
     # Last: one row per test, the longest section (116 rows for this course).
     out += ["", "## Pass rate per test (most failed first)", ""]
     if report.tests:
@@ -564,6 +597,11 @@ def render_html(report: ClassReport) -> str:
     parts.append(_table(["Learner", "Error"], [[w, clean(e)] for w, e in report.errored]))
     parts += ["<h2>Tamper flags</h2>"]
     parts.append(_table(["Learner", "Files"], [[w, f] for w, f in report.tampered]))
+    parts += ["<h2>Learners</h2>"]
+    header, rows = _learner_table(report)
+    if rows:
+        parts.append(f"<p>{html.escape(LEARNERS_LINE)}</p>")
+    parts.append(_table(header, [[clean(row[0]), *row[1:]] for row in rows]))
     parts += ["<h2>Pass rate per test (most failed first)</h2>"]
     parts.append(_table(["Test", "Passed"], [[clean(n), f"{p} / {r}"] for n, p, r in report.tests]))
     parts.append("</body></html>")
