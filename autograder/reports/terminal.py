@@ -29,6 +29,12 @@ class Ungraded:
     reason: str
 
 
+VISIBLE_ONLY = (
+    "Visible tests only: the hidden tests were not run, so the grading your instructor runs "
+    "(with them) can differ."
+)
+
+
 def submission_table(result: GradeResult) -> Table:
     """Component, score / max, tests passed; the total as the footer. Each component's first
     problem is printed under the table (print_submission), where it can use the full width."""
@@ -128,6 +134,8 @@ def print_submission(result: GradeResult, console: Console) -> None:
     """The table, each component's first problem under it, then a blank line (whether or not
     there were problems: the next submission's table or the last line stands apart)."""
     console.print(submission_table(result))
+    if not result.hidden_included:
+        console.print(VISIBLE_ONLY)
     problems = first_problems(result)
     if problems:
         console.print("First problem per component:")

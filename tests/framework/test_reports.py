@@ -414,8 +414,20 @@ def test_two_submission_tables_are_apart_when_the_first_has_no_problem():
         terminal.print_submission(graded, console)
     lines = console.export_text().splitlines()
     second = next(i for i, line in enumerate(lines) if "sam" in line)
-    assert lines[second - 1] == "" and lines[second - 2].startswith("└")
+    table_end = max(i for i, line in enumerate(lines[:second]) if line.startswith("└"))
+    assert lines[second - 1] == ""
+    shown = " ".join(line.strip() for line in lines[table_end + 1 : second - 1])
+    assert shown == terminal.VISIBLE_ONLY  # no hidden tests ran
     assert lines[-1] == ""
+
+
+def test_the_table_says_nothing_of_hidden_tests_when_they_ran():
+    config = load_course(TOY / "course.toml")
+    full = [TestResult("c", "t::c", "scale", status="passed")]
+    console = Console(record=True, width=200, color_system=None)
+    graded = build_grade_result(config, full, submission="kim", seed=0, hidden_included=True)
+    terminal.print_submission(graded, console)
+    assert "hidden" not in console.export_text()
 
 
 def test_summary_lists_the_tests_of_a_shared_message_one_a_line_whatever_their_names():
