@@ -53,10 +53,12 @@ def grade_submission(
     seed: int,
     components: Sequence[str] = (),
     manifest: Path | None = None,
+    plugins: Sequence[object] = (),
 ) -> GradeResult | Ungraded:
     """Grade one submission into out_dir under the name `name` (its repository's folder name);
     an Ungraded, with its sentence, when it cannot run. ``components``: run only their tests
-    (the others score zero with "no tests ran"); empty: all."""
+    (the others score zero with "no tests ran"); empty: all. ``plugins``: more pytest plugins
+    for the run (the terminal's progress line)."""
     clear_reports(out_dir)
     package_dir = grader_package(config, submission, name)
     if isinstance(package_dir, Ungraded):
@@ -81,7 +83,7 @@ def grade_submission(
     start = time.monotonic()
     with log.open("w", encoding="utf-8") as stream, pytest_console(stream):
         with own_grader_packages(folders, config.root):
-            code = pytest.main(args, plugins=[collector, interrupted])
+            code = pytest.main(args, plugins=[collector, interrupted, *plugins])
     if interrupted.hit:  # Ctrl-C: pytest swallowed it; the command reports an interruption
         raise KeyboardInterrupt
     if code == pytest.ExitCode.NO_TESTS_COLLECTED:

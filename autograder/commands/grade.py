@@ -18,6 +18,7 @@ from __future__ import annotations
 import gc
 import sys
 from collections.abc import Sequence
+from contextlib import nullcontext
 from pathlib import Path
 
 from autograder.commands.bytecode import bytecode_cache
@@ -113,18 +114,21 @@ def main(
                 folder = out or DEFAULT_OUT / root.name
             else:
                 folder = (out or DEFAULT_OUT) / root.name
+            status = terminal.grading_status(root.name) if console else nullcontext()
             try:
-                outcome = grade_submission(
-                    config,
-                    Path(given),
-                    folder,
-                    name=root.name,
-                    visible_only=visible_only,
-                    test_timeout=test_timeout,
-                    seed=seed,
-                    components=components,
-                    manifest=manifest,
-                )
+                with status as ticker:
+                    outcome = grade_submission(
+                        config,
+                        Path(given),
+                        folder,
+                        name=root.name,
+                        visible_only=visible_only,
+                        test_timeout=test_timeout,
+                        seed=seed,
+                        components=components,
+                        manifest=manifest,
+                        plugins=[ticker] if ticker is not None else [],
+                    )
             except KeyboardInterrupt:
                 print(INTERRUPTED.format(name=root.name, out=folder), file=sys.stderr)
                 return _EXIT_INTERRUPTED

@@ -7,8 +7,12 @@ message prints as typed. rich is imported when a table is built, not with this m
 
 from __future__ import annotations
 
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from autograder.reports.sanitize import clean, first_sentence
 from autograder.results import GradeResult, points
@@ -146,3 +150,45 @@ def print_submission(result: GradeResult, console: Console) -> None:
 
 def print_class(results: list[GradeResult | Ungraded], console: Console) -> None:
     console.print(class_table(results))
+
+
+GRADING = "Grading {name}: test {done} of {total}"
+
+
+class GradingTicker:
+    """pytest plugin: moves a status line to the test being run ("test 37 of 116"), so that
+    a learner whose code runs out of time sees the grading wait, not a frozen terminal."""
+
+    def __init__(self, status: Any, name: str) -> None:
+        self.status = status
+        self.name = name
+        self.total = 0
+        self.done = 0
+
+    def pytest_collection_finish(self, session: Any) -> None:
+        self.total = len(session.items)
+
+    def pytest_runtest_logstart(self, nodeid: str, location: Any) -> None:
+        self.done += 1
+        self.status.update(GRADING.format(name=self.name, done=self.done, total=self.total))
+
+
+@contextmanager
+def grading_status(name: str) -> Iterator[GradingTicker | None]:
+    """While one submission is graded: a spinner and GRADING on the terminal's stderr, moved
+    by the GradingTicker yielded (None, and nothing shown, when stderr is not a terminal).
+    It writes to a duplicate of stderr's descriptor: grading redirects sys.stderr into
+    grader.log, and pytest's capture points descriptor 2 at a file of its own."""
+    from rich.console import Console
+
+    try:
+        if not sys.stderr.isatty():
+            raise OSError
+        terminal = os.fdopen(os.dup(sys.stderr.fileno()), "w", encoding="utf-8")
+    except (OSError, ValueError, AttributeError):  # no terminal, or a stderr without a descriptor
+        yield None
+        return
+    with terminal:
+        console = Console(file=terminal, highlight=False)
+        with console.status(f"Grading {clean(name, 100)}", spinner="line") as status:
+            yield GradingTicker(status, clean(name, 100))

@@ -457,3 +457,26 @@ def test_a_left_out_name_cannot_write_markdown_into_the_summary(result):
     assert "Left out of your commit" in text
     assert not [line for line in text.splitlines() if line.startswith("# Injected")]
     assert "<b>bold" not in text and "[click](javascript" not in text  # escaped, not rendered
+
+
+def test_the_grading_status_moves_with_each_test_and_stays_off_a_file():
+    """A learner whose code runs out of time saw a silent terminal for 20 s (H40); a status
+    line now says which test runs. Without a terminal (a file, CI) nothing is shown."""
+
+    class Status:
+        def __init__(self):
+            self.shown = []
+
+        def update(self, text):
+            self.shown.append(text)
+
+    class Session:
+        items = [object()] * 3
+
+    ticker = terminal.GradingTicker(Status(), "kim")
+    ticker.pytest_collection_finish(Session())
+    ticker.pytest_runtest_logstart("t::a", None)
+    ticker.pytest_runtest_logstart("t::b", None)
+    assert ticker.status.shown == ["Grading kim: test 1 of 3", "Grading kim: test 2 of 3"]
+    with terminal.grading_status("kim") as nothing:  # pytest captures stderr: not a terminal
+        assert nothing is None
