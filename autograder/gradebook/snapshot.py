@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from autograder.gradebook.git_network import cause
+
 GIT_TIMEOUT = 120.0  # seconds for one git command on a learner repository
 MAX_EXPORT_BYTES = 1024 * 2**20  # files of the graded commit: a learner's code, not data
 MAX_EXPORT_FILES = 50_000  # files and folders of the graded commit (200,000 took 36 s)
@@ -187,7 +189,7 @@ def export(
             raise SnapshotError(EXPORT_TOO_SLOW.format(seconds=GIT_TIMEOUT, path=path))
         if status != 0:
             errors.seek(0)
-            raise SnapshotError(GIT_FAILED.format(path=path, detail=_detail(errors.read())))
+            raise SnapshotError(GIT_FAILED.format(path=path, detail=_detail(errors.read(), status)))
         if broken is not None:
             raise SnapshotError(GIT_FAILED.format(path=path, detail=f"{broken}."))
     return target
@@ -268,7 +270,9 @@ def local_git(path: Path, *args: str, check: bool = True, git_dir: bool = False)
     if done.returncode != 0:
         if not check:
             return ""
-        raise SnapshotError(GIT_FAILED.format(path=path, detail=_detail(done.stderr)))
+        raise SnapshotError(
+            GIT_FAILED.format(path=path, detail=_detail(done.stderr, done.returncode))
+        )
     return done.stdout.strip()
 
 
@@ -287,10 +291,10 @@ def local_git_env() -> dict[str, str]:
     return env
 
 
-def _detail(stderr: bytes | str) -> str:
+def _detail(stderr: bytes | str, status: int | None) -> str:
+    """Why git failed, as a sentence: the line of its messages that says so (git_network)."""
     text = stderr.decode("utf-8", "replace") if isinstance(stderr, bytes) else stderr
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return (lines[-1] if lines else "no message").rstrip(".") + "."
+    return cause(text, status) + "."
 
 
 def _iso(moment: datetime) -> str:
