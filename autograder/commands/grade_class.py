@@ -51,6 +51,7 @@ from autograder.gradebook import fetch, lock, report, roster, snapshot, store
 from autograder.gradebook.job import (
     JobSettings,
     failed_record,
+    instant_settings,
     remove_folder,
     run_settings,
     settings_key,
@@ -161,7 +162,8 @@ def main(
             shard=f"{selection[0]}/{selection[1]}" if selection else "",
         )
         run = (out, settings.shard, run_settings(settings))
-        store.write_run(*run, roster=roster_id, complete=False, learners=ids)  # True at the end
+        same_as = instant_settings(settings)
+        store.write_run(*run, roster=roster_id, complete=False, learners=ids, same_as=same_as)
         if force:  # until a run grades everyone, a rerun without --force goes on from here
             store.mark_forced(out, datetime.now(UTC).isoformat(timespec="seconds"))
         forced = store.forced_since(out)
@@ -194,7 +196,7 @@ def main(
                 meanwhile=report.figure_library,
             )  # fmt: skip
             store.clear_forced(out)  # everyone is graded since the --force run began
-            store.write_run(*run, roster=roster_id, complete=True, learners=ids)
+            store.write_run(*run, roster=roster_id, complete=True, learners=ids, same_as=same_as)
         except KeyboardInterrupt:
             return _interrupted(out, learners, settings, forced, config)
         except (fetch.FetchError, FileExistsError) as error:  # FileExistsError: store.FOREIGN,

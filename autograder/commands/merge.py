@@ -8,7 +8,8 @@ another command writing DIR nor copies a shard that a grade-class is still writi
 
 Refused (one sentence on stderr, nothing written): a learner found in two shards (shards of one
 roster never overlap, so it means the wrong folders were given); shards graded with different
-settings (--deadline, --timeout, --seed, --manifest: job.run_settings), from different
+settings (--deadline, --timeout, --seed, --manifest: job.run_settings; one deadline written in
+other words is the same, job.instant_settings), from different
 `--shard I/N` splits or different rosters (run.json's roster digest); a whole-class run mixed
 with anything else; learners of the report's reserved names. Shards of the run that are not
 all given, or whose run did not finish (run.json's `complete`), are said on stderr and in the
@@ -100,6 +101,7 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
             return _error(str(busy))
         found: dict[str, Path] = {}
         digests: dict[Path, str] = {}  # shard -> its settings digest ("" when not recorded)
+        instants: dict[Path, str] = {}  # shard -> the same with the deadline as an instant
         given: list[str] = []  # the shards' own --shard i/n, when every one says it
         runs: dict[Path, dict] = {}  # shard -> its run.json, when it has one
         twice = ""
@@ -121,8 +123,11 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
                 found[record.learner] = shard
             recorded = {r.settings for r in records if r.settings}
             digests[shard] = run["settings"] if run else (recorded.pop() if recorded else "")
+            instants[shard] = run["same_as"] if run else ""
             given.append(run["shard"] if run else "")
-        refusal = _settings_refusal(digests) or _run_refusal(runs) or _whole_runs(runs) or twice
+        refusal = (
+            _settings_refusal(digests, instants) or _run_refusal(runs) or _whole_runs(runs) or twice
+        )
         reserved = sorted(learner for learner in found if learner.lower() in RESERVED_IDS)
         if reserved:  # learners of versions that allowed these ids: their folder is a file now
             refusal = refusal or RESERVED.format(learner=reserved[0], shard=found[reserved[0]])
@@ -139,11 +144,11 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
         if store.read_records(out):
             if earlier is None or not earlier["merged"]:
                 return _error(NOT_A_MERGE.format(out=out))
-            digests[out] = earlier["settings"]
+            digests[out], instants[out] = earlier["settings"], earlier["same_as"]
             given = sorted(set(given) | set(earlier["merged"])) if all(given) else []
             runs[out] = earlier
         refusal = (
-            _settings_refusal(digests)
+            _settings_refusal(digests, instants)
             or _run_refusal(runs)
             or _whole_runs(runs)
             or store.foreign(out, list(found))
@@ -165,6 +170,7 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
         if unfinished:
             print(INCOMPLETE.format(shards=", ".join(sorted(unfinished))), file=sys.stderr)
         settings = next(iter(digests.values()), "")
+        same_as = next(iter(instants.values()), "")
         roster = next((run["roster"] for run in runs.values() if run["roster"]), "")
         try:
             status = _merge(
@@ -172,7 +178,14 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
                 found,
                 out,
                 quiet,
-                run=(settings, merged, roster, sorted(unfinished), not (missing or unfinished)),
+                run=(
+                    settings,
+                    merged,
+                    roster,
+                    sorted(unfinished),
+                    not (missing or unfinished),
+                    same_as,
+                ),
             )
         except FileExistsError as error:  # something put in out meanwhile: store.FOREIGN
             return _error(str(error))
@@ -211,8 +224,10 @@ def _whole_runs(runs: dict[Path, dict]) -> str:
     return WHOLE_RUN.format(path=whole[0]) if whole and len(runs) > 1 else ""
 
 
-def _settings_refusal(digests: dict[Path, str]) -> str:
-    """Why shards graded with different settings must not be merged ("" when they may be)."""
+def _settings_refusal(digests: dict[Path, str], instants: dict[Path, str]) -> str:
+    """Why shards graded with different settings must not be merged ("" when they may be).
+    ``instants``: their digests with the deadline as an instant (job.instant_settings; "" from
+    versions before it): shards that differ only in how the deadline was written may be."""
     known = {shard: digest for shard, digest in digests.items() if digest}
     unknown = [shard for shard, digest in digests.items() if not digest]
     if known and unknown:
@@ -221,6 +236,9 @@ def _settings_refusal(digests: dict[Path, str]) -> str:
     for shard, digest in known.items():
         firsts.setdefault(digest, shard)
     if len(firsts) > 1:
+        same = {instants.get(shard, "") for shard in known}
+        if len(same) == 1 and "" not in same:
+            return ""  # one deadline, written in other words
         first, second = list(firsts.values())[:2]
         return MIXED.format(first=first, second=second)
     return ""
@@ -231,12 +249,13 @@ def _merge(
     found: dict[str, Path],
     out: Path,
     quiet: bool,
-    run: tuple[str, list[str], str, list[str], bool],
+    run: tuple[str, list[str], str, list[str], bool, str],
 ) -> int:
     """Copy each learner's folder from their shard into out, then the gradebook and report
     (``run``: the shards' settings digest, the shards merged, the roster digest, the shards
-    that did not finish and whether the class is complete, for DIR/run.json)."""
-    settings, merged, roster, unfinished, complete = run
+    that did not finish, whether the class is complete and the settings digest with the
+    deadline as an instant, for DIR/run.json)."""
+    settings, merged, roster, unfinished, complete, same_as = run
     store.clear_partial(out)
     store.write_run(
         out,
@@ -246,6 +265,7 @@ def _merge(
         roster=roster,
         incomplete=unfinished,
         complete=complete,
+        same_as=same_as,
     )
     for learner, shard in sorted(found.items()):
         staged = store.staging_dir(out, learner)

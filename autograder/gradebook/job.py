@@ -76,6 +76,16 @@ def run_settings(settings: JobSettings) -> str:
     return _digest(_shared(settings))
 
 
+def instant_settings(settings: JobSettings) -> str:
+    """run_settings with the deadline as the instant it names, in UTC: the shards of one run
+    whose deadline was written in other words (+05:30 and Z) share it, so merge.py merges
+    them (their run_settings differ, and stay as they were for the outputs already written)."""
+    parts = _shared(settings)
+    if settings.deadline:
+        parts[0] = snapshot.parse_deadline(settings.deadline).astimezone(UTC).isoformat()
+    return _digest(parts)
+
+
 def _shared(settings: JobSettings) -> list[str]:
     """What grading every learner of a run depends on (a key's parts must stay the same from
     one version to the next: a record whose key no longer matches is graded again)."""

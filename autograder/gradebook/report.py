@@ -195,7 +195,7 @@ def build_report(
         notes.insert(0, UNFINISHED_SHARDS.format(shards=", ".join(run["incomplete"])))
     if run and run["shard"]:
         notes.insert(0, SHARD_NOTE.format(shard=run["shard"]))
-    deadlines = sorted({r.deadline for r in records if r.deadline})
+    deadlines = _deadlines(records)
     if deadlines:
         later = sum(1 for r in graded if r.late)
         notes.insert(0, DEADLINE_NOTE.format(deadline=" and ".join(deadlines), later=later))
@@ -258,6 +258,20 @@ def build_report(
         notes=notes,
         rows=[_learner_row(r) for r in sorted(records, key=lambda r: r.learner)],
     )
+
+
+def _deadlines(records: list[LearnerRecord]) -> list[str]:
+    """The records' deadlines, each instant once (merged shards may write one otherwise)."""
+    from autograder.gradebook.snapshot import parse_deadline
+
+    shown: dict[object, str] = {}
+    for deadline in sorted({r.deadline for r in records if r.deadline}):
+        try:
+            moment: object = parse_deadline(deadline)
+        except ValueError:
+            moment = deadline  # not a deadline grade-class wrote: shown as it is
+        shown.setdefault(moment, deadline)
+    return list(shown.values())
 
 
 def _learner_row(record: LearnerRecord) -> tuple[str, str, str]:

@@ -193,6 +193,7 @@ def write_run(
     complete: bool = True,
     incomplete: list[str] | None = None,
     learners: list[str] | None = None,
+    same_as: str = "",
 ) -> None:
     """DIR/run.json: which shard of the roster DIR holds ("i/n", "" for all), the run's
     settings digest (job.run_settings), ``roster`` a digest of the whole roster's learner ids
@@ -200,7 +201,8 @@ def write_run(
     from its start until it has), ``learners`` the ids it grades (merge takes no other
     learner's folder from DIR: one an earlier run of another roster left); for a merge's
     output, the shards it merged and those of them that were not complete (their "i/n", or
-    the folder of one that is no shard). What merge.py compares, also for a shard that holds
+    the folder of one that is no shard); ``same_as`` the settings digest with the deadline as
+    an instant (job.instant_settings). What merge.py compares, also for a shard that holds
     no learner."""
     run = {
         "shard": shard,
@@ -210,6 +212,7 @@ def write_run(
         "merged": merged or [],
         "incomplete": incomplete or [],
         "learners": learners or [],
+        "same_as": same_as,
     }
     atomic_write_text(Path(out) / RUN_FILE, json.dumps(run) + "\n")
     (Path(out) / OLD_RUN_FILE).unlink(missing_ok=True)
@@ -241,6 +244,7 @@ def read_run(out: Path) -> dict | None:
         "merged": _shards(run.get("merged", [])),
         "incomplete": _strings(run.get("incomplete", [])),
         "learners": _strings(run.get("learners", [])),
+        "same_as": str(run.get("same_as", "")),
     }
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from autograder.commands import merge
 from autograder.gradebook import lock, report, store
+from autograder.gradebook.job import JobSettings, instant_settings, run_settings
 
 from .conftest import TOY_COURSE
 
@@ -279,3 +280,29 @@ def test_a_learner_of_a_reserved_name_from_an_older_shard_is_refused(
     assert merge.main(shards=[old], out=out, course=TOY_COURSE, quiet=True) == 2
     said = merge.RESERVED.format(learner="run.json", shard=old)
     assert said in " ".join(capsys.readouterr().err.split())
+
+
+def test_shards_of_one_deadline_written_in_other_words_are_merged(tmp_path: Path) -> None:
+    """Shard 1 graded with --deadline ...T23:59:00+05:30, shard 2 with ...T18:29:00Z: their
+    settings digests differ (the spelling is kept, so outputs already written keep theirs),
+    their digests with the deadline as an instant do not (job.instant_settings)."""
+    base = dict(
+        course=TOY_COURSE, out=tmp_path, test_timeout=None, seed=0, run_id="r", parent_pid=1
+    )
+    india = JobSettings(deadline="2026-08-15T23:59:00+05:30", **base)
+    utc = JobSettings(deadline="2026-08-15T18:29:00Z", **base)
+    later = JobSettings(deadline="2026-08-15T18:30:00Z", **base)
+    assert run_settings(india) != run_settings(utc)
+    assert instant_settings(india) == instant_settings(utc) != instant_settings(later)
+    first = _shard(tmp_path, "s1", "ada", settings=run_settings(india), shard="1/2")
+    second = _shard(tmp_path, "s2", "bo", settings=run_settings(utc), shard="2/2")
+    store.write_run(first, "1/2", run_settings(india), same_as=instant_settings(india))
+    store.write_run(second, "2/2", run_settings(utc), same_as=instant_settings(utc))
+    out = tmp_path / "merged"
+    assert merge.main(shards=[first, second], out=out, course=TOY_COURSE, quiet=True) == 1
+    assert [r.learner for r in store.read_records(out)] == ["ada", "bo"]  # error rows: status 1
+    assert store.read_run(out)["same_as"] == instant_settings(utc)
+    third = _shard(tmp_path, "s3", "cy", settings=run_settings(later), shard="2/2")
+    store.write_run(third, "2/2", run_settings(later), same_as=instant_settings(later))
+    again = tmp_path / "again"
+    assert merge.main(shards=[first, third], out=again, course=TOY_COURSE, quiet=True) == 2

@@ -35,3 +35,13 @@ def test_the_deadline_column_shows_only_with_a_deadline(tmp_path):
     assert (
         "| `sam` | 9.00 / 15.00 | yes |" in markdown and "| `kim` | 15.00 / 15.00 |  |" in markdown
     )
+
+
+def test_one_deadline_written_in_two_ways_is_named_once(tmp_path):
+    """Shards merged from --deadline ...T23:59:00+05:30 and ...T18:29:00Z (merge accepts them)."""
+    records = [
+        LearnerRecord("kim", total=1.0, max_score=15.0, deadline="2026-08-15T23:59:00+05:30"),
+        LearnerRecord("sam", total=1.0, max_score=15.0, deadline="2026-08-15T18:29:00Z"),
+    ]
+    notes = build_report(tmp_path, records, PARTS, "Course").notes
+    assert notes[0].startswith("Graded at the deadline 2026-08-15T18:29:00Z: each learner's")
