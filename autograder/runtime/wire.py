@@ -119,10 +119,10 @@ class _Encoder:
         alone is too large (its shape is what a learner can act on)."""
         self.budget -= nbytes
         if self.budget < 0:
-            limit = f"the {self.max_bytes / 2**20:g} MiB that may cross at once"
+            limit = f"the {self.max_bytes / 2**20:g} MiB allowed for one value"
             if what and nbytes > self.max_bytes:
                 raise WireError(f"{what} ({nbytes / 2**20:.0f} MiB) is larger than {limit}")
-            raise WireError(f"the value is larger than {limit}")
+            raise WireError(f"the value, all its parts together, is larger than {limit}")
 
     def encode(self, value: Any, depth: int) -> Any:
         if depth > self.max_depth:

@@ -177,17 +177,18 @@ def test_an_array_too_large_to_cross_is_named_by_its_shape_before_it_is_copied()
     with pytest.raises(wire.WireError) as caught:
         wire.encode(np.broadcast_to(np.float64(0), (2**30,)), max_bytes=16 * mib)
     assert str(caught.value) == (
-        "an array of shape (1073741824,) (8192 MiB) is larger than the 16 MiB that may cross "
-        "at once"
+        "an array of shape (1073741824,) (8192 MiB) is larger than the 16 MiB allowed for one value"
     )
     with pytest.raises(wire.WireError) as caught:
         wire.encode(torch.zeros(1).expand(3, 2**20), max_bytes=8 * mib)
     assert str(caught.value) == (
-        "a tensor of shape (3, 1048576) (12 MiB) is larger than the 8 MiB that may cross at once"
+        "a tensor of shape (3, 1048576) (12 MiB) is larger than the 8 MiB allowed for one value"
     )
     with pytest.raises(wire.WireError) as caught:  # many small ones: no one array to blame
         wire.encode([np.zeros(2**16)] * 20, max_bytes=8 * mib)
-    assert str(caught.value) == "the value is larger than the 8 MiB that may cross at once"
+    assert str(caught.value) == (
+        "the value, all its parts together, is larger than the 8 MiB allowed for one value"
+    )
 
 
 class Exploit:
