@@ -413,6 +413,7 @@ class LearnerSession:
         request["seq"] = seq = self._seq
         started = time.monotonic()
         progress = _Progress()
+        too_large = False
         while True:
             try:
                 if progress.part == 0:
@@ -425,7 +426,10 @@ class LearnerSession:
             try:
                 frame = worker.conn.recv_bytes(3 * self.limits.max_wire_bytes + 2**20)
                 self.answer_bytes += len(frame)
-            except (EOFError, OSError):
+            except (EOFError, OSError) as error:
+                # multiprocessing's refusal of a longer frame (the worker's own check let a
+                # value through that is larger than it counted): not the worker's death
+                too_large = str(error) == "bad message length"
                 frame = None
                 break
             if part_labels is None or not progress.read(frame, part_labels):
@@ -441,6 +445,9 @@ class LearnerSession:
             if phase == "test" and self._test is not None:
                 self._test.timed_out = True
             raise self._timeout_error(label)
+        if too_large:
+            self._stop_worker()
+            raise failures.too_large(label, self.limits.max_wire_bytes)
         if frame is None:
             status = worker.wait_exit()
             self._stop_worker()

@@ -59,6 +59,15 @@ def crash(label: str, status: int | None, memory_mb: int) -> LearnerError:
     return LearnerError(kind="crash", feedback=feedback)
 
 
+def too_large(label: str, max_bytes: int) -> LearnerError:
+    """The worker's answer for ``label`` was longer than the harness reads (a value that its
+    own check let through, e.g. a value of many small parts)."""
+    reason = messages.ANSWER_TOO_LONG.format(mb=f"{max_bytes / 2**20:g}")
+    return LearnerError(
+        kind="bad_return", feedback=messages.BAD_RETURN.format(call=label, reason=reason)
+    )
+
+
 def garbled(label: str) -> LearnerError:
     """The worker answered with a frame that cannot be read (learner code wrote to the channel)."""
     return LearnerError(kind="crash", feedback=messages.GARBLED.format(call=label))

@@ -38,6 +38,7 @@ MEMORY = (
     "is much larger than the inputs need."
 )
 BAD_RETURN = "{call} returned a value the grader cannot read: {reason}."
+ANSWER_TOO_LONG = "it is far larger than the {mb} MiB allowed for one value"
 NOT_CONNECTED = (
     "{call} returned a tensor that does not depend on the module's parameters, so no gradient "
     "can flow back: keep the computation in torch (no .detach(), .item() or numpy) from the "

@@ -121,18 +121,26 @@ class _Encoder:
         if self.budget < 0:
             limit = f"the {self.max_bytes / 2**20:g} MiB allowed for one value"
             if what and nbytes > self.max_bytes:
-                raise WireError(f"{what} ({nbytes / 2**20:.0f} MiB) is larger than {limit}")
+                size = math.ceil(nbytes / 2**20 * 10) / 10  # up: never "16 MiB" over 16 MiB
+                raise WireError(f"{what} ({size:g} MiB) is larger than {limit}")
             raise WireError(f"the value, all its parts together, is larger than {limit}")
 
     def encode(self, value: Any, depth: int) -> Any:
         if depth > self.max_depth:
             raise WireError(f"the value is nested more than {self.max_depth} levels deep")
         kind = type(value)
-        if kind in (str, bytes):
-            self.spend(len(value))
+        if kind is int or kind is str or kind is bytes:
+            if kind is int:
+                cost = NODE + value.bit_length() // 8
+            else:
+                cost = len(value) if kind is bytes or value.isascii() else 4 * len(value)
+                cost = cost if cost > NODE else NODE
+            if cost > self.budget:  # named only when it alone is too large
+                self.spend(cost, _scalar_text(value) if cost > self.max_bytes else "")
+            self.budget -= cost
             return value
         if kind in _SCALARS:
-            self.spend(16)
+            self.spend(NODE)
             return value
         if kind is complex:
             self.spend(24)
@@ -147,10 +155,10 @@ class _Encoder:
         if isinstance(value, torch.dtype):
             return ("dtype", _torch_dtype_name(value))
         if isinstance(value, list):
-            self.spend(8)
+            self.spend(NODE)
             return [self.encode(item, depth + 1) for item in value]
         if isinstance(value, tuple):
-            self.spend(8)
+            self.spend(NODE)
             return ("tuple", [self.encode(item, depth + 1) for item in value])
         if isinstance(value, dict):
             return self.mapping(value, depth)
@@ -161,18 +169,22 @@ class _Encoder:
         return ref
 
     def mapping(self, value: dict, depth: int) -> dict:
+        self.spend(NODE)
         out = {}
         for key, item in value.items():
             if type(key) not in (str, int):
                 raise WireError(
                     f"a dict key must be a str or an int, got {_type_name(key)} {key!r:.60}"
                 )
-            self.spend(16)
+            cost = _cost(key)
+            self.spend(cost, f"a dict key: {_scalar_text(key)}" if cost > self.max_bytes else "")
             out[key] = self.encode(item, depth + 1)
         return out
 
     def array_bytes(self, array: np.ndarray) -> bytes:
-        self.spend(array.nbytes, f"an array of shape {tuple(array.shape)}")
+        # numpy's own descriptors: a subclass may redefine nbytes or shape
+        shape = tuple(np.ndarray.shape.__get__(array))
+        self.spend(np.ndarray.nbytes.__get__(array), f"an array of shape {shape}")
         native = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("="))
         return native.tobytes()
 
@@ -195,10 +207,37 @@ class _Encoder:
                 self.spend(plain.numel() * plain.element_size(), _tensor_text(tensor))
                 data = plain.numpy().tobytes()
                 return ("pt", name, tuple(tensor.shape), data, bool(tensor.requires_grad))
-        self.spend(tensor.numel() * tensor.element_size(), _tensor_text(tensor))
+        claimed = tensor.numel() * tensor.element_size()  # before the copy (an expanded view)
+        self.spend(claimed, _tensor_text(tensor))
         flat = tensor.detach().to("cpu").resolve_conj().resolve_neg().contiguous().reshape(-1)
         data = flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""
+        self.budget += claimed  # what a subclass claimed, replaced by what it gave
+        self.spend(len(data), _tensor_text(tensor))
         return ("pt", name, tuple(tensor.shape), data, bool(tensor.requires_grad))
+
+
+#: What every part of a value costs at least, in bytes of the budget: what loading and decoding
+#: it costs the harness is more than its bytes (an empty dict is about 64 bytes, twice).
+NODE = 16
+
+
+def _cost(value: str | bytes | int) -> int:
+    """A string's, bytes' or int's charge: at least NODE, and no less than its pickled size
+    (a non-ASCII character takes up to 4 bytes of UTF-8)."""
+    if type(value) is int:
+        return NODE + value.bit_length() // 8
+    size = len(value)
+    if type(value) is str and not value.isascii():
+        size *= 4
+    return max(NODE, size)
+
+
+def _scalar_text(value: str | bytes | int) -> str:
+    """What a learner reads of a string, bytes or int too large to cross (its size only)."""
+    if type(value) is int:
+        return f"an int of {value.bit_length()} bits"
+    kind = "a string" if type(value) is str else "a bytes value"
+    return f"{kind} of {len(value)} {'characters' if type(value) is str else 'bytes'}"
 
 
 def _tensor_text(tensor: torch.Tensor) -> str:

@@ -5,6 +5,7 @@ import textwrap
 import pytest
 
 from autograder import pytest_plugin as plugin
+from autograder.runtime import LearnerError, LearnerSession, Limits, messages
 from tests.framework.test_plugin import make_course, run
 
 #: float64 entries of one output: just over the bytes after which the harness frees memory
@@ -85,3 +86,26 @@ import pytest
 def test_big(learner):
     learner.module("alpha").big()
 """
+
+
+def test_an_answer_longer_than_the_harness_reads_is_a_sentence_not_a_crash(tmp_path):
+    """When the worker lets through a value whose frame is longer than the harness reads (three
+    budgets), the learner was told their process was killed, after a 5 s wait for its exit
+    (H41). The worker here was started with the default budget, then the harness's is cut."""
+    package = tmp_path / "bigpkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "alpha.py").write_text(
+        "import numpy as np\n\ndef big():\n    return np.zeros(2**19)\n", encoding="utf-8"
+    )
+    session = LearnerSession(package, package="bigpkg", limits=Limits())
+    try:
+        assert session.module("alpha").big().shape == (2**19,)  # 4 MiB: within the default
+        session.limits = Limits(max_wire_bytes=2**18)  # the harness now reads 1.75 MiB at most
+        with pytest.raises(LearnerError) as caught:
+            session.module("alpha").big()
+    finally:
+        session.close()
+    assert caught.value.kind == "bad_return"
+    reason = messages.ANSWER_TOO_LONG.format(mb="0.25")
+    assert caught.value.feedback == messages.BAD_RETURN.format(call="big(...)", reason=reason)

@@ -250,3 +250,43 @@ def test_truncated_frames_and_malformed_tags_are_refused():
     for tree in bad_trees:
         with pytest.raises(wire.WireError):
             wire.decode(tree)
+
+
+class _LyingArray(np.ndarray):
+    @property
+    def nbytes(self):  # type: ignore[override]
+        return 0
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "\U0001f600" * 2**20,  # 1 Mi characters, 4 MiB of UTF-8
+        {"a" * 3 * 2**20: 1},  # a dict key
+        1 << (8 * 3 * 2**20),  # a 3 MiB int
+        [{}] * 200_000,  # many empty parts: each costs the harness more than its bytes
+        [""] * 200_000,
+        np.zeros(2**19).view(_LyingArray),  # a subclass that says it is empty
+    ],
+    ids=["non_ascii", "dict_key", "huge_int", "empty_dicts", "empty_strings", "lying_array"],
+)
+def test_every_part_of_a_value_is_charged_at_least_what_it_costs(value):
+    """H41: values the budget undercounted reached the harness as frames over its limit, which it
+    took for the worker's death (a 5 s wait, 'killed by SIGKILL' for the learner), or as
+    millions of empty parts costing it a gigabyte. Each is now refused in the worker."""
+    with pytest.raises(wire.WireError, match="allowed for one value"):
+        wire.encode(value, max_bytes=2 * 2**20)
+
+
+def test_a_value_within_the_budget_makes_a_frame_within_it():
+    """The harness reads frames up to three budgets (client.py): what the budget lets through
+    must stay well under that."""
+    budget = 2**20
+    for value in (
+        ["x" * 100] * 10_000,
+        list(range(60_000)),
+        {str(i): [i, float(i)] for i in range(10_000)},
+        [np.zeros(4)] * 2_000,
+    ):
+        frame = wire.dumps(wire.encode(value, max_bytes=budget))
+        assert len(frame) < budget, len(frame)
