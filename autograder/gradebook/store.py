@@ -303,7 +303,7 @@ def render_gradebook(records: list[LearnerRecord], components: list[str]) -> str
                 _score(r.max_score),
                 "; ".join(r.tamper),
                 r.error,
-                f"{r.duration_s:.1f}",
+                f"{r.duration_s:.1f}" if r.graded_at else "",  # a row not graded yet: no time
                 r.graded_at,
             ]
         )

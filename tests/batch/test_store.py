@@ -35,7 +35,7 @@ def test_the_gradebook_has_a_row_per_record_in_learner_order_with_every_column()
         "duration_s,graded_at\n"
         "amy,abc123,2026-08-10T12:00:00+00:00,yes,10.00,2.50,12.50,15.00,"
         "changed tests/x.py; added tests/conftest.py,,3.2,2026-08-16T00:00:00+00:00\n"
-        "zed,,,,,,,,,The repository /r/zed is empty.,0.0,\n"
+        "zed,,,,,,,,,The repository /r/zed is empty.,,\n"  # never graded: no time either
     )
 
 
