@@ -281,10 +281,11 @@ def finish(
     *,
     quiet: bool,
     shown: Path | None = None,
+    ungraded: str = "",
 ) -> int:
     """Rebuild the gradebook and the report from out; print the table and where the files
-    are (``shown``: out as the user typed it); the exit status."""
-    records = rebuild(config, out, learners)
+    are (``shown``: out as the user typed it); the exit status. ``ungraded``: as rebuild's."""
+    records = rebuild(config, out, learners, ungraded=ungraded)
     console = None if quiet else Console(highlight=False)
     if console is not None:
         console.print(component_table(config, records))

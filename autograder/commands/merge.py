@@ -66,6 +66,10 @@ OTHER_ROSTERS = (
     "The shard folders {first} and {second} were graded from different rosters; merge the "
     "shards of one run."
 )
+SHARD_NOT_DONE = (
+    "Not graded yet: its shard's grade-class run stopped before it graded {learner}; run that "
+    "shard again, then merge."
+)
 INCOMPLETE = (
     "Shard {shards} did not finish grading (its run was interrupted or is being resumed); the "
     "gradebook lacks some of its learners: run its grade-class again, then merge."
@@ -164,6 +168,15 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
         }
         if out in runs:  # an earlier merge's unfinished shards, unless given again now
             unfinished |= set(runs[out]["incomplete"]) - {run["shard"] for run in now.values()}
+        # The learners an unfinished shard did not reach: a row each, saying so (as grade-class
+        # gives its own after a Ctrl-C).
+        pending = {
+            learner
+            for run in now.values()
+            if not run["complete"]
+            for learner in run["learners"]
+            if learner not in found
+        }
         missing = report.missing_shards(merged)
         if missing:
             print(missing, file=sys.stderr)
@@ -186,6 +199,7 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
                     not (missing or unfinished),
                     same_as,
                 ),
+                pending=frozenset(pending),
             )
         except FileExistsError as error:  # something put in out meanwhile: store.FOREIGN
             return _error(str(error))
@@ -250,11 +264,13 @@ def _merge(
     out: Path,
     quiet: bool,
     run: tuple[str, list[str], str, list[str], bool, str],
+    pending: frozenset[str] = frozenset(),
 ) -> int:
     """Copy each learner's folder from their shard into out, then the gradebook and report
     (``run``: the shards' settings digest, the shards merged, the roster digest, the shards
     that did not finish, whether the class is complete and the settings digest with the
-    deadline as an instant, for DIR/run.json)."""
+    deadline as an instant, for DIR/run.json; ``pending``: learners an unfinished shard did not
+    reach, each given a "not graded yet" row)."""
     settings, merged, roster, unfinished, complete, same_as = run
     store.clear_partial(out)
     store.write_run(
@@ -274,7 +290,10 @@ def _merge(
         record = store.read_record(shard, learner)
         assert record is not None  # read_records returned it a moment ago, under the lock
         store.commit_learner(out, staged, record)
-    return finish(config, out, None, quiet=quiet)
+    if not pending:
+        return finish(config, out, None, quiet=quiet)
+    learners = sorted({r.learner for r in store.read_records(out)} | pending)
+    return finish(config, out, learners, quiet=quiet, ungraded=SHARD_NOT_DONE)
 
 
 def _error(sentence: str) -> int:

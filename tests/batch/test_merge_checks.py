@@ -13,7 +13,7 @@ from autograder.commands import merge
 from autograder.gradebook import lock, report, store
 from autograder.gradebook.job import JobSettings, instant_settings, run_settings
 
-from .conftest import TOY_COURSE
+from .conftest import TOY_COURSE, read_gradebook
 
 
 def _shard(
@@ -306,3 +306,20 @@ def test_shards_of_one_deadline_written_in_other_words_are_merged(tmp_path: Path
     store.write_run(third, "2/2", run_settings(later), same_as=instant_settings(later))
     again = tmp_path / "again"
     assert merge.main(shards=[first, third], out=again, course=TOY_COURSE, quiet=True) == 2
+
+
+def test_learners_an_unfinished_shard_did_not_reach_get_a_row_saying_so(tmp_path: Path) -> None:
+    """H41: merging a shard whose run was interrupted left its ungraded learners without a row
+    (grade-class itself now gives them one)."""
+    first = _shard(tmp_path, "s1", "ada", settings="aaaa", shard="1/2")
+    store.write_run(first, "1/2", "aaaa", complete=False, learners=["ada", "bo"])
+    second = _shard(tmp_path, "s2", "cy", settings="aaaa", shard="2/2")
+    out = tmp_path / "merged"
+    assert merge.main(shards=[first, second], out=out, course=TOY_COURSE, quiet=True) == 3
+    rows = {row["learner"]: row["errors"] for row in read_gradebook(out / store.GRADEBOOK_FILE)}
+    assert rows == {
+        "ada": "Its repository is empty.",
+        "bo": merge.SHARD_NOT_DONE.format(learner="bo"),
+        "cy": "Its repository is empty.",
+    }
+    assert [r.learner for r in store.read_records(out)] == ["ada", "cy"]  # no record for bo
