@@ -147,7 +147,7 @@ class LearnerSession:
         fields = {"args": args, "kwargs": kwargs, "cotangent": cotangent}
         label = f"{obj._label}(...)"
         response = self._run("parameter_grads", obj._target, label, fields, owner=obj)
-        return self._decode(response["value"])
+        return self._decode(response["value"], label)
 
     def parameters(self, obj: RemoteObject) -> list[ParameterInfo]:
         """``named_parameters(remove_duplicate=False)`` of a remote module, without the data."""
@@ -276,13 +276,13 @@ class LearnerSession:
         encodes nor sends them back (a plain ``f(x)``, most calls)."""
         fields = {"args": args, "kwargs": kwargs, "args_back": False}
         response = self._run("call", target, label, fields, owner)
-        return self._decode(response["value"])
+        return self._decode(response["value"], label)
 
     def _getattr(
         self, target: list[Any], name: str | None, label: str, owner: RemoteObject | None = None
     ) -> Any:
         response = self._run("getattr", target, label, {"name": name}, owner=owner)
-        return self._decode(response["value"])
+        return self._decode(response["value"], label)
 
     def _has_method(self, obj: RemoteObject, name: str) -> bool:
         """Whether reading ``name`` from ``obj`` gives a bound method of its class's function
@@ -663,7 +663,7 @@ class LearnerSession:
         if obj._session is not self or obj._generation != self.generation or not self._worker:
             raise failures.stale(obj._type_name)
 
-    def _decode(self, tree: Any) -> Any:
+    def _decode(self, tree: Any, label: str = failures.SOME_CALL) -> Any:
         def make(ref_id: int, type_name: str, label: str) -> RemoteObject:
             remote = self._remotes.get(ref_id)
             if remote is None:
@@ -673,7 +673,12 @@ class LearnerSession:
                     self._pending_release.remove(ref_id)
             return remote
 
-        return wire.decode(tree, on_ref=make, max_depth=self.limits.max_wire_depth)
+        try:
+            return wire.decode(tree, on_ref=make, max_depth=self.limits.max_wire_depth)
+        except (wire.WireError, ValueError, TypeError, OverflowError, RuntimeError) as error:
+            # What the worker sent is learner-made (a subclass's shape, say): their mistake,
+            # told as one, never the grader's error.
+            raise failures.unreadable(label, error) from None
 
     # -- errors -----------------------------------------------------------------------------
 

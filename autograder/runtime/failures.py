@@ -9,6 +9,7 @@ from autograder.feedback import is_hidden
 from autograder.runtime import messages
 from autograder.runtime.describe import compose
 from autograder.runtime.errors import LearnerError
+from autograder.runtime.wire import WireError
 
 Record = tuple[str, str, int]
 #: Call labels of imports start with this; timeouts of imports get their own sentence.
@@ -57,6 +58,22 @@ def crash(label: str, status: int | None, memory_mb: int) -> LearnerError:
     else:
         feedback = messages.CRASH_EXIT.format(call=label, status=status)
     return LearnerError(kind="crash", feedback=feedback)
+
+
+SOME_CALL = "A call into your code"
+
+
+def unreadable(label: str, error: Exception) -> LearnerError:
+    """What the worker sent for ``label`` cannot be rebuilt in the harness (a value learner code
+    made to look like something it is not); the codec's own sentence when it has one."""
+    if isinstance(error, WireError):
+        text = str(error).rstrip(".")
+        reason = text[:1].lower() + text[1:] if text.startswith("A ") else text
+    else:
+        reason = "its shape or its data cannot be rebuilt"
+    return LearnerError(
+        kind="bad_return", feedback=messages.BAD_RETURN.format(call=label, reason=reason)
+    )
 
 
 def too_large(label: str, max_bytes: int) -> LearnerError:

@@ -339,7 +339,7 @@ class Worker:
             self.objects[ref_id] = obj
             self.ids[id(obj)] = ref_id
         kind = type(obj)
-        type_name = f"{kind.__module__}.{kind.__qualname__}"
+        type_name = _capped(f"{kind.__module__}.{kind.__qualname__}")
         known = self.described.setdefault(type_name, kind)
         if known is kind and type_name not in self.sent:
             self.sent.add(type_name)
@@ -349,7 +349,7 @@ class Worker:
             # method of that name is fused any more; obj.name(...) reads, then calls.
             self.described[type_name] = None
             self.new_methods[type_name] = []
-        return ("ref", ref_id, type_name, call_label(obj))
+        return ("ref", ref_id, type_name, _capped(call_label(obj)))
 
     def release(self, ref_id: int) -> None:
         obj = self.objects.pop(ref_id, None)
@@ -384,6 +384,7 @@ class _learner:
 
 _REF_TARGETS = ("ref", "attr")
 _MAX_METHOD_NAMES = 1000
+_MAX_NAME = 200  # characters of a type name, call label or method name sent to the harness
 
 
 def _method_names(kind: type) -> list[str]:
@@ -403,8 +404,17 @@ def _method_names(kind: type) -> list[str]:
         for name, value in namespace.items():
             if type(name) is str and name not in first:
                 first[name] = value
-    names = [name for name, value in first.items() if type(value) is types.FunctionType]
+    names = [
+        name
+        for name, value in first.items()
+        if type(value) is types.FunctionType and len(name) <= _MAX_NAME
+    ]
     return names[:_MAX_METHOD_NAMES]
+
+
+def _capped(text: str) -> str:
+    """A name learner code chose (a class's __qualname__ may be megabytes long), as sent."""
+    return text if len(text) <= _MAX_NAME else text[: _MAX_NAME - 1] + "…"
 
 
 def call_label(obj: Any) -> str:

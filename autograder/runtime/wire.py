@@ -155,21 +155,21 @@ class _Encoder:
         if isinstance(value, torch.dtype):
             return ("dtype", _torch_dtype_name(value))
         if isinstance(value, list):
-            self.spend(NODE)
+            self.spend(CONTAINER)
             return [self.encode(item, depth + 1) for item in value]
         if isinstance(value, tuple):
-            self.spend(NODE)
+            self.spend(CONTAINER)
             return ("tuple", [self.encode(item, depth + 1) for item in value])
         if isinstance(value, dict):
             return self.mapping(value, depth)
         if self.on_other is None:
             raise WireError(f"a {_type_name(value)} cannot cross the boundary")
         ref = self.on_other(value)
-        self.spend(64)
+        self.spend(CONTAINER + sum(len(part) for part in ref if type(part) is str))
         return ref
 
     def mapping(self, value: dict, depth: int) -> dict:
-        self.spend(NODE)
+        self.spend(CONTAINER)
         out = {}
         for key, item in value.items():
             if type(key) not in (str, int):
@@ -181,18 +181,34 @@ class _Encoder:
             out[key] = self.encode(item, depth + 1)
         return out
 
+    def shape(self, tensor: torch.Tensor) -> tuple[int, ...]:
+        """The tensor's shape, checked and charged (a subclass may say what it likes)."""
+        try:
+            raw = tensor.shape
+            shape = tuple(int(n) for n in raw) if len(raw) <= MAX_DIMS else None
+        except (TypeError, ValueError, OverflowError):
+            shape = None
+        if not _valid_shape(shape):
+            raise WireError(f"a tensor whose shape is not {MAX_DIMS} sizes or fewer")
+        self.spend(NODE * (1 + len(shape)))
+        return shape
+
     def array_bytes(self, array: np.ndarray) -> bytes:
         # numpy's own descriptors: a subclass may redefine nbytes or shape
         shape = tuple(np.ndarray.shape.__get__(array))
         self.spend(np.ndarray.nbytes.__get__(array), f"an array of shape {shape}")
-        native = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("="))
+        dtype = np.ndarray.dtype.__get__(array)
+        native = np.ascontiguousarray(array, dtype=dtype.newbyteorder("="))
         return native.tobytes()
 
     def array(self, array: np.ndarray) -> tuple:
-        dtype = _numpy_dtype_name(array.dtype, "a numpy array")
-        return ("nd", dtype, tuple(array.shape), self.array_bytes(array))
+        # numpy's own descriptors: a subclass may redefine dtype or shape
+        dtype = _numpy_dtype_name(np.ndarray.dtype.__get__(array), "a numpy array")
+        shape = tuple(np.ndarray.shape.__get__(array))
+        return ("nd", dtype, shape, self.array_bytes(array))
 
     def tensor(self, tensor: torch.Tensor) -> tuple:
+        shape = self.shape(tensor)
         name = _torch_dtype_name(tensor.dtype)
         if name not in TORCH_DTYPES:
             raise WireError(f"a torch tensor of dtype {tensor.dtype} cannot be checked")
@@ -206,19 +222,21 @@ class _Encoder:
             if plain.device.type == "cpu" and not plain.is_conj() and not plain.is_neg():
                 self.spend(plain.numel() * plain.element_size(), _tensor_text(tensor))
                 data = plain.numpy().tobytes()
-                return ("pt", name, tuple(tensor.shape), data, bool(tensor.requires_grad))
+                return ("pt", name, shape, data, bool(tensor.requires_grad))
         claimed = tensor.numel() * tensor.element_size()  # before the copy (an expanded view)
         self.spend(claimed, _tensor_text(tensor))
         flat = tensor.detach().to("cpu").resolve_conj().resolve_neg().contiguous().reshape(-1)
         data = flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""
         self.budget += claimed  # what a subclass claimed, replaced by what it gave
         self.spend(len(data), _tensor_text(tensor))
-        return ("pt", name, tuple(tensor.shape), data, bool(tensor.requires_grad))
+        return ("pt", name, shape, data, bool(tensor.requires_grad))
 
 
 #: What every part of a value costs at least, in bytes of the budget: what loading and decoding
 #: it costs the harness is more than its bytes (an empty dict is about 64 bytes, twice).
 NODE = 16
+CONTAINER = 4 * NODE  # a list, tuple, dict or reference: decoding one costs most
+MAX_DIMS = 64  # numpy's and torch's most dimensions
 
 
 def _cost(value: str | bytes | int) -> int:
@@ -242,6 +260,15 @@ def _scalar_text(value: str | bytes | int) -> str:
 
 def _tensor_text(tensor: torch.Tensor) -> str:
     return f"a tensor of shape {tuple(tensor.shape)}"
+
+
+def _valid_shape(shape: Any) -> bool:
+    """At most MAX_DIMS sizes, each an int from 0 to 2**62 (what numpy and torch can build)."""
+    return (
+        type(shape) is tuple
+        and len(shape) <= MAX_DIMS
+        and all(type(n) is int and 0 <= n < 2**62 for n in shape)
+    )
 
 
 def encode(
@@ -316,7 +343,7 @@ def _expect(tree: tuple, length: int, second: type | None = None) -> None:
 
 
 def _shape_and_size(shape: Any, itemsize: int, data: Any) -> tuple[int, ...]:
-    if type(shape) is not tuple or not all(type(n) is int and n >= 0 for n in shape):
+    if not _valid_shape(shape):
         raise WireError(f"A value has an invalid shape {shape!r:.80}.")
     if type(data) is not bytes or len(data) != math.prod(shape) * itemsize:
         raise WireError(f"A value of shape {shape} carries the wrong number of bytes.")

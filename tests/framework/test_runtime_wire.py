@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from autograder.runtime import wire
+from autograder.runtime import failures, ops, wire
 
 
 def roundtrip(value, **kwargs):
@@ -285,8 +285,53 @@ def test_a_value_within_the_budget_makes_a_frame_within_it():
     for value in (
         ["x" * 100] * 10_000,
         list(range(60_000)),
-        {str(i): [i, float(i)] for i in range(10_000)},
+        {str(i): [i, float(i)] for i in range(5_000)},
         [np.zeros(4)] * 2_000,
     ):
         frame = wire.dumps(wire.encode(value, max_bytes=budget))
         assert len(frame) < budget, len(frame)
+
+
+class _ManyDims(torch.Tensor):
+    @property
+    def shape(self):  # type: ignore[override]
+        return (0,) * 70
+
+
+class _ShapeLie(np.ndarray):
+    @property
+    def shape(self):  # type: ignore[override]
+        return (0,) * 70
+
+    @property
+    def dtype(self):  # type: ignore[override]
+        return np.dtype("int8")
+
+
+def test_a_subclass_cannot_lie_about_its_shape_or_dtype():
+    """H42: a tensor subclass claiming 20 million dimensions took `grade` to 4 minutes and
+    3.5 GB; an ndarray subclass claiming 70 made every test 'the grader itself failed'."""
+    with pytest.raises(wire.WireError, match="a tensor whose shape is not 64 sizes or fewer"):
+        wire.encode(torch.zeros(0).as_subclass(_ManyDims))
+    array = np.arange(6.0).reshape(2, 3).view(_ShapeLie)
+    back = roundtrip(array)
+    assert back.shape == (2, 3) and back.dtype == np.float64
+    assert back.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    with pytest.raises(wire.WireError, match="invalid shape"):  # a forged frame, in the harness
+        wire.decode(("nd", "float64", (0,) * 70, b""))
+    with pytest.raises(wire.WireError, match="invalid shape"):
+        wire.decode(("pt", "float32", (2**70, 0), b"", False))
+
+
+def test_a_value_the_harness_cannot_rebuild_is_the_learners_mistake():
+    error = failures.unreadable("f(...)", wire.WireError("A value has an invalid shape (1,)."))
+    assert (error.kind, error.feedback) == (
+        "bad_return",
+        "f(...) returned a value the grader cannot read: a value has an invalid shape (1,).",
+    )
+
+
+def test_names_learner_code_chose_are_capped():
+    """A class whose __qualname__ was 30 million characters filled grader.log and junit.xml."""
+    assert len(ops._capped("Q" * 30_000_000)) == 200
+    assert ops._capped("MultiHeadAttention") == "MultiHeadAttention"
