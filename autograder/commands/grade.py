@@ -114,7 +114,8 @@ def main(
                 folder = out or DEFAULT_OUT / root.name
             else:
                 folder = (out or DEFAULT_OUT) / root.name
-            status = terminal.grading_status(root.name) if console else nullcontext()
+            shown = console is not None and run is None  # not in a learner's CI job
+            status = terminal.grading_status(root.name) if shown else nullcontext()
             try:
                 with status as ticker:
                     outcome = grade_submission(

@@ -555,8 +555,11 @@ class BatchSession:
         with (staged / LOG_FILE).open("w", encoding="utf-8") as log:
             self.console.target = log
             reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+            # An exported commit lives in a scratch folder removed after the run: the log names
+            # the learner and the commit instead.
+            shown = package_dir if graded is None else f"{name} at commit {graded.commit}"
             header = HEADER.format(
-                course=config.course.name, path=config.path, submission=package_dir, seed=state.seed
+                course=config.course.name, path=config.path, submission=shown, seed=state.seed
             )
             log.write(_learner_header(self.log_header, header, len(items)))
             _restart_clock(reporter)

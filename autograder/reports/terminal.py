@@ -160,8 +160,10 @@ class GradingTicker:
     a learner whose code runs out of time sees the grading wait, not a frozen terminal."""
 
     def __init__(self, status: Any, name: str) -> None:
+        from rich.markup import escape
+
         self.status = status
-        self.name = name
+        self.name = escape(name)  # a folder named "[red]amara" is shown as it is
         self.total = 0
         self.done = 0
 
@@ -190,5 +192,6 @@ def grading_status(name: str) -> Iterator[GradingTicker | None]:
         return
     with terminal:
         console = Console(file=terminal, highlight=False)
-        with console.status(f"Grading {clean(name, 100)}", spinner="line") as status:
-            yield GradingTicker(status, clean(name, 100))
+        ticker = GradingTicker(None, clean(name, 100))
+        with console.status(f"Grading {ticker.name}", spinner="line") as ticker.status:
+            yield ticker

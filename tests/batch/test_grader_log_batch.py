@@ -8,7 +8,7 @@ import re
 import shutil
 from pathlib import Path
 
-from .conftest import TOY, run_cli
+from .conftest import DEADLINE, TOY, grade_class_main, run_cli
 
 #: pytest's last line, centred (its width follows the time), and other durations
 TIMING = re.compile(r"^=+ [^=]* in [0-9.]+s =+$| in [0-9.]+s", re.MULTILINE)
@@ -36,3 +36,13 @@ def test_a_batch_grader_log_is_the_one_grade_writes(tmp_path: Path) -> None:
         assert TIMING.sub("", got) == TIMING.sub("", (alone / "grader.log").read_text("utf-8"))
         assert "test session starts" in got.splitlines()[0]
         assert re.fullmatch(r"=+ .*passed in [0-9.]+s =+", got.splitlines()[-1])
+
+
+def test_a_git_learners_log_names_their_commit_not_a_scratch_folder(toy_class, tmp_path: Path):
+    """H42: the batch grades a git learner's commit exported into a scratch folder, removed
+    after the run, and grader.log named that folder as the submission."""
+    out = tmp_path / "out"
+    grade_class_main(toy_class["roster"], out, deadline=DEADLINE)
+    log = (out / "good" / "grader.log").read_text(encoding="utf-8")
+    header = next(line for line in log.splitlines() if line.startswith("autograder: course"))
+    assert f"; submission good at commit {toy_class['good_on_time']}; seed 0" in header
