@@ -220,15 +220,15 @@ class _Encoder:
             # on another device, takes the general path.
             plain = tensor.detach()
             if plain.device.type == "cpu" and not plain.is_conj() and not plain.is_neg():
-                self.spend(plain.numel() * plain.element_size(), _tensor_text(tensor))
+                self.spend(plain.numel() * plain.element_size(), _tensor_text(shape))
                 data = plain.numpy().tobytes()
                 return ("pt", name, shape, data, bool(tensor.requires_grad))
         claimed = tensor.numel() * tensor.element_size()  # before the copy (an expanded view)
-        self.spend(claimed, _tensor_text(tensor))
+        self.spend(claimed, _tensor_text(shape))
         flat = tensor.detach().to("cpu").resolve_conj().resolve_neg().contiguous().reshape(-1)
         data = flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""
         self.budget += claimed  # what a subclass claimed, replaced by what it gave
-        self.spend(len(data), _tensor_text(tensor))
+        self.spend(len(data), _tensor_text(shape))
         return ("pt", name, shape, data, bool(tensor.requires_grad))
 
 
@@ -258,8 +258,8 @@ def _scalar_text(value: str | bytes | int) -> str:
     return f"{kind} of {len(value)} {'characters' if type(value) is str else 'bytes'}"
 
 
-def _tensor_text(tensor: torch.Tensor) -> str:
-    return f"a tensor of shape {tuple(tensor.shape)}"
+def _tensor_text(shape: tuple[int, ...]) -> str:
+    return f"a tensor of shape {shape}"
 
 
 def _valid_shape(shape: Any) -> bool:
