@@ -21,14 +21,24 @@ CANNOT_WRITE = (
 )
 
 
+#: Errors of the output path given: a file where a folder must be, or a folder where a file.
+PATH_ERRORS = frozenset({errno.ENOTDIR, errno.EISDIR})
+CANNOT_WRITE_THERE = (
+    "Could not write{where}: {why}. Choose an output folder you can write in (not one inside a "
+    "file), then run the same command again."
+)
+
+
 def cannot_write(error: OSError) -> str | None:
-    """The one sentence for an error of the disk (DISK_ERRORS), naming the file when known;
-    None for any other error. Every command (cli.py) and the grade-class session process say
-    this instead of a traceback: reports and gradebook rows are written whole or not at all."""
-    if error.errno not in DISK_ERRORS:
+    """The one sentence for an error of the disk (DISK_ERRORS) or of the output path
+    (PATH_ERRORS), naming the file when known; None for any other error. Every command
+    (cli.py) and the grade-class session process say this instead of a traceback: reports and
+    gradebook rows are written whole or not at all."""
+    if error.errno not in DISK_ERRORS and error.errno not in PATH_ERRORS:
         return None
     where = f" {error.filename}" if error.filename else ""
-    return CANNOT_WRITE.format(where=where, why=error.strerror)
+    template = CANNOT_WRITE if error.errno in DISK_ERRORS else CANNOT_WRITE_THERE
+    return template.format(where=where, why=error.strerror)
 
 
 def atomic_write_text(path: Path, text: str) -> Path:

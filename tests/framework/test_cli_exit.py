@@ -149,3 +149,20 @@ def test_a_full_or_read_only_disk_ends_with_a_sentence_not_a_traceback(monkeypat
     monkeypatch.setattr(command, "main", other)
     broken = CliRunner().invoke(cli_module.cli, ["grade", str(TOY / "solution")])
     assert isinstance(broken.exception, OSError) and broken.exception.errno == errno.EIO
+
+
+def test_an_output_folder_inside_a_file_ends_with_a_sentence(tmp_path):
+    """H42: `grade --out FILE/x` ended with a NotADirectoryError traceback."""
+    afile = tmp_path / "afile"
+    afile.write_text("not a folder", encoding="utf-8")
+    completed = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", str(TOY / "solution")]
+        + ["--course", str(TOY / "course.toml"), "--out", str(afile / "x"), "-q"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert completed.returncode == 2
+    assert "Traceback" not in completed.stderr
+    assert completed.stderr.startswith(f"Could not write {afile / 'x'}")
+    assert "Choose an output folder you can write in (not one inside a file)" in completed.stderr
