@@ -176,8 +176,7 @@ class _Encoder:
                 raise WireError(
                     f"a dict key must be a str or an int, got {_type_name(key)} {key!r:.60}"
                 )
-            cost = _cost(key)
-            self.spend(cost, f"a dict key: {_scalar_text(key)}" if cost > self.max_bytes else "")
+            key = self.encode(key, depth + 1)  # charged as any str or int
             out[key] = self.encode(item, depth + 1)
         return out
 
@@ -237,17 +236,6 @@ class _Encoder:
 NODE = 16
 CONTAINER = 4 * NODE  # a list, tuple, dict or reference: decoding one costs most
 MAX_DIMS = 64  # numpy's and torch's most dimensions
-
-
-def _cost(value: str | bytes | int) -> int:
-    """A string's, bytes' or int's charge: at least NODE, and no less than its pickled size
-    (a non-ASCII character takes up to 4 bytes of UTF-8)."""
-    if type(value) is int:
-        return NODE + value.bit_length() // 8
-    size = len(value)
-    if type(value) is str and not value.isascii():
-        size *= 4
-    return max(NODE, size)
 
 
 def _scalar_text(value: str | bytes | int) -> str:
