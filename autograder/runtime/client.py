@@ -154,7 +154,8 @@ class LearnerSession:
         _expect_module(obj)
         label = f"{obj._short_type}.named_parameters()"
         response = self._run("parameters", obj._target, label, {}, owner=obj)
-        return [ParameterInfo(n, tuple(s), d, k) for n, s, d, k in self._decode(response["value"])]
+        infos = self._decode(response["value"], label)
+        return [ParameterInfo(n, tuple(s), d, k) for n, s, d, k in infos]
 
     def set_standin(
         self, obj: RemoteObject, path: str, kind: str, config: dict[str, Any], state: Any
@@ -197,7 +198,7 @@ class LearnerSession:
         response = self._run(
             "set_standins", obj._target, labels[0], fields, obj, part_labels=part_labels
         )
-        done = len(self._decode(response["value"]) or [])
+        done = len(self._decode(response["value"], labels[0]) or [])
         self._steps_here(obj, steps[done:])
 
     def build(
@@ -258,9 +259,9 @@ class LearnerSession:
             "call", target, label, {"args": args, "kwargs": kwargs}, owner
         )
         return CallResult(
-            value=self._decode(response["value"]),
-            args=tuple(self._decode(response["args"])),
-            kwargs=self._decode(response["kwargs"]),
+            value=self._decode(response["value"], label),
+            args=tuple(self._decode(response["args"], label)),
+            kwargs=self._decode(response["kwargs"], label),
             output=output,
         )
 
@@ -315,7 +316,7 @@ class LearnerSession:
             return owner, []
         if self.forbidden_raises:  # each call's own forbidden records decide at once
             head = self._run("call", target, call_label, _call_fields(*call), owner) if call else {}
-            obj = self._decode(head["value"]) if call else owner
+            obj = self._decode(head["value"], call_label or failures.SOME_CALL) if call else owner
             return obj, self._steps_here(obj, steps)
         owner_type = owner._type_name if owner is not None and call is None else None
         first = [call_label] if call_label is not None else []
@@ -327,7 +328,7 @@ class LearnerSession:
         if call is not None:
             fields["call"] = {"args": call[0], "kwargs": call[1]}
         response = self._run("chain", target, labels.first_label, fields, owner, part_labels=labels)
-        values = self._decode(response["value"])
+        values = self._decode(response["value"], labels.first_label)
         obj = values[0] if call is not None else owner
         done = len(values) - 1
         results = values[1:] + self._steps_here(obj, steps[done:])
@@ -663,11 +664,13 @@ class LearnerSession:
         if obj._session is not self or obj._generation != self.generation or not self._worker:
             raise failures.stale(obj._type_name)
 
-    def _decode(self, tree: Any, label: str = failures.SOME_CALL) -> Any:
-        def make(ref_id: int, type_name: str, label: str) -> RemoteObject:
+    def _decode(self, tree: Any, label: str) -> Any:
+        """A value the worker sent for the call ``label``; its bad return when it cannot be."""
+
+        def make(ref_id: int, type_name: str, ref_label: str) -> RemoteObject:
             remote = self._remotes.get(ref_id)
             if remote is None:
-                remote = RemoteObject(self, ref_id, type_name, label, self.generation)
+                remote = RemoteObject(self, ref_id, type_name, ref_label, self.generation)
                 self._remotes[ref_id] = remote
                 if ref_id in self._pending_release:  # its last proxy died; it lives on now
                     self._pending_release.remove(ref_id)
