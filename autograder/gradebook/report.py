@@ -135,7 +135,7 @@ class ClassReport:
     components: list[tuple[str, float, float, int, int]]  # title, mean, points, full, graded
     tests: list[tuple[str, int, int]]  # test name, passed, ran
     failures: list[FailureRow]  # the most common messages that name no known mistake
-    errored: list[tuple[str, str]]  # learner, error
+    errored: list[tuple[str, str]]  # learner, error (learners not graded yet aside)
     tampered: list[tuple[str, str]]  # learner, files
     figure: bytes = b""
     notes: list[str] = field(default_factory=list)
@@ -145,6 +145,8 @@ class ClassReport:
     not_implemented: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
     # learner, total ("" when not graded), late ("yes", "no" or ""): gradebook.csv's order
     rows: list[tuple[str, str, str]] = field(default_factory=list)
+    # learner, why: roster learners an interrupted run (or unfinished shard) did not reach
+    not_graded_yet: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def showing(self) -> str:
@@ -253,10 +255,11 @@ def build_report(
             (titles.get(c, c), tuple(who))
             for c, who in sorted(stubs.items(), key=lambda i: (order.get(i[0], len(order)), i[0]))
         ],
-        errored=[(r.learner, r.error) for r in records if r.failed],
+        errored=[(r.learner, r.error) for r in records if r.failed and not r.pending],
         tampered=[(r.learner, "; ".join(r.tamper)) for r in records if r.tamper],
         notes=notes,
         rows=[_learner_row(r) for r in sorted(records, key=lambda r: r.learner)],
+        not_graded_yet=[(r.learner, r.error) for r in records if r.pending],
     )
 
 
@@ -280,7 +283,7 @@ def _learner_row(record: LearnerRecord) -> tuple[str, str, str]:
         total = f"{record.total:.2f}"
         total += f" / {record.max_score:.2f}" if record.max_score is not None else ""
     late = "" if record.late is None else ("yes" if record.late else "no")
-    return record.learner, total, late
+    return record.learner, NOT_GRADED_YET if record.pending else total, late
 
 
 def _learner_table(report: ClassReport) -> tuple[list[str], list[list[str]]]:
@@ -297,6 +300,7 @@ def _learner_table(report: ClassReport) -> tuple[list[str], list[list[str]]]:
 NO_MESSAGE = "The test failed without a message."
 LEARNERS_LINE = "Each learner's total, as in gradebook.csv (which also has each component's score)."
 NOT_GRADED = "not graded"
+NOT_GRADED_YET = "not graded yet"
 # A shape such as (2, 3, 4) or (5,), then any other number (not one inside a name: W_1, t101).
 _SHAPE = re.compile(r"\(\s*-?\d+\s*(?:,\s*-?\d+\s*)*,?\s*\)")
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?!\w)")
@@ -529,6 +533,9 @@ def render_markdown(report: ClassReport) -> str:
     out += [f"- {_text(line)}" for line in report.not_implemented_lines()] or [NONE]
     out += ["", "## Learners whose grading errored", ""]
     out += [f"- `{_code(who)}`: {_text(error)}" for who, error in report.errored] or [NONE]
+    if report.not_graded_yet:
+        out += ["", "## Learners not graded yet", ""]
+        out += [f"- `{_code(who)}`: {_text(why)}" for who, why in report.not_graded_yet]
     out += ["", "## Tamper flags (changed visible tests; graded with pristine tests)", ""]
     out += [f"- `{_code(who)}`: {_text(files)}" for who, files in report.tampered] or [NONE]
     out += ["", "## Learners", ""]
@@ -609,6 +616,10 @@ def render_html(report: ClassReport) -> str:
     parts += [f"<p>{html.escape(line)}</p>" for line in lines]
     parts += ["<h2>Learners whose grading errored</h2>"]
     parts.append(_table(["Learner", "Error"], [[w, clean(e)] for w, e in report.errored]))
+    if report.not_graded_yet:
+        parts += ["<h2>Learners not graded yet</h2>"]
+        rows = [[w, clean(why)] for w, why in report.not_graded_yet]
+        parts.append(_table(["Learner", "Why"], rows))
     parts += ["<h2>Tamper flags</h2>"]
     parts.append(_table(["Learner", "Files"], [[w, f] for w, f in report.tampered]))
     parts += ["<h2>Learners</h2>"]

@@ -63,6 +63,8 @@ class LearnerRecord:
     settings: str = ""  # job.run_settings: what every learner of that run shares
     shard: str = ""  # "i/n" when graded by grade-class --shard i/n
     note: str = ""  # graded from a copy that could not be updated (fetch.py): why
+    # A roster learner the run stopped before grading: a gradebook row only, never saved
+    pending: bool = False
 
     @property
     def failed(self) -> bool:
@@ -70,7 +72,9 @@ class LearnerRecord:
         return bool(self.error)
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        fields = asdict(self)
+        del fields["pending"]  # a pending row is never saved: record.json keeps its keys
+        return json.dumps(fields, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
     @classmethod
     def from_json(cls, text: str) -> LearnerRecord:
@@ -323,7 +327,7 @@ def write_gradebook(
         if ungraded:
             have = {r.learner for r in records}
             records += [
-                LearnerRecord(learner, error=ungraded.format(learner=learner))
+                LearnerRecord(learner, error=ungraded.format(learner=learner), pending=True)
                 for learner in sorted(wanted - have)
             ]
             records.sort(key=lambda r: r.learner)

@@ -163,5 +163,44 @@ def test_a_ctrl_c_halfway_keeps_the_graded_rows_and_marks_the_others(tmp_path, m
     ]
 
 
+def test_learners_not_graded_yet_are_not_listed_as_errored(tmp_path, monkeypatch):
+    """H42: after a Ctrl-C the class report listed the learners not graded yet under "Learners
+    whose grading errored"; they have a section of their own, and the Learners table says "not
+    graded yet" (a learner whose grading errored says "not graded")."""
+    roster, out = _class(tmp_path)
+    (roster / "cy").mkdir()
+    saving = _saving("ada", "cy", then_interrupt=False)
+
+    def grade_pending(settings, pending, *args, **kwargs):
+        saving(settings, pending)
+        cy = store.read_record(out, "cy")
+        cy.error, cy.total = "Its repository is empty.", None
+        store.commit_learner(out, store.staging_dir(out, "cy"), cy)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(grade_class, "grade_pending", grade_pending)
+    assert grade_class_main(roster, out) == 130
+    text = (out / report.MARKDOWN_FILE).read_text()
+    errored = _section(text, "Learners whose grading errored")
+    assert errored == ["- `cy`: Its repository is empty."]
+    assert _section(text, "Learners not graded yet") == [
+        f"- `bo`: {grade_class.NOT_GRADED_YET.format(learner='bo')}",
+    ]
+    learners = _section(text, "Learners")
+    assert "| `bo` | not graded yet |" in learners and "| `ada` | 1.00 |" in learners
+    html = (out / report.HTML_FILE).read_text()
+    assert "<h2>Learners not graded yet</h2>" in html
+    assert "| `cy` | not graded |" in learners
+    monkeypatch.setattr(grade_class, "grade_pending", _saving("bo", then_interrupt=False))
+    assert grade_class_main(roster, out) == 1  # cy's row carries an error
+    assert "not graded yet" not in (out / report.MARKDOWN_FILE).read_text().lower()
+
+
+def _section(text: str, title: str) -> list[str]:
+    """The non-empty lines of report.md's section `title`."""
+    body = text.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+    return [line for line in body.splitlines() if line.strip()]
+
+
 def _rows(out):
     return read_gradebook(out / store.GRADEBOOK_FILE, drop_timing=False)
