@@ -51,6 +51,10 @@ DottedName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][
 Visibility = Literal["hidden", "after_due_date", "after_published", "visible"]
 
 
+MAX_SECONDS = 3600  # the longest time limit course.toml may set
+MAX_MB = 2**20  # 1 TiB in MiB (1 GiB in KiB): the largest memory or size limit
+
+
 class CourseConfigError(ValueError):
     """The course file cannot be used; the message says where and why, in full sentences."""
 
@@ -94,15 +98,32 @@ class CourseSection(_Section):
 
 
 class LimitsSection(_Section):
-    test_timeout: float = Field(default=10.0, gt=0)
-    import_timeout: float = Field(default=20.0, gt=0)
-    startup_timeout: float = Field(default=60.0, gt=0)
-    memory_mb: int = Field(default=4096, gt=0)
-    output_kb: int = Field(default=16, gt=0)
-    hang_strikes: int = Field(default=2, gt=0)
+    """The [limits] table: seconds, MiB, KiB and counts, each positive and bounded. Strict:
+    true, "16" or 16.0 where a whole number belongs is refused (pydantic's lax mode read true
+    as 1), as is inf; a timeout of more than an hour or a memory of more than 1 TiB is a typo."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    test_timeout: float = Field(default=10.0, gt=0, le=MAX_SECONDS, allow_inf_nan=False)
+    import_timeout: float = Field(default=20.0, gt=0, le=MAX_SECONDS, allow_inf_nan=False)
+    startup_timeout: float = Field(default=60.0, gt=0, le=MAX_SECONDS, allow_inf_nan=False)
+    memory_mb: int = Field(default=4096, gt=0, le=MAX_MB)
+    output_kb: int = Field(default=16, gt=0, le=MAX_MB)
+    hang_strikes: int = Field(default=2, gt=0, le=100)
     #: MiB: the largest value (a result, an argument) that crosses between graders and learner
     #: code at once; what the harness holds of learner outputs is a few times this per test
-    value_mb: int = Field(default=256, gt=0)  # runtime.wire.DEFAULT_MAX_BYTES
+    value_mb: int = Field(default=256, gt=0, le=MAX_MB)  # runtime.wire.DEFAULT_MAX_BYTES
+
+    @field_validator("value_mb")
+    @classmethod
+    def _within_memory(cls, value: int, info: Any) -> int:
+        memory = info.data.get("memory_mb")
+        if memory is not None and value > memory:
+            raise ValueError(
+                f"at most limits.memory_mb ({memory}): learner code cannot build a value "
+                "larger than its whole memory"
+            )
+        return value
 
 
 class Component(_Section):
@@ -331,6 +352,8 @@ def _key_path(loc: tuple[Any, ...]) -> str:
 
 _EXPECTED = {
     "greater_than": "a number greater than {gt:g}",
+    "less_than_equal": "a number at most {le:,}",
+    "finite_number": "a finite number",
     "int_parsing": "a whole number",
     "int_type": "a whole number",
     "int_from_float": "a whole number",
@@ -354,7 +377,11 @@ def _expected(detail: dict[str, Any]) -> str:
         base = "letters, digits and underscores, not starting with a digit"
         return f"a dotted name ({base}, parts joined by dots)" if dotted else f"a name ({base})"
     if kind in _EXPECTED:
-        return _EXPECTED[kind].format(**ctx)
+        # 3600.0 reads 3,600: a bound on a float field is a float
+        whole = {
+            k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in ctx.items()
+        }
+        return _EXPECTED[kind].format(**whole)
     message = str(detail.get("msg", "")).removeprefix("Value error, ")
     return message.removeprefix("Input should be ").rstrip(".")
 
@@ -373,4 +400,5 @@ def _sentence(path: Path, detail: dict[str, Any]) -> str:
         return f"{path}: {expected}."
     value = detail.get("input")
     got = "a table" if isinstance(value, dict) else repr(value)
+    got = str(value).lower() if isinstance(value, bool) else got  # as TOML writes it
     return f"{path}: {key} must be {expected}; got {got}."

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from autograder.commands.options import OptionError, check_timeout
 from autograder.config import (
     CourseConfig,
     CourseConfigError,
@@ -221,6 +222,10 @@ def pytest_configure(config: pytest.Config) -> None:
         sys.path.insert(0, root)
         config.add_cleanup(lambda: sys.path.remove(root) if root in sys.path else None)
     _one_torch_thread(config)
+    try:
+        check_timeout(config.getoption("test_timeout"))
+    except OptionError as error:
+        raise pytest.UsageError(str(error).replace("--timeout", "--test-timeout", 1)) from None
     submission = config.getoption("submission")
     config.stash[STATE] = _RunState(
         course=course,

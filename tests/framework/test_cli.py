@@ -6,6 +6,7 @@ forbidden call) and the tests below read its reports; one subprocess run checks 
 """
 
 import json
+import math
 import os
 import re
 import subprocess
@@ -261,10 +262,14 @@ def test_two_submissions_with_one_name_are_refused(tmp_path):
     assert "Two submissions are both named same" in result.stderr
 
 
-def test_a_non_positive_timeout_is_refused():
-    result = invoke("grade", str(TOY), "--course", str(COURSE), "--timeout", "0")
+@pytest.mark.parametrize(
+    "value, got", [("0", 0.0), ("inf", math.inf), ("nan", math.nan), ("1e9", 1e9)]
+)
+def test_a_timeout_that_is_not_a_positive_bounded_number_is_refused(value, got):
+    """--timeout inf graded every test as 'the grader itself failed' (OverflowError)."""
+    result = invoke("grade", str(TOY), "--course", str(COURSE), "--timeout", value)
     assert result.exit_code == 2
-    assert result.stderr.strip() == BAD_TIMEOUT.format(value=0.0)
+    assert result.stderr.strip() == BAD_TIMEOUT.format(value=got, most=3600)
 
 
 def test_version_and_help():

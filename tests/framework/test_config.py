@@ -178,6 +178,35 @@ def test_wrong_types_say_expected_and_got(tmp_path):
     assert "limits.memory_mb must be a whole number; got 'lots'." in message
 
 
+@pytest.mark.parametrize(
+    "setting, said",
+    [
+        ("value_mb = true", "limits.value_mb must be a whole number; got true."),
+        ('value_mb = "16"', "limits.value_mb must be a whole number; got '16'."),
+        ("value_mb = 16.0", "limits.value_mb must be a whole number; got 16.0."),
+        ("hang_strikes = true", "limits.hang_strikes must be a whole number; got true."),
+        ('test_timeout = "10"', "limits.test_timeout must be a number; got '10'."),
+        ("test_timeout = inf", "limits.test_timeout must be a finite number; got inf."),
+        ("import_timeout = 1e300", "limits.import_timeout must be a number at most 3,600; got"),
+        ("memory_mb = 99999999999", "limits.memory_mb must be a number at most 1,048,576; got"),
+        (
+            "memory_mb = 128\nvalue_mb = 256",
+            "limits.value_mb must be at most limits.memory_mb (128): learner code cannot build a "
+            "value larger than its whole memory; got 256.",
+        ),
+    ],
+)
+def test_limits_are_strict_and_bounded(tmp_path, setting, said):
+    """H41: pydantic's lax mode read value_mb = true as 1 MiB and "16" as 16, and nothing
+    bounded a limit (inf seconds, 10**11 MiB)."""
+    assert said in error_of(tmp_path, GOOD + f"\n[limits]\n{setting}\n")
+
+
+def test_limits_take_whole_numbers_for_seconds_and_the_default_value_size_any_memory(tmp_path):
+    config = load_course(write(tmp_path, GOOD + "\n[limits]\ntest_timeout = 5\nmemory_mb = 128\n"))
+    assert (config.limits.test_timeout, config.limits.value_mb) == (5.0, 256)
+
+
 def test_duplicate_component_names_and_modules(tmp_path):
     message = error_of(tmp_path, GOOD.replace('name = "beta"', 'name = "alpha"'))
     assert "components[1].name is 'alpha', already used by components[0]" in message

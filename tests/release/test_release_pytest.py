@@ -73,3 +73,19 @@ def test_references_copied_in_pass_every_visible_test(runs):
     cases = _cases(report)
     assert len(cases) == len(_cases(runs["stubs"][2]))
     assert all(case.is_passed for case in cases)
+
+
+def test_a_learners_unusable_test_timeout_is_a_usage_error(release_dir):
+    """`pytest --test-timeout inf` failed every test as the grader's own fault (OverflowError)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--test-timeout", "inf"],
+        cwd=release_dir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR
+    said = "--test-timeout must be a positive number of seconds, at most 3,600; got inf."
+    assert said in done.stderr
