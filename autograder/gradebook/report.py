@@ -36,6 +36,7 @@ import re
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,8 @@ DEADLINE_NOTE = (
     "or before it. Learners who also have later commits, which were not graded: {later} (the "
     "gradebook's late column says yes)."
 )
+GRADED_WHEN = "Graded {when} UTC{how}."
+TESTS_RUN = {True: "visible and hidden tests", False: "visible tests only"}
 STALE_COPIES = (
     "Graded from the copy fetched before, as it could not be updated this time (each one's "
     "record.json says why): {learners}."
@@ -208,9 +211,12 @@ def build_report(
     failures: Counter[tuple[str, str, str]] = Counter()  # (component, mistake, message)
     who: dict[tuple[str, str, str], list[str]] = {}  # the same key -> the learners
     stubs: dict[str, list[str]] = {}  # component -> learners with a not-implemented failure
+    how: set[tuple[object, object]] = set()  # (seed, hidden tests ran) of each learner
     for record in graded:
         seen: set[tuple[str, str, str]] = set()
-        for test in _tests(out, record.learner):
+        document = _results(out, record.learner)
+        how.add(_how(document))
+        for test in _tests(document):
             ran[test["name"]] += 1
             if test.get("status") == "passed":
                 passed[test["name"]] += 1
@@ -222,6 +228,9 @@ def build_report(
             who.setdefault(key, []).append(record.learner)
         for component in sorted({component for component, _, _ in stubbed}):
             stubs.setdefault(component, []).append(record.learner)
+    when = _graded_when(graded, how)
+    if when:
+        notes.insert(1 if note else 0, when)
     # The tests most learners fail first: that is where the class needs help.
     tests = sorted(
         ((name, passed[name], ran[name]) for name in ran),
@@ -378,12 +387,49 @@ def component_scores(graded: list[LearnerRecord], component: Component) -> list[
     return [r.components.get(component.name, 0.0) for r in graded]
 
 
-def _tests(out: Path, learner: str) -> list[dict]:
+def _results(out: Path, learner: str) -> dict:
+    """The learner's results.json ({} when it is missing or unreadable)."""
     try:
         document = json.loads((learner_dir(out, learner) / "results.json").read_text("utf-8"))
     except (OSError, ValueError):
-        return []
-    return [t for t in document.get("tests", []) if isinstance(t, dict) and "name" in t]
+        return {}
+    return document if isinstance(document, dict) else {}
+
+
+def _tests(document: dict) -> list[dict]:
+    tests = document.get("tests")
+    return (
+        [t for t in tests if isinstance(t, dict) and "name" in t] if isinstance(tests, list) else []
+    )
+
+
+def _how(document: dict) -> tuple[object, object]:
+    """(seed, whether hidden tests ran) as results.json's extra_data records them."""
+    extra = document.get("extra_data")
+    extra = extra if isinstance(extra, dict) else {}
+    return extra.get("seed"), extra.get("hidden_included")
+
+
+def _graded_when(graded: list[LearnerRecord], how: set[tuple[object, object]]) -> str:
+    """GRADED_WHEN for these records (when and how they were graded), "" without a time."""
+    times = sorted(t for t in (_instant(r.graded_at) for r in graded) if t is not None)
+    if not times:
+        return ""
+    first, last = (t.strftime("%Y-%m-%d %H:%M") for t in (times[0], times[-1]))
+    when = f"on {first}" if first == last else f"from {first} to {last}"
+    seeds = sorted({str(seed) for seed, _ in how if seed is not None})
+    hidden = {included for _, included in how if included is not None}
+    parts = [f"seed {' and '.join(seeds)}"] if seeds else []
+    parts += [TESTS_RUN[included] for included in sorted(hidden, reverse=True)]
+    return GRADED_WHEN.format(when=when, how=f" ({', '.join(parts)})" if parts else "")
+
+
+def _instant(text: str) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return moment.astimezone(UTC) if moment.tzinfo else None
 
 
 def figure_library() -> Any:
