@@ -11,7 +11,12 @@ from tests.graders.hidden.oracles import expect_grads_match, reference_grads
 from tests.graders.support.compare import describe_call
 from tests.graders.support.inputs import key_mask, mha_state, permutation, tensor
 from tests.graders.support.mha_compare import expect_mha_pair, output_of
-from tests.graders.support.mha_mistakes import KV_FROM_QUERY_FAILED, mha, mha_mistakes
+from tests.graders.support.mha_mistakes import (
+    KV_FROM_QUERY_FAILED,
+    kv_from_query_sizes,
+    mha,
+    mha_mistakes,
+)
 from tests.graders.support.mistakes import hint_on_error
 from tests.graders.support.params import (
     expect_gradients,
@@ -98,7 +103,7 @@ def test_cross_attention_with_blank_rows(MHA, reference, rng, heads):
     m, ref, state = pair(MHA, reference, rng, 24, heads)
     q, kv = tensor(rng, 3, 4, 24), tensor(rng, 3, 7, 24)
     mask = torch.from_numpy(key_mask(rng, 3, 4, 7, blank_rows=1))
-    with hint_on_error(KV_FROM_QUERY_FAILED, when="size"):
+    with hint_on_error(KV_FROM_QUERY_FAILED, when=kv_from_query_sizes(4, 7)):
         check(m, ref, state, heads, q, kv, kv, mask, name=f"MultiHeadAttention(24, {heads})")
 
 
@@ -108,7 +113,7 @@ def test_matches_pytorch_other_width(MHA, reference, rng):
     m, ref, state = pair(MHA, reference, rng, 20, 5)
     q, k, v = tensor(rng, 2, 6, 20), tensor(rng, 2, 3, 20), tensor(rng, 2, 3, 20)
     mask = torch.from_numpy(key_mask(rng, 6, 3))
-    with hint_on_error(KV_FROM_QUERY_FAILED, when="size"):
+    with hint_on_error(KV_FROM_QUERY_FAILED, when=kv_from_query_sizes(6, 3)):
         check(m, ref, state, 5, q, k, v, mask, name="MultiHeadAttention(20, 5)", built_in=True)
 
 
@@ -159,7 +164,10 @@ def test_gradients_match_reference(MHA, learner, reference, rng):
     def forward():  # a wrong gradient is explained by the forward pass, when that differs
         check(m, ref, state, 3, q, kv, kv, mask, name="MultiHeadAttention(12, 3)")
 
-    with hint_on_error(KV_FROM_QUERY_FAILED, when="size"), forward_first(forward):
+    with (
+        hint_on_error(KV_FROM_QUERY_FAILED, when=kv_from_query_sizes(4, 5)),
+        forward_first(forward),
+    ):
         expect_gradients(learner, m, q, kv, kv, mask, cotangent=g, what=what)
         expect_grads_match(
             learner.parameter_grads(m, q, kv, kv, mask, cotangent=g),

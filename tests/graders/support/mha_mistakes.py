@@ -43,6 +43,13 @@ KV_FROM_QUERY_FAILED = (
 )
 
 
+def kv_from_query_sizes(L: int, S: int) -> tuple[str, ...]:
+    """hint_on_error's `when` for KV_FROM_QUERY_FAILED: scores (B, h, L, L) meeting a mask
+    (B, L, S) fail with PyTorch's "The size of tensor a (L) must match the size of tensor b
+    (S)" (or b then a); "size" alone also caught a .view of a transposed tensor (H44)."""
+    return ("size", f"({L})", f"({S})")
+
+
 @expected_value
 def mha(
     state: Mapping[str, torch.Tensor],

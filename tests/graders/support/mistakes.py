@@ -17,7 +17,7 @@ d_model model width, h heads.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 
 import numpy as np
@@ -83,13 +83,20 @@ SMALL_NEGATIVE_FILL = -1.0
 
 
 @contextmanager
-def hint_on_error(hint: str, *, when: str = "") -> Iterator[None]:
-    """Add `hint` to the sentence of an exception the learner's code raises inside the block
-    (only when its message contains `when`); any other LearnerError passes through unchanged."""
+def hint_on_error(
+    hint: str, *, when: str | tuple[str, ...] | Callable[[str], bool] = ""
+) -> Iterator[None]:
+    """Add `hint` to the sentence of an exception the learner's code raises inside the block,
+    only when its message contains `when` (each of a tuple of texts; or `when(message)` is
+    true); any other LearnerError passes through unchanged. A hint that names a catalogued
+    mistake is counted as that mistake (summary.md, the class report): its `when` must be
+    specific to it."""
+    texts = (when,) if isinstance(when, str) else when
+    matches = when if callable(when) else lambda message: all(t in message for t in texts)
     try:
         yield
     except LearnerError as error:
-        if error.kind != "exception" or when not in error.message:
+        if error.kind != "exception" or not matches(error.message):
             raise
         hint = hint.strip()
         end = "" if hint.endswith((".", "!", "?")) else "."
@@ -105,8 +112,22 @@ def attention_call_hints(mask: object = None) -> Iterator[None]:
         if mask is None:
             yield
         else:
-            with hint_on_error(MASK_BROADCAST_FAILED, when="broadcast"):
+            with hint_on_error(MASK_BROADCAST_FAILED, when=_transposed_mask(mask)):
                 yield
+
+
+def _transposed_mask(mask: object) -> Callable[[str], bool]:
+    """Whether a message is NumPy's broadcast error naming `mask` with its last two axes
+    swapped (np.swapaxes, or .T of a 2-D mask) or all of them reversed (.T): "operands could
+    not be broadcast together with shapes (7,4) (3,4,7)". "broadcast" alone also caught a
+    softmax sum without keepdims, or np.dot on batches (H44)."""
+    shape = np.shape(mask)
+    if len(shape) < 2:
+        return lambda message: False
+    # A square mask transposed still broadcasts: its own shape in a message says nothing.
+    shapes = {(*shape[:-2], shape[-1], shape[-2]), tuple(reversed(shape))} - {tuple(shape)}
+    texts = ["(" + ",".join(str(n) for n in s) + ")" for s in shapes]
+    return lambda message: "broadcast" in message and any(t in message for t in texts)
 
 
 @expected_value

@@ -1,0 +1,70 @@
+"""A hint that names a catalogued mistake is the diagnosis in summary.md and the class report,
+so it is given only when the error is that mistake's own. H44: NumPy's np.dot on batched
+scores (a broadcast error) was reported as [attention/padding-over-queries], and a 3-D mask
+not unsqueezed over the heads in multi-head attention (a size error) as
+[multi_head_attention/kv-from-query]. Graded end to end from the reference with those edits;
+the planted mutants of those two mistakes are still named (`autograder check`, in CI)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCE = ROOT / "solutions" / "t101"
+EDITS = {
+    "attention.py": [
+        (
+            "scores = Q @ np.swapaxes(K, -1, -2) / Q.shape[-1] ** 0.5",
+            "scores = np.dot(Q, np.swapaxes(K, -1, -2)) / Q.shape[-1] ** 0.5",
+        ),
+        (
+            "return weights @ V, weights  # (..., L, d_v), (..., L, S)",
+            "return np.dot(weights, V), weights",
+        ),
+    ],
+    "multi_head_attention.py": [
+        ("mask = mask.unsqueeze(1)", "mask = mask"),
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> dict:
+    base = tmp_path_factory.mktemp("false_diagnosis")
+    package = base / "learner" / "assignments" / "t101"
+    shutil.copytree(REFERENCE, package, ignore=shutil.ignore_patterns("__pycache__"))
+    for name, edits in EDITS.items():
+        source = (package / name).read_text(encoding="utf-8")
+        for old, new in edits:
+            assert source.count(old) == 1, (name, old)
+            source = source.replace(old, new)
+        (package / name).write_text(source, encoding="utf-8")
+    out = base / "grades"
+    completed = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", str(base / "learner"), "--out", str(out)]
+        + ["--course", str(ROOT / "course.toml"), "--quiet"]
+        + ["--component", "attention", "--component", "multi_head_attention"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert completed.returncode == 1, completed.stderr  # graded, some tests failed
+    return json.loads((out / "results.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("component", ["attention", "multi_head_attention"])
+def test_errors_of_other_mistakes_name_no_catalogued_mistake(results, component):
+    failed = [
+        t for t in results["tests"] if t["tags"] == [component] and t["score"] < t["max_score"]
+    ]
+    assert len(failed) >= 3  # each edit breaks its component's batched and masked tests
+    named = {m for t in failed for m in re.findall(r"\[(\w+/[a-z0-9-]+)\] ", t["output"])}
+    assert named == set()
