@@ -7,17 +7,12 @@ the planted mutants of those two mistakes are still named (`autograder check`, i
 
 from __future__ import annotations
 
-import json
 import re
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = ROOT / "solutions" / "t101"
+from .edited import edited_reference, grade
+
 EDITS = {
     "attention.py": [
         (
@@ -38,26 +33,8 @@ EDITS = {
 @pytest.fixture(scope="module")
 def results(tmp_path_factory) -> dict:
     base = tmp_path_factory.mktemp("false_diagnosis")
-    package = base / "learner" / "assignments" / "t101"
-    shutil.copytree(REFERENCE, package, ignore=shutil.ignore_patterns("__pycache__"))
-    for name, edits in EDITS.items():
-        source = (package / name).read_text(encoding="utf-8")
-        for old, new in edits:
-            assert source.count(old) == 1, (name, old)
-            source = source.replace(old, new)
-        (package / name).write_text(source, encoding="utf-8")
-    out = base / "grades"
-    completed = subprocess.run(
-        [sys.executable, "-m", "autograder", "grade", str(base / "learner"), "--out", str(out)]
-        + ["--course", str(ROOT / "course.toml"), "--quiet"]
-        + ["--component", "attention", "--component", "multi_head_attention"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert completed.returncode == 1, completed.stderr  # graded, some tests failed
-    return json.loads((out / "results.json").read_text(encoding="utf-8"))
+    learner = edited_reference(base / "learner", EDITS)
+    return grade([learner], base / "grades", "attention", "multi_head_attention")["learner"]
 
 
 @pytest.mark.parametrize("component", ["attention", "multi_head_attention"])

@@ -15,19 +15,20 @@ from tests.graders.support.add_norm_mistakes import (
     expected_and_mistakes,
 )
 from tests.graders.support.catalogue import mistake
-from tests.graders.support.inputs import like_state, tensor
-from tests.graders.support.params import forward_first
+from tests.graders.support.inputs import tensor
+from tests.graders.support.params import forward_first, seeded_state
 
 pytestmark = pytest.mark.add_norm
 
 D_MODEL = 16
+PARAMETERS = [("norm.bias", (D_MODEL,)), ("norm.weight", (D_MODEL,))]
 
 
 def pair(learner, reference, rng, **kwargs):
     """The learner's AddNorm(16, **kwargs) with seeded weights, the reference likewise, and
     those weights."""
     m = learner.module("add_norm").AddNorm(D_MODEL, **kwargs)
-    state = like_state(rng, m.state_dict())
+    state = seeded_state(learner, m, rng, PARAMETERS, what=f"AddNorm({D_MODEL})")
     learner.chain(m, [("load_state_dict", (state,), {}), ("eval", (), {})])  # one round trip
     return m, reference.build("add_norm", "AddNorm", D_MODEL, state=state, **kwargs), state
 

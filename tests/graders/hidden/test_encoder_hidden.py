@@ -26,7 +26,8 @@ def encoder_module(learner):
 def test_layer_submodules_other_sizes(encoder_module, learner):
     """EncoderLayer(12, 3, 20) has the four contract sublayers and nothing else"""
     layer = encoder_module.EncoderLayer(D_MODEL, HEADS, D_FF)
-    expect_names(learner, layer, wiring.LAYER_PARAMETERS, what=LAYER_CALL)
+    names = wiring.layer_parameters(learner, D_MODEL, HEADS, D_FF)
+    expect_names(learner, layer, names, what=LAYER_CALL)
 
 
 @pytest.mark.weight(3)
@@ -54,7 +55,8 @@ def test_stack_of_four_is_independent(encoder_module, learner):
     """Encoder(4, 12, 3, 20).layers holds four separate EncoderLayers"""
     call = "Encoder(4, 12, 3, 20)"
     encoder = encoder_module.Encoder(4, D_MODEL, HEADS, D_FF)
-    wiring.expect_separate_layers(learner, encoder, 4, what=call)
+    names = wiring.layer_parameters(learner, D_MODEL, HEADS, D_FF)
+    wiring.expect_separate_layers(learner, encoder, 4, names, what=call)
 
 
 @pytest.mark.weight(3)

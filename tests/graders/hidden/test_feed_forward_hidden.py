@@ -9,24 +9,26 @@ import torch
 from autograder.feedback import expect_close, expect_shape
 from tests.graders.hidden.oracles import expect_grads_match, reference_grads
 from tests.graders.support.ffn_mistakes import expected_and_mistakes
-from tests.graders.support.inputs import like_state, tensor
+from tests.graders.support.inputs import tensor
 from tests.graders.support.params import (
     expect_gradients,
     expect_parameters,
     forward_first,
     linear_parameters,
+    seeded_state,
 )
 
 pytestmark = pytest.mark.feed_forward
 
 D_MODEL, D_FF = 12, 40
+PARAMETERS = linear_parameters({"W_1": (D_FF, D_MODEL), "W_2": (D_MODEL, D_FF)}, bias=True)
 
 
 def pair(learner, reference, rng, dropout=0.0):
     """The learner's module with seeded weights, the reference with the same weights, and
     those weights."""
     m = learner.module("feed_forward").PositionwiseFeedForward(D_MODEL, D_FF, dropout)
-    state = like_state(rng, m.state_dict())
+    state = seeded_state(learner, m, rng, PARAMETERS, what="PositionwiseFeedForward(12, 40)")
     learner.chain(m, [("load_state_dict", (state,), {}), ("eval", (), {})])  # one round trip
     ref = reference.build("feed_forward", "PositionwiseFeedForward", D_MODEL, D_FF, state=state)
     return m, ref, state
@@ -35,8 +37,7 @@ def pair(learner, reference, rng, dropout=0.0):
 def test_parameters_other_widths(learner):
     """PositionwiseFeedForward(12, 40) has W_1 (40, 12) and W_2 (12, 40) with biases"""
     m = learner.module("feed_forward").PositionwiseFeedForward(D_MODEL, D_FF)
-    expected = linear_parameters({"W_1": (D_FF, D_MODEL), "W_2": (D_MODEL, D_FF)}, bias=True)
-    expect_parameters(learner, m, expected, what="PositionwiseFeedForward(12, 40)")
+    expect_parameters(learner, m, PARAMETERS, what="PositionwiseFeedForward(12, 40)")
 
 
 @pytest.mark.weight(2)

@@ -15,8 +15,9 @@ import torch
 
 from autograder.feedback import GradingFailure, expect, shown_what
 from autograder.runtime.errors import LearnerError
+from tests.graders.support.inputs import like_state
 
-WRONG_PARAMETERS = "{what} has the parameters {got}; expected {expected}."
+WRONG_PARAMETERS = "{what} has the wrong parameters: {difference}. Expected exactly: {expected}."
 WRONG_ORDER = (
     "{what} creates its parameters in the order {got}; expected {expected}, so that a seeded "
     "run reproduces the class notebook."
@@ -72,7 +73,10 @@ def expect_parameters(
     tail = f" Hint: {hint}." if hint else ""
     expect(
         sorted(got) == sorted(wanted),
-        WRONG_PARAMETERS.format(what=what, got=_listing(got), expected=_listing(wanted)) + tail,
+        WRONG_PARAMETERS.format(
+            what=what, difference=difference(got, wanted), expected=_listing(wanted)
+        )
+        + tail,
     )
     if ordered:
         expect(
@@ -93,9 +97,43 @@ def expect_names(learner, module, expected: Sequence[str], *, what: str, hint: s
     tail = f" Hint: {hint}." if hint else ""
     expect(
         sorted(got) == sorted(expected),
-        f"{what} has the parameters {', '.join(got) or 'none'}; expected "
+        f"{what} has the wrong parameters: {difference(got, expected)}. Expected exactly: "
         f"{', '.join(expected)}.{tail}",
     )
+
+
+def difference(got: Sequence, expected: Sequence) -> str:
+    """What differs between two parameter listings ([name] or [(name, shape)]), first: a
+    whole listing can be cut in a report before the one name that matters (H44)."""
+    shapes_got, shapes_wanted = dict(_pairs(got)), dict(_pairs(expected))
+    parts = [
+        f"{name} is {shapes_got[name]}, expected {shape}"
+        for name, shape in shapes_wanted.items()
+        if name in shapes_got and shapes_got[name] != shape
+    ]
+    missing = [name for name in shapes_wanted if name not in shapes_got]
+    extra = [name for name in shapes_got if name not in shapes_wanted]
+    if missing:
+        parts.append("it lacks " + ", ".join(missing))
+    if extra:
+        parts.append("it also has " + ", ".join(extra) + ", which the contract does not")
+    return "; ".join(parts) or "the same names, some of them twice"
+
+
+def _pairs(listing: Sequence) -> list[tuple[str, object]]:
+    return [
+        (item, None) if isinstance(item, str) else (item[0], tuple(item[1])) for item in listing
+    ]
+
+
+def seeded_state(
+    learner, module, rng, expected: Sequence[tuple[str, tuple]], *, what: str
+) -> dict[str, torch.Tensor]:
+    """Fresh weights for the module (inputs.like_state), once its parameters are the
+    contract's `expected` [(name, shape)] (else expect_parameters' sentence): weights drawn for
+    the learner's own names crashed the trusted side, 'the grader itself failed' (H44)."""
+    expect_parameters(learner, module, expected, what=what)
+    return like_state(rng, module.state_dict())
 
 
 def expect_gradients(learner, module, *args, cotangent: torch.Tensor, what: str) -> None:

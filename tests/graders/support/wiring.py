@@ -18,7 +18,9 @@ from __future__ import annotations
 import torch
 
 from autograder.feedback import Lazy, expect, expect_close, expect_shape, shown_what
+from autograder.runtime.errors import LearnerError
 from tests.graders.support.catalogue import mistake
+from tests.graders.support.params import difference
 from tests.graders.support.standins import LayerParts
 
 #: The parameter names of a contract EncoderLayer, sublayer by sublayer.
@@ -30,6 +32,32 @@ LAYER_PARAMETERS = [
     "add_norm_2.norm.weight",
     "add_norm_2.norm.bias",
 ]
+
+#: An EncoderLayer's sublayers: (attribute, module, class, its arguments from (d_model, h, d_ff))
+SUBLAYERS = (
+    ("self_attn", "multi_head_attention", "MultiHeadAttention", lambda d, h, f: (d, h)),
+    ("add_norm_1", "add_norm", "AddNorm", lambda d, h, f: (d,)),
+    ("feed_forward", "feed_forward", "PositionwiseFeedForward", lambda d, h, f: (d, f)),
+    ("add_norm_2", "add_norm", "AddNorm", lambda d, h, f: (d,)),
+)
+
+
+def layer_parameters(learner, d_model: int, num_heads: int, d_ff: int) -> list[str]:
+    """The parameter names an EncoderLayer(d_model, num_heads, d_ff) of this learner must
+    have: each sublayer's attribute, then the names the learner's own sublayer class gives its
+    parameters. The sublayers' own tests grade those names: a feed-forward network with linear1
+    instead of W_1 lost points in the encoder too (H44). A sublayer class that cannot be built
+    counts with the contract's names (LAYER_PARAMETERS)."""
+    names = []
+    for attribute, module, cls, arguments in SUBLAYERS:
+        try:
+            sublayer = getattr(learner.module(module), cls)(*arguments(d_model, num_heads, d_ff))
+            own = [p.name for p in learner.parameters(sublayer)]
+        except LearnerError:
+            own = [n.split(".", 1)[1] for n in LAYER_PARAMETERS if n.startswith(attribute + ".")]
+        names += [f"{attribute}.{name}" for name in own]
+    return names
+
 
 MASK_DROPPED = mistake("encoder/mask-not-passed")
 SECOND_RESIDUAL_FROM_INPUT = mistake("encoder/second-residual-from-input")
@@ -131,9 +159,12 @@ def expect_stack_wiring(encoder, layers: list, x: torch.Tensor, mask=None, *, wh
     )
 
 
-def expect_separate_layers(learner, encoder, num_layers: int, *, what: str) -> None:
+def expect_separate_layers(
+    learner, encoder, num_layers: int, layer_names: list[str], *, what: str
+) -> None:
     """Fail unless `encoder.layers` holds num_layers layers that share no parameter, each with
-    the contract's parameter names (the learner's own layers: no stand-ins here)."""
+    the parameter names `layer_names` (layer_parameters; the learner's own layers: no stand-ins
+    here)."""
     what = shown_what(what)  # a hidden test shows no inputs
     count = len(encoder.layers)
     expect(
@@ -151,11 +182,11 @@ def expect_separate_layers(learner, encoder, num_layers: int, *, what: str) -> N
                 f"In {what}, {first} and {name} are one and the same parameter. {SHARED_LAYER}",
             )
     got = sorted(p.name for p in learner.parameters(encoder))
-    expected = sorted(f"layers.{i}.{name}" for i in range(num_layers) for name in LAYER_PARAMETERS)
+    expected = sorted(f"layers.{i}.{name}" for i in range(num_layers) for name in layer_names)
     expect(
         got == expected,
-        f"{what} has the parameters {', '.join(got) or 'none'}; expected layers.0 to "
-        f"layers.{num_layers - 1}, each with {', '.join(LAYER_PARAMETERS)}. Hint: self.layers "
+        f"{what} has the wrong parameters: {difference(got, expected)}. Expected layers.0 to "
+        f"layers.{num_layers - 1}, each with {', '.join(layer_names)}. Hint: self.layers "
         "must be an nn.ModuleList of num_layers EncoderLayers and nothing else may hold "
         "parameters.",
     )

@@ -21,12 +21,13 @@ from tests.graders.support.add_norm_mistakes import (
     expected_and_mistakes,
 )
 from tests.graders.support.catalogue import mistake
-from tests.graders.support.inputs import like_state, tensor
-from tests.graders.support.params import expect_parameters
+from tests.graders.support.inputs import tensor
+from tests.graders.support.params import expect_parameters, seeded_state
 
 pytestmark = pytest.mark.add_norm
 
 D_MODEL = 8
+PARAMETERS = [("norm.bias", (D_MODEL,)), ("norm.weight", (D_MODEL,))]
 
 
 def add_norm(learner, rng, eps=None, **kwargs):
@@ -34,7 +35,7 @@ def add_norm(learner, rng, eps=None, **kwargs):
     LayerNorm weights."""
     AddNorm = learner.module("add_norm").AddNorm
     m = AddNorm(D_MODEL, **kwargs) if eps is None else AddNorm(D_MODEL, eps=eps, **kwargs)
-    state = like_state(rng, m.state_dict())
+    state = seeded_state(learner, m, rng, PARAMETERS, what="AddNorm(8)")
     learner.chain(m, [("load_state_dict", (state,), {}), ("eval", (), {})])  # one round trip
     return m
 
@@ -45,7 +46,7 @@ def test_parameters(learner):
     expect_parameters(
         learner,
         m,
-        [("norm.bias", (8,)), ("norm.weight", (8,))],
+        PARAMETERS,
         what="AddNorm(8)",
         hint="create self.norm = nn.LayerNorm(d_model, eps=eps)",
     )

@@ -36,7 +36,7 @@ def test_layer_submodules(encoder_module, learner):
     expect_names(
         learner,
         layer,
-        wiring.LAYER_PARAMETERS,
+        wiring.layer_parameters(learner, D_MODEL, HEADS, D_FF),
         what=LAYER_CALL,
         hint="create self.self_attn = MultiHeadAttention(d_model, num_heads, dropout), "
         "self.add_norm_1 = AddNorm(d_model, dropout), self.feed_forward = "
@@ -80,7 +80,8 @@ def test_layer_gradients_reach_every_parameter(encoder_module, learner, rng):
 def test_stack_has_independent_layers(encoder_module, learner):
     """Encoder.layers holds num_layers separate EncoderLayers (no shared parameters)"""
     encoder = encoder_module.Encoder(LAYERS, D_MODEL, HEADS, D_FF)
-    wiring.expect_separate_layers(learner, encoder, LAYERS, what=STACK_CALL)
+    names = wiring.layer_parameters(learner, D_MODEL, HEADS, D_FF)
+    wiring.expect_separate_layers(learner, encoder, LAYERS, names, what=STACK_CALL)
 
 
 @pytest.mark.weight(3)

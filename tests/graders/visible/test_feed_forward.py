@@ -12,18 +12,24 @@ import torch
 
 from autograder.feedback import expect_close, expect_shape, expect_type
 from tests.graders.support.ffn_mistakes import expected_and_mistakes
-from tests.graders.support.inputs import like_state, tensor
-from tests.graders.support.params import expect_gradients, expect_parameters, linear_parameters
+from tests.graders.support.inputs import tensor
+from tests.graders.support.params import (
+    expect_gradients,
+    expect_parameters,
+    linear_parameters,
+    seeded_state,
+)
 
 pytestmark = pytest.mark.feed_forward
 
 D_MODEL, D_FF = 8, 32
+PARAMETERS = linear_parameters({"W_1": (D_FF, D_MODEL), "W_2": (D_MODEL, D_FF)}, bias=True)
 
 
 def seeded_ffn(learner, rng):
     """A learner PositionwiseFeedForward(8, 32) in eval mode with seeded weights."""
     m = learner.module("feed_forward").PositionwiseFeedForward(D_MODEL, D_FF)
-    state = like_state(rng, m.state_dict())
+    state = seeded_state(learner, m, rng, PARAMETERS, what="PositionwiseFeedForward(8, 32)")
     learner.chain(m, [("load_state_dict", (state,), {}), ("eval", (), {})])  # one round trip
     return m
 
@@ -31,8 +37,7 @@ def seeded_ffn(learner, rng):
 def test_parameters(learner):
     """has W_1 = nn.Linear(d_model, d_ff) and W_2 = nn.Linear(d_ff, d_model)"""
     m = learner.module("feed_forward").PositionwiseFeedForward(D_MODEL, D_FF)
-    expected = linear_parameters({"W_1": (D_FF, D_MODEL), "W_2": (D_MODEL, D_FF)}, bias=True)
-    expect_parameters(learner, m, expected, what="PositionwiseFeedForward(8, 32)")
+    expect_parameters(learner, m, PARAMETERS, what="PositionwiseFeedForward(8, 32)")
 
 
 @pytest.mark.weight(3)
