@@ -592,7 +592,7 @@ def render_markdown(report: ClassReport) -> str:
         out += ["| " + " | ".join([f"`{_code(row[0])}`", *row[1:]]) + " |" for row in rows]
     else:
         out.append(NONE)
-    # Last: one row per test, the longest section (116 rows for this course).
+    # Last: one row per test, the longest section (119 rows for this course).
     out += ["", "## Pass rate per test (most failed first)", ""]
     if report.tests:
         out += ["| Test | Passed |", "|---|---:|"]

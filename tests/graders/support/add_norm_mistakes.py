@@ -92,23 +92,40 @@ def dropout_in_eval(
     atol: float = 1e-5,
 ) -> dict[str, torch.Tensor]:
     """{sentence: LayerNorm(x + dropout(s))} when `got` is what dropout with probability p, left
-    on, gives: for every token, some pattern of kept (scaled by 1/(1-p)) and dropped entries of
-    s. Tries every pattern of each token (d_model <= 16), in the trusted process. {} otherwise."""
+    on, gives (dropout_patterns). {} otherwise."""
+    found = dropout_patterns(got, state, x, s, p, eps, atol)
+    return {} if found is None else {mistake(DROPOUT_IN_EVAL): found[0]}
+
+
+def dropout_patterns(
+    got: torch.Tensor,
+    state: Mapping[str, torch.Tensor],
+    x: torch.Tensor,
+    s: torch.Tensor,
+    p: float,
+    eps: float = DEFAULT_EPS,
+    atol: float = 1e-5,
+) -> tuple[torch.Tensor, torch.Tensor] | None:
+    """(LayerNorm(x + dropout(s)) (..., d_model), the keep pattern of each token (tokens,
+    d_model), 1 kept) when `got` is what dropout with probability p on s gives: for every token,
+    some pattern of kept (scaled by 1/(1-p)) and dropped entries of s. Tries every pattern of
+    each token (d_model <= 16), in the trusted process. None otherwise."""
     d_model = x.shape[-1]
     if d_model > MAX_DROPOUT_WIDTH or not 0 < p < 1 or tuple(got.shape) != tuple(x.shape):
-        return {}
+        return None
     weight, bias = (state[f"norm.{n}"].to(torch.float64) for n in ("weight", "bias"))
     bits = torch.arange(2**d_model).unsqueeze(1) >> torch.arange(d_model)
-    keep = (bits & 1).to(torch.float64) / (1 - p)  # (2**d_model, d_model)
+    keep = (bits & 1).to(torch.float64)  # (2**d_model, d_model)
     rows = zip(
         *(t.detach().to(torch.float64).reshape(-1, d_model) for t in (got, x, s)), strict=True
     )
-    matched = []
+    matched, patterns = [], []
     for g, xi, si in rows:
-        candidates = F.layer_norm(xi + keep * si, (d_model,), weight, bias, eps)
+        candidates = F.layer_norm(xi + keep / (1 - p) * si, (d_model,), weight, bias, eps)
         error = (candidates - g).abs().amax(dim=-1)
         best = int(error.argmin())
         if float(error[best]) > atol:
-            return {}
+            return None
         matched.append(candidates[best])
-    return {mistake(DROPOUT_IN_EVAL): torch.stack(matched).reshape(x.shape)}
+        patterns.append(keep[best])
+    return torch.stack(matched).reshape(x.shape), torch.stack(patterns)

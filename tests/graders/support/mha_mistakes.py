@@ -67,6 +67,30 @@ def mha(
         return torch_mha_forward(built_in, query, key, value, mask)
 
 
+def output_from_weights(
+    state: Mapping[str, torch.Tensor],
+    num_heads: int,
+    weights: torch.Tensor,
+    value: torch.Tensor,
+) -> torch.Tensor:
+    """The output (B, L, d_model) that per-head `weights` (B, h, L, S) give with the values
+    `value` (B, S, d_model): concat_heads(weights @ (value W_v)) W_o, as the contract computes
+    it after any dropout of the weights."""
+    B, S, d_model = value.shape
+    d_k = d_model // num_heads
+    with torch.no_grad():
+        w = weights.detach().to(torch.float64)
+        v = F.linear(value.double(), state["W_v.weight"].double(), _bias(state, "W_v"))
+        heads = w @ v.view(B, S, num_heads, d_k).transpose(1, 2)  # (B, h, L, d_k)
+        concat = heads.transpose(1, 2).reshape(B, w.shape[2], d_model)
+        return F.linear(concat, state["W_o.weight"].double(), _bias(state, "W_o")).float()
+
+
+def _bias(state: Mapping[str, torch.Tensor], name: str) -> torch.Tensor | None:
+    bias = state.get(f"{name}.bias")
+    return None if bias is None else bias.double()
+
+
 def mha_mistakes(
     state: Mapping[str, torch.Tensor],
     num_heads: int,

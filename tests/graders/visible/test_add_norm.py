@@ -12,15 +12,25 @@ from collections.abc import Mapping
 import pytest
 import torch
 
-from autograder.feedback import AnyOf, Lazy, expect, expect_close, expect_shape, expect_type
+from autograder.feedback import (
+    AnyOf,
+    GradingFailure,
+    Lazy,
+    expect,
+    expect_close,
+    expect_shape,
+    expect_type,
+)
 from tests.graders.support.add_norm_mistakes import (
     DEFAULT_EPS,
     EPS_IGNORED,
     NORM_WRONG_AXIS,
     dropout_in_eval,
+    dropout_patterns,
     expected_and_mistakes,
 )
 from tests.graders.support.catalogue import mistake
+from tests.graders.support.dropout import EVAL_FIRST, P
 from tests.graders.support.inputs import tensor
 from tests.graders.support.params import expect_parameters, seeded_state
 
@@ -102,7 +112,8 @@ def test_dropout_is_off_in_eval(learner, rng):
         what=what,
         atol=1e-5,
         mistakes=mistakes,
-        hint="after .eval() the dropout must do nothing: apply it with the nn.Dropout module",
+        hint="the expected value is self.norm(x + sublayer_output) with self.norm's own "
+        "weights; a dropout must do nothing after .eval() (the nn.Dropout module does that)",
     )
 
 
@@ -161,3 +172,53 @@ def per_token(mistaken: Mapping, statistic) -> dict:
         sentence: AnyOf(*(statistic(y) for y in outputs.arrays))
         for sentence, outputs in mistaken.items()
     }
+
+
+TRAIN_CALL = f"AddNorm({D_MODEL}, dropout={P})"
+DROPOUT_ON_X = (
+    "{what} with a zero sublayer_output in train mode is not LayerNorm(x): the dropout touched "
+    "x too. Drop entries of the sublayer output only: norm(x + dropout(sublayer_output))."
+)
+DROPOUT_UNUSED = (
+    "{what} in train mode gives its eval-mode output: no dropout is applied. Apply "
+    "self.dropout (an nn.Dropout(dropout), active after .train()) to sublayer_output."
+)
+DROPOUT_ELSEWHERE = (
+    "{what} in train mode is not norm(x + dropout(sublayer_output)) for any choice of dropped "
+    "entries (the kept ones scaled by 1/(1 - p)): apply self.dropout to sublayer_output only, "
+    "before the addition."
+)
+
+
+def test_dropout_in_train_mode(learner, rng):
+    """in train mode, dropout drops entries of the sublayer output only, before the addition"""
+    m = add_norm(learner, rng, dropout=P)  # in eval mode
+    state = m.state_dict()
+    x, s = tensor(rng, 3, 4, D_MODEL), tensor(rng, 3, 4, D_MODEL)
+    what = f"{TRAIN_CALL}(x, sublayer_output) with both (3, 4, {D_MODEL})"
+    in_eval = m(x, s)
+    expect_type(in_eval, torch.Tensor, what=what)
+    expect_shape(in_eval, tuple(x.shape), what=what)
+    eval_expected, catalogued = expected_and_mistakes(state, x, s)
+    expect_close(
+        in_eval,
+        eval_expected,
+        what=f"{what} in eval mode",
+        atol=1e-5,
+        mistakes=Lazy(lambda: {**catalogued, **dropout_in_eval(in_eval, state, x, s, p=P)}),
+        hint=EVAL_FIRST,
+    )
+    m.train()
+    zero = m(x, torch.zeros_like(x))
+    expect_type(zero, torch.Tensor, what=what)
+    expect_shape(zero, tuple(x.shape), what=what)
+    expected = expected_and_mistakes(state, x, torch.zeros_like(x))[0]
+    expect_close(zero, expected, what=what, atol=1e-5, hint=DROPOUT_ON_X.format(what=what))
+    got = m(x, s)
+    expect_type(got, torch.Tensor, what=what)
+    expect_shape(got, tuple(x.shape), what=what)
+    found = dropout_patterns(got, state, x, s, p=P)
+    if found is None:
+        unused = bool(torch.allclose(got.double(), eval_expected.double(), atol=1e-5))
+        raise GradingFailure((DROPOUT_UNUSED if unused else DROPOUT_ELSEWHERE).format(what=what))
+    expect(not bool(found[1].all()), DROPOUT_UNUSED.format(what=what))

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import pytest
 import torch
+import torch.nn.functional as F
 
-from autograder.feedback import expect_close, expect_shape, expect_type
+from autograder.feedback import GradingFailure, expect_close, expect_shape, expect_type
+from tests.graders.support.dropout import EVAL_FIRST, P, fit
 from tests.graders.support.ffn_mistakes import expected_and_mistakes
 from tests.graders.support.inputs import tensor
 from tests.graders.support.params import (
@@ -93,3 +95,64 @@ def test_gradients_reach_every_parameter(learner, rng):
         cotangent=tensor(rng, 2, 3, D_MODEL),
         what="PositionwiseFeedForward(8, 32)(x)",
     )
+
+
+TRAIN_CALL = f"PositionwiseFeedForward({D_MODEL}, {D_MODEL}, dropout={P})"
+DROPOUT_UNUSED = (
+    "{what} in train mode gives its eval-mode output: no dropout is applied. Apply "
+    "self.dropout (an nn.Dropout(dropout), active after .train()) to relu(W_1(x)), before W_2."
+)
+DROPOUT_AFTER_W_2 = (
+    "{what} in train mode drops elements of its output: the dropout belongs on the hidden "
+    "activations, W_2(dropout(relu(W_1(x)))), not after W_2."
+)
+DROPOUT_NOT_SCALED = (
+    "{what} in train mode drops hidden units but does not scale the kept ones by 1/(1 - p): "
+    "use nn.Dropout, which does."
+)
+DROPOUT_ELSEWHERE = (
+    "{what} in train mode is not W_2(dropout(relu(W_1(x)))) for any choice of dropped hidden "
+    "units: apply self.dropout once, to relu(W_1(x)), and nowhere else."
+)
+
+
+def test_dropout_in_train_mode(learner, rng):
+    """in train mode, drops hidden units after the ReLU and scales the kept ones by 1/(1-p)"""
+    m = learner.module("feed_forward").PositionwiseFeedForward(D_MODEL, D_MODEL, P)
+    square = linear_parameters({"W_1": (D_MODEL, D_MODEL), "W_2": (D_MODEL, D_MODEL)}, bias=True)
+    state = seeded_state(learner, m, rng, square, what=TRAIN_CALL)
+    # W_2 the identity plus 0.5: each output element shows its hidden unit, dropped or kept.
+    state["W_2.weight"], state["W_2.bias"] = torch.eye(D_MODEL), torch.full((D_MODEL,), 0.5)
+    learner.chain(m, [("load_state_dict", (state,), {}), ("eval", (), {})])
+    x = tensor(rng, 4, 6, D_MODEL)
+    what = f"{TRAIN_CALL}(x) with x (4, 6, {D_MODEL})"
+    hidden = torch.relu(F.linear(x, state["W_1.weight"], state["W_1.bias"]))
+    bias = state["W_2.bias"]
+    in_eval = m(x)
+    expect_type(in_eval, torch.Tensor, what=what)
+    expected, mistakes = expected_and_mistakes(state, x)  # bias + hidden
+    expect_close(
+        in_eval,
+        expected,
+        what=f"{what} in eval mode",
+        atol=1e-5,
+        mistakes=mistakes,
+        hint=EVAL_FIRST,
+    )
+    m.train()
+    got = m(x)
+    expect_type(got, torch.Tensor, what=what)
+    expect_shape(got, tuple(x.shape), what=what)
+    if fit(got, bias, bias + hidden / (1 - P), atol=1e-5).dropout_seen:
+        return
+    if fit(got, bias, bias + hidden, atol=1e-5).fits:
+        unused = _close(got, bias + hidden)
+        raise GradingFailure((DROPOUT_UNUSED if unused else DROPOUT_NOT_SCALED).format(what=what))
+    if fit(got, torch.zeros(()), (bias + hidden) / (1 - P), atol=1e-5).dropout_seen:
+        raise GradingFailure(DROPOUT_AFTER_W_2.format(what=what))
+    raise GradingFailure(DROPOUT_ELSEWHERE.format(what=what))
+
+
+def _close(got: torch.Tensor, expected: torch.Tensor) -> bool:
+    same_shape = tuple(got.shape) == tuple(expected.shape)
+    return same_shape and bool(torch.allclose(got.double(), expected.double(), atol=1e-5))

@@ -9,11 +9,19 @@ from __future__ import annotations
 import pytest
 import torch
 
-from autograder.feedback import expect_close, expect_dtype, expect_raises
+from autograder.feedback import (
+    GradingFailure,
+    expect_close,
+    expect_dtype,
+    expect_raises,
+    expect_shape,
+    expect_type,
+)
 from tests.graders.support.compare import describe_call
+from tests.graders.support.dropout import P, fit
 from tests.graders.support.inputs import key_mask, mha_state, permutation, tensor
 from tests.graders.support.mha_compare import expect_mha_pair, output_of
-from tests.graders.support.mha_mistakes import mha, mha_mistakes
+from tests.graders.support.mha_mistakes import mha, mha_mistakes, output_from_weights
 from tests.graders.support.params import (
     expect_gradients,
     expect_parameters,
@@ -187,4 +195,62 @@ def test_permuting_tokens_permutes_outputs(MHA, rng):
         hint="each token's output must depend only on its own query and "
         "on the set of keys: do not mix tokens when splitting heads",
         mistakes=mha_mistakes(state, HEADS, x_p, x_p, x_p)[0],
+    )
+
+
+TRAIN_CALL = f"MultiHeadAttention({D_MODEL}, {HEADS}, dropout={P})"
+WEIGHTS_NOT_DROPPED = (
+    "In train mode the weights {what} returned show no dropout: apply self.dropout (an "
+    "nn.Dropout(dropout), active after .train()) to the attention weights after the softmax, "
+    "then use and return those weights, as nn.MultiheadAttention does."
+)
+WEIGHTS_NOT_SCALED = (
+    "In train mode the weights {what} returned drop entries but do not scale the kept ones by "
+    "1/(1 - p): use nn.Dropout, which does."
+)
+WEIGHTS_ELSEWHERE = (
+    "In train mode each weight {what} returned must be 0 (dropped) or its eval-mode value "
+    "divided by 1 - p (kept): apply self.dropout once, to the softmax's weights (B, h, L, S)."
+)
+
+
+def test_dropout_in_train_mode(MHA, learner, rng):
+    """in train mode, drops attention weights (scaling the kept ones by 1/(1-p)) and uses them"""
+    state = mha_state(rng, D_MODEL)
+    m = MHA.build(D_MODEL, HEADS, dropout=P, state=state)  # in eval mode
+    x = tensor(rng, 2, 5, D_MODEL)
+    what = f"{TRAIN_CALL}(x, x, x) with x (2, 5, {D_MODEL})"
+    expected = mha(state, HEADS, x, x, x)  # eval mode: nothing dropped
+    expect_mha_pair(
+        m(x, x, x),
+        expected,
+        state=state,
+        heads=HEADS,
+        inputs=(x, x, x, None),
+        what=f"{what} in eval mode",
+        atol=1e-5,
+        hints=(MERGE_HINT, SPLIT_HINT),
+        dropout=P,
+    )
+    weights = expected[1]
+    m.train()
+    got = m(x, x, x)
+    output_of(got, what=what)
+    expect_type(got[1], torch.Tensor, what=f"the weights of {what}")
+    expect_shape(got[1], (2, HEADS, 5, 5), what=f"the weights of {what}")
+    zero = torch.zeros(())
+    if not fit(got[1], zero, weights / (1 - P), atol=1e-6).dropout_seen:
+        if fit(got[1], zero, weights, atol=1e-6).fits:
+            unused = bool(torch.allclose(got[1].double(), weights.double(), atol=1e-6))
+            raise GradingFailure(
+                (WEIGHTS_NOT_DROPPED if unused else WEIGHTS_NOT_SCALED).format(what=what)
+            )
+        raise GradingFailure(WEIGHTS_ELSEWHERE.format(what=what))
+    expect_close(
+        got[0],
+        output_from_weights(state, HEADS, got[1], x),
+        what=f"the output of {what}",
+        atol=1e-5,
+        hint="the output must use the weights after the dropout, the ones returned: "
+        "concat(weights @ V_heads) W_o",
     )

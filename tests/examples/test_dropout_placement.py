@@ -1,0 +1,57 @@
+"""Dropout in the wrong place loses the train-mode test of its component, with a sentence that
+says where the dropout belongs; nothing else (H44: all three scored full marks, as every other
+test runs in eval mode). Graded end to end from the reference with the dropout moved:
+
+* feed-forward: after W_2 instead of on relu(W_1(x));
+* multi-head attention: on the output instead of on the attention weights;
+* Add & Norm: on x + sublayer_output instead of on sublayer_output.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .edited import component_scores, edited_reference, grade
+
+MOVED = {
+    "feed_forward.py": [
+        (
+            "return self.W_2(self.dropout(hidden))",
+            "return self.dropout(self.W_2(hidden))",
+        ),
+    ],
+    "multi_head_attention.py": [
+        ("        weights = self.dropout(weights)\n", ""),
+        ("return self.W_o(concat), weights", "return self.dropout(self.W_o(concat)), weights"),
+    ],
+    "add_norm.py": [
+        (
+            "return self.norm(x + self.dropout(sublayer_output))",
+            "return self.norm(self.dropout(x + sublayer_output))",
+        ),
+    ],
+}
+SAID = {
+    "feed_forward": "in train mode drops elements of its output: the dropout belongs on the "
+    "hidden activations, W_2(dropout(relu(W_1(x)))), not after W_2.",
+    "multi_head_attention": "returned show no dropout: apply self.dropout (an "
+    "nn.Dropout(dropout), active after .train()) to the attention weights after the softmax",
+    "add_norm": "with a zero sublayer_output in train mode is not LayerNorm(x): the dropout "
+    "touched x too.",
+}
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> dict:
+    base = tmp_path_factory.mktemp("dropout")
+    learner = edited_reference(base / "moved", MOVED)
+    return grade([learner], base / "grades", *SAID)["moved"]
+
+
+@pytest.mark.parametrize("component", sorted(SAID))
+def test_only_the_train_mode_test_fails_and_says_where_dropout_belongs(results, component):
+    failed = [t for t in results["tests"] if t["tags"] == [component] and t["status"] != "passed"]
+    assert [t["name"].split(": ", 1)[1].split(",")[0] for t in failed] == ["in train mode"]
+    assert SAID[component] in failed[0]["output"]
+    total = sum(t["max_score"] for t in results["tests"] if t["tags"] == [component])
+    assert component_scores(results)[component] == pytest.approx(total - failed[0]["max_score"])
