@@ -2,7 +2,8 @@
 so it is given only when the error is that mistake's own. H44: NumPy's np.dot on batched
 scores (a broadcast error) was reported as [attention/padding-over-queries], and a 3-D mask
 not unsqueezed over the heads in multi-head attention (a size error) as
-[multi_head_attention/kv-from-query]. Graded end to end from the reference with those edits;
+[multi_head_attention/kv-from-query]; NaN rows of the torch SelfAttention were named with the
+NumPy softmax's mistake and its np.where fix. Graded end to end from the reference with those edits;
 the planted mutants of those two mistakes are still named (`autograder check`, in CI)."""
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ EDITS = {
         (
             "return weights @ V, weights  # (..., L, d_v), (..., L, S)",
             "return np.dot(weights, V), weights",
+        ),
+        (
+            "weights = weights.masked_fill(~mask, 0.0)  # a fully masked row: NaN -> 0",
+            "pass",
         ),
     ],
     "multi_head_attention.py": [
@@ -45,3 +50,10 @@ def test_errors_of_other_mistakes_name_no_catalogued_mistake(results, component)
     assert len(failed) >= 3  # each edit breaks its component's batched and masked tests
     named = {m for t in failed for m in re.findall(r"\[(\w+/[a-z0-9-]+)\] ", t["output"])}
     assert named == set()
+
+
+def test_nan_rows_of_the_torch_self_attention_get_the_torch_sentence(results):
+    failed = [t for t in results["tests"] if "SelfAttention" in t["output"] and t["score"] == 0]
+    assert failed
+    for test in failed:
+        assert "torch.softmax of a row that is all -inf is NaN" in test["output"], test["name"]

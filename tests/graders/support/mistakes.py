@@ -76,6 +76,14 @@ MASK_BROADCAST_FAILED = (
     "(..., L, S) as it is; if you transposed or reshaped it: " + PADDING_OVER_QUERIES
 )
 
+# NaN on fully masked rows in a torch module: torch.softmax of an all -inf row is NaN (H44: the
+# NumPy softmax's sentence, with its np.where fix, was shown for a torch SelfAttention).
+NAN_ROWS_TORCH = (
+    "A query whose every key is masked gets NaN weights: torch.softmax of a row that is all "
+    "-inf is NaN. Such a query must get all-zero weights and a zero output: after the softmax, "
+    "set its row to 0, e.g. weights.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)."
+)
+
 # The small negative the mask-fill-small-negative mistake is recognised by (-1 is what learners
 # write; a fill of -100 or below changes no weight beyond 1e-40 except on fully masked rows,
 # which BLANK_ROW_UNIFORM names).
@@ -174,6 +182,7 @@ def sdpa_mistakes(
     *,
     d_model: int | None = None,
     got: object = None,
+    torch_softmax: bool = False,
 ) -> Mistakes:
     """({sentence: output}, {sentence: weights}) that each attention mistake would give.
 
@@ -183,10 +192,19 @@ def sdpa_mistakes(
     recognised whatever its value (fitted to the learner's weights), not only -1.
     Only mistakes that give a result of the right shape (and, mostly, a different value) are
     included; the masking mistakes only when there is a mask.
+    torch_softmax: the learner's code is a torch module (SelfAttention), whose softmax is
+    torch's: NaN rows are then named with NAN_ROWS_TORCH, not the NumPy softmax's mistake.
     Both are feedback.Lazy mappings, computed (together) only when one is read: expect_close
     reads them only when the learner's result is wrong.
     """
-    return Lazy.pair(lambda: _with_fitted_fill(Q, K, V, mask, d_model=d_model, got=got))
+    found = Lazy.pair(lambda: _with_fitted_fill(Q, K, V, mask, d_model=d_model, got=got))
+    if not torch_softmax:
+        return found
+    return Lazy.pair(lambda: tuple(_torch_nan(m) for m in found))
+
+
+def _torch_nan(mistakes: Mapping[str, object]) -> dict[str, object]:
+    return {NAN_ROWS_TORCH if k == NAN_ALL_INF else k: v for k, v in mistakes.items()}
 
 
 def _with_fitted_fill(Q, K, V, mask, *, d_model: int | None, got: object) -> Mistakes:
