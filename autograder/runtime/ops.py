@@ -189,6 +189,25 @@ class Worker:
             values = self.run_steps(scope, request, len(parts))  # as a request of their own
         return {"value": values}
 
+    def op_stand_in_function(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Replace the global ``name`` of learner module ``module`` by the function stand-in
+        ``kind`` (standins.FUNCTIONS) when it is learner module ``source``'s own ``name``, as
+        ``from .softmax import softmax`` binds it; any other binding (the learner's own
+        function, a library's, none) stays. Value: whether it was replaced. Both modules are
+        imported already (the harness asks after importing them)."""
+        standin = standins.function(request["kind"])
+        name = request["name"]
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"Expected a global name such as 'softmax', got {name!r}.")
+        module = self.importer.import_module(request["module"])
+        source = self.importer.import_module(request["source"])
+        with _learner(self, "call"):  # a module object the learner replaced may run code
+            names, own = vars(module), vars(source).get(name)
+            if own is None or names.get(name) is not own:
+                return {"value": False}
+            names[name] = standin
+        return {"value": True}
+
     def op_chain(self, request: dict[str, Any]) -> dict[str, Any]:
         """Method calls on one object in one request: the target itself, or what calling it
         with ``call`` ({args, kwargs}) returns (a class: the object it builds), then each of

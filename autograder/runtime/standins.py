@@ -24,6 +24,13 @@ convention of torch.nn.functional.scaled_dot_product_attention):
         forward(x (B, L, d_model), mask=None) -> (B, L, d_model): an nn.TransformerEncoderLayer
         (relu, post-norm, batch_first, dropout 0); mask as for multi_head_attention with S = L.
 
+Function stand-ins replace a function that one learner module imported from another
+(``from .softmax import softmax``), so that the importing module's graders do not charge the
+imported one's mistakes a second time (``LearnerSession.stand_in_function``):
+
+    softmax               softmax(x (...), axis=-1) -> (...): NumPy, the max-shifted softmax;
+                          a slice that is all -inf gives zeros; a floating x keeps its dtype.
+
 Every query row of a mask must keep at least one key (the torch modules give NaN otherwise).
 Some kinds wrap APIs a course may forbid (nn.MultiheadAttention); guard.exempting lets calls
 that go through a stand-in the harness installed pass without being recorded as the learner's.
@@ -37,6 +44,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -158,6 +166,30 @@ KINDS: dict[str, tuple[Callable[..., nn.Module], dict[str, type]]] = {
 
 #: The stand-ins' forward functions: the frames guard.exempting looks for.
 FORWARD_CODES = frozenset(cls.forward.__code__ for cls, _ in KINDS.values())
+
+
+def softmax(x: Any, axis: int = -1) -> np.ndarray:
+    """The softmax stand-in: exp(x - m) / sum exp(x - m) along `axis`, m the slice's maximum
+    (0 for an all -inf slice, which gives zeros). Shapes: x (...) -> (...); a floating x keeps
+    its dtype, any other gives float64. Source: Vaswani et al. 2017, section 3.2.1."""
+    x = np.asarray(x)
+    if not np.issubdtype(x.dtype, np.floating):
+        x = x.astype(np.float64)
+    m = np.max(x, axis=axis, keepdims=True)
+    e = np.exp(x - np.where(m == -np.inf, 0, m).astype(x.dtype))
+    total = np.sum(e, axis=axis, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+#: kind -> the function stand-in
+FUNCTIONS: dict[str, Callable[..., Any]] = {"softmax": softmax}
+
+
+def function(kind: str) -> Callable[..., Any]:
+    """The function stand-in `kind`; StandInError for an unknown one."""
+    if not isinstance(kind, str) or kind not in FUNCTIONS:
+        raise StandInError(NO_KIND.format(kind=kind, names=", ".join(FUNCTIONS)))
+    return FUNCTIONS[kind]
 
 
 def _setting(kind: str, name: str, wanted: type, value: Any) -> Any:

@@ -19,6 +19,7 @@ from tests.graders.support.mistakes import (
     charged_to_softmax,
     sdpa,
     sdpa_mistakes,
+    use_known_good_softmax,
 )
 from tests.graders.support.params import expect_gradients, expect_parameters
 
@@ -37,6 +38,9 @@ REFERENCE_OFF = (
 
 @pytest.fixture
 def attention(learner):
+    """The learner's attention module, calling a known-good softmax where it calls its own
+    (support.mistakes.use_known_good_softmax)."""
+    use_known_good_softmax(learner)
     return learner.module("attention")
 
 

@@ -50,6 +50,7 @@ __all__ = [  # softmax_over and axis_mistakes moved to softmax_mistakes; still i
     "attention_call_hints",
     "axis_mistakes",
     "charged_to_softmax",
+    "use_known_good_softmax",
     "hint_on_error",
     "sdpa",
     "sdpa_mistakes",
@@ -307,6 +308,15 @@ def _masked(Q, K, V, mask, *, fill: float = -np.inf, after: bool = False):
     else:
         weights = torch.softmax(torch.where(m, scores, fill), dim=-1)
     return (weights @ v).numpy(), weights.numpy()
+
+
+def use_known_good_softmax(learner) -> None:
+    """Make the learner's attention module call a known-good softmax where it calls the
+    learner's own, imported by name (`from .softmax import softmax`): the softmax graders
+    charge a softmax mistake; the attention graders grade the attention (course rule: a learner
+    pays once for one mistake; H44: a softmax summing without keepdims also cost 12 attention
+    points). Call it in each test: a new worker (after a time-out) starts without it."""
+    learner.stand_in_function("attention", "softmax", source="softmax", kind="softmax")
 
 
 def charged_to_softmax(learner, got: object, Q, K, V, mask, *, atol: float) -> bool:
