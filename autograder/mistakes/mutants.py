@@ -22,10 +22,17 @@ from __future__ import annotations
 import shutil
 import tomllib
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TypeVar
+from pathlib import Path, PurePosixPath
+from typing import Annotated, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
 
 from autograder.config import CourseConfig
 from autograder.mistakes.catalogue import SLUG_PATTERN, Catalogue, details
@@ -54,12 +61,29 @@ class MutantError(ValueError):
     """A mutant (or variant) cannot be read or applied; the message says which and why."""
 
 
+def _inside_package(file: str | None) -> str | None:
+    """An edit's `file`: a relative path inside the package (H43: an absolute path, or one
+    with "..", had `autograder check` rewrite the reference itself, or read any file)."""
+    if file is None:
+        return None
+    path = PurePosixPath(file)
+    if not file or path.is_absolute() or ".." in path.parts or "\\" in file:
+        raise ValueError(
+            f"file must be a path inside the reference package, such as 'attention.py'; "
+            f"got {file!r}"
+        )
+    return file
+
+
+InsideFile = Annotated[str | None, AfterValidator(_inside_package)]
+
+
 class Edit(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     find: str = Field(min_length=1)
     replace: str
-    file: str | None = None
+    file: InsideFile = None
 
 
 class Mutant(BaseModel):
@@ -80,7 +104,7 @@ class EditsEntry(BaseModel):
 
     find: str | None = None
     replace: str | None = None
-    file: str | None = None
+    file: InsideFile = None
     edits: tuple[Edit, ...] = ()
 
     @model_validator(mode="after")
@@ -147,7 +171,8 @@ def apply_edits(edits: Sequence[Edit], package: Path, dest: Path, *, what: str) 
     shutil.copytree(package, dest, ignore=shutil.ignore_patterns("__pycache__"))
     for edit in edits:
         target = dest / (edit.file or "")
-        if not target.is_file():
+        inside = target.resolve().is_relative_to(dest.resolve())
+        if not inside or not target.is_file():
             raise MutantError(NO_FILE.format(what=what, file=edit.file, package=package))
         text = target.read_text(encoding="utf-8")
         count = text.count(edit.find)

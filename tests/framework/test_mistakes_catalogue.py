@@ -226,6 +226,20 @@ def test_mutant_editing_a_file_the_reference_does_not_have(toy, tmp_path):
     )
 
 
+@pytest.mark.parametrize("file", ["/tmp/reference/normalize.py", "../normalize.py", "a/../../x.py"])
+def test_a_mutant_file_outside_the_package_is_refused_before_anything_is_written(
+    toy, tmp_path, file
+):
+    """H43: an absolute `file` had `check` rewrite the reference itself (and read any file)."""
+    text = f'[[mutants]]\nmistake = "no-sqrt"\nfind = "a"\nreplace = "b"\nfile = "{file}"\n'
+    path = write(tmp_path, "normalize.toml", text)
+    message = mutant_error(load_mutants, tmp_path, toy, course_catalogue(toy))
+    assert message == (
+        f"The mutants file {path} is not valid: mutants.0.file: value error, file must be a path "
+        f"inside the reference package, such as 'attention.py'; got '{file}'."
+    )
+
+
 # Variant errors ----------------------------------------------------------------------------
 
 
