@@ -103,6 +103,7 @@ def grade_submission(
         started_at=started_at,
         components=components,
         manifest=manifest,
+        hide=[out_dir],
     )
 
 
@@ -212,10 +213,12 @@ def write_grade(
     components: Sequence[str] = (),
     manifest: Path | None = None,
     graded: GradedCommit | None = None,
+    hide: Sequence[Path] = (),
 ) -> GradeResult:
     """The points rule over what pytest saw, the notebook component and the protected-file
     changes; then results.json, summary.md and junit.xml in out_dir. ``graded``: the commit a
-    batch graded, which the reports name."""
+    batch graded, which the reports name. ``hide``: folders the notebook's kernel must not
+    see, as pytest_args' for module code (the reports' folder; a batch's DIR and scratch)."""
     result = collector.grade_result(
         config,
         submission=name,
@@ -225,7 +228,7 @@ def write_grade(
         started_at=started_at,
     )
     if not components or NOTEBOOK in components:  # docs/notebook.md
-        result = add_notebook(config, submission, result, out_dir)
+        result = add_notebook(config, submission, result, out_dir, hide=hide)
     if manifest is not None:
         root = config.submission_root(submission)
         result.protected_changes = [

@@ -592,4 +592,5 @@ class BatchSession:
             started_at=started_at,
             manifest=self.settings.manifest,
             graded=graded,
+            hide=state.hidden,  # DIR and the scratch folder (pytest_args' hide)
         )

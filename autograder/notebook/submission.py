@@ -8,6 +8,7 @@ without the notebook is returned unchanged: its grade has no notebook component.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from autograder.config import CourseConfig
@@ -26,9 +27,12 @@ def add_notebook(
     out_dir: Path,
     *,
     cell_timeout: float | None = None,
+    hide: Sequence[Path] = (),
 ) -> GradeResult:
     """result, plus the notebook component when the submission has the notebook. The autograded
-    notebook (with outputs) is written to out_dir for the learner."""
+    notebook (with outputs) is written to out_dir for the learner. ``hide``: folders the run
+    must not see besides the learner's repository (H43: in a batch, DIR with its compiled
+    hidden graders and the other learners' reports, and the other learners' copies)."""
     root = config.submission_root(Path(submission))
     (Path(out_dir) / FEEDBACK_NAME).unlink(missing_ok=True)  # never last run's copy
     for assignment in find_notebook_assignments(config.root):
@@ -43,7 +47,7 @@ def add_notebook(
             memory_mb=config.limits.memory_mb,
             keep=out_dir,
             grader_errors=errors,
-            hide=(root,),
+            hide=(root, *hide),
         )
         result = with_notebook(result, assignment, tests, errors)
     return result

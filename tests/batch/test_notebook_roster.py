@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 
 from autograder.gradebook.report import NOT_SUBMITTED
+from autograder.runtime import isolation
 from tests.batch.conftest import ROOT, read_gradebook, run_cli
+from tests.notebook.probes import outputs
 
 pytest.importorskip("nbgrader", reason="needs the notebook extra: pip install -e '.[notebook]'")
 
@@ -31,17 +33,19 @@ NOT_DONE = "Replace this line with your code; this step is not done yet."
 def merged(tmp_path_factory) -> dict[str, Path | subprocess.CompletedProcess]:
     base = tmp_path_factory.mktemp("notebook_roster")
     roster = base / "class"
+    shards = [base / "shard1", base / "shard2"]
     for learner, notebook in (("ada", "correct"), ("bo", "untouched"), ("cy", None)):
         shutil.copytree(ROOT / "examples" / "submissions" / "amara", roster / learner)
         if notebook:
             (roster / learner / NOTEBOOK).parent.mkdir(parents=True)
             shutil.copyfile(EXAMPLES / notebook / NOTEBOOK, roster / learner / NOTEBOOK)
-    shards = [base / "shard1", base / "shard2"]
+    with_probe(roster / "ada" / NOTEBOOK, shards[0] / ".pycache")  # ada is in shard 1
+    elsewhere = tmp_path_factory.mktemp("cwd")
     runs = [
         subprocess.Popen(
             [sys.executable, "-m", "autograder", "grade-class", str(roster), "--out", str(out)]
             + ["--course", str(ROOT / "course.toml"), "--shard", f"{i}/2", "--jobs", "1", "-q"],
-            cwd=base,
+            cwd=elsewhere,  # not a parent of DIR: a notebook run also hides its current folder
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -62,6 +66,29 @@ def merged(tmp_path_factory) -> dict[str, Path | subprocess.CompletedProcess]:
         cwd=base,
     )
     return {"out": out, "shard1": shards[0], "merge": done}
+
+
+PROBE = 'import json, os\nprint("SEES " + json.dumps({"compiled_graders": os.path.exists(%r)}))\n'
+
+
+def with_probe(notebook: Path, compiled: Path) -> None:
+    """Add to the notebook a cell that says whether its kernel can see `compiled` (DIR/.pycache,
+    the batch's compiled hidden graders)."""
+    document = json.loads(notebook.read_text(encoding="utf-8"))
+    cell = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": []}
+    document["cells"].insert(4, {**cell, "id": "probe", "source": PROBE % str(compiled)})
+    notebook.write_text(json.dumps(document), encoding="utf-8")
+
+
+def test_a_notebook_cell_cannot_see_the_batch_folder(merged) -> None:
+    """H43: a notebook's kernel could read DIR during grade-class: the compiled hidden graders
+    in DIR/.pycache and the other learners' reports (module code never could)."""
+    if isolation.probe()[0] == isolation.PROCESS_GROUP:
+        pytest.skip("this machine allows no namespaces: the run is confined to its process group")
+    graded = json.loads((merged["shard1"] / "ada" / "notebook.graded.ipynb").read_text("utf-8"))
+    (line,) = [t for t in outputs(graded) if t.startswith("SEES ")]
+    assert json.loads(line.removeprefix("SEES ")) == {"compiled_graders": False}
+    assert (merged["shard1"] / ".pycache").is_dir()  # it is there, and hidden
 
 
 def test_the_gradebook_has_a_notebook_column_empty_without_a_notebook(merged) -> None:
