@@ -53,6 +53,7 @@ Visibility = Literal["hidden", "after_due_date", "after_published", "visible"]
 
 MAX_SECONDS = 3600  # the longest time limit course.toml may set
 MAX_MB = 2**20  # 1 TiB in MiB (1 GiB in KiB): the largest memory or size limit
+MAX_POINTS = 10_000  # a component's points: inf failed inside the grader (H43)
 
 
 class CourseConfigError(ValueError):
@@ -130,7 +131,7 @@ class Component(_Section):
     name: Identifier
     module: DottedName
     title: str = Field(min_length=1)
-    points: float = Field(gt=0)
+    points: float = Field(gt=0, le=MAX_POINTS, allow_inf_nan=False)
     depends_on: tuple[Identifier, ...] = ()
 
     @field_validator("name")

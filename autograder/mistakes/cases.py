@@ -36,6 +36,11 @@ NO_REFERENCE = (
     "it needs them."
 )
 REFERENCE_MISSING = "The references folder {path} does not exist; check reference_dir in {course}."
+MODULE_MISSING = (
+    "{course}: components[{index}].module is {module!r}, but {folder} has no {file}; expected "
+    "the module's path inside the package, dotted (the references and the stubs must both "
+    "have it)."
+)
 STUBS_MISSING = "The learner package {path} does not exist; check package_dir in {course}."
 UNKNOWN_COMPONENT = "--component {name} is not a component of {course}; choose from: {names}."
 COPY_FAILED = "The {label} could not be copied to {dest}: {error}."
@@ -99,6 +104,18 @@ def plan_cases(config: CourseConfig, components: list[str] | tuple[str, ...] = (
     stubs = config.root / config.course.package_dir
     if not stubs.is_dir():
         raise CheckError(STUBS_MISSING.format(path=stubs, course=config.path))
+    for index, component in enumerate(config.components):
+        for folder in (reference, stubs):
+            if not (folder / component.module_file).is_file():  # H43: "softmaxx" passed
+                raise CheckError(
+                    MODULE_MISSING.format(
+                        course=config.path,
+                        index=index,
+                        module=component.module,
+                        file=component.module_file,
+                        folder=folder,
+                    )
+                )
     catalogue = course_catalogue(config)
     mutants_folder = config.course.mutants
     mutants = load_mutants(mutants_folder, config, catalogue) if mutants_folder else []

@@ -366,11 +366,30 @@ def test_course_without_references_exits_2(tmp_path):
     )
 
 
+def test_a_component_module_the_references_do_not_have_exits_2(tmp_path):
+    """H43: module = "scalle" passed: the reference scored full marks, the stubs zero, and only
+    every mutant failed, without naming the key."""
+    course = tmp_path / "toy"
+    shutil.copytree(TOY, course, ignore=shutil.ignore_patterns("__pycache__", "submissions"))
+    path = course / "course.toml"
+    path.write_text(path.read_text().replace('module = "scale"', 'module = "scalle"', 1))
+    code, _, errors = run_main(course=path)
+    assert code == 2
+    assert errors == (
+        f"{path}: components[0].module is 'scalle', but {course / 'solution/toypkg'} has no "
+        "scalle.py; expected the module's path inside the package, dotted (the references and "
+        "the stubs must both have it).\n"
+    )
+
+
 @pytest.mark.parametrize(
     ("options", "sentence"),
     [
         ({"jobs": 0}, "--jobs must be a whole number of at least 1; got 0.\n"),
-        ({"test_timeout": -1.0}, "--timeout must be a positive number of seconds; got -1.0.\n"),
+        (
+            {"test_timeout": -1.0},
+            "--timeout must be a positive number of seconds, at most 3,600; got -1.0.\n",
+        ),
     ],
 )
 def test_bad_options_exit_2(options, sentence):

@@ -160,12 +160,18 @@ def test_unknown_keys_are_refused_with_their_path(tmp_path):
     assert "the key path is not a course setting" in message
 
 
-@pytest.mark.parametrize("points", ["0", "-2"])
-def test_non_positive_points(tmp_path, points):
+@pytest.mark.parametrize(
+    "points, expected",
+    [
+        ("0", "a number greater than 0; got 0"),
+        ("-2", "a number greater than 0; got -2"),
+        ("inf", "a finite number; got inf"),  # H43: failed inside the grader
+        ("1e9", "a number at most 10,000; got 1000000000.0"),
+    ],
+)
+def test_points_are_positive_finite_and_bounded(tmp_path, points, expected):
     message = error_of(tmp_path, GOOD.replace("points = 4", f"points = {points}"))
-    assert message.endswith(
-        f"components[0].points must be a number greater than 0; got {int(points)}."
-    )
+    assert message.endswith(f"components[0].points must be {expected}.")
 
 
 def test_wrong_types_say_expected_and_got(tmp_path):
