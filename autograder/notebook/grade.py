@@ -176,6 +176,9 @@ def _cell_results(
             continue
         score = got.get("score")
         passed = isinstance(score, int | float) and float(score) >= cell.points > 0
+        # nbgrader's own rule, read again from the autograded notebook: a test cell with an
+        # error output fails, whatever the gradebook (which learner code can write) says (H43).
+        passed = passed and not got.get("error")
         graded = {c.grade_id for c in cells}
         message = (
             ""

@@ -22,6 +22,8 @@ whole repository (amara's modules and the correct notebook), in parallel. Expect
   course's source notebook (solutions, hidden tests), the sandbox's own copy of it and its own
   original file, to write outside its folder, to open sockets and to count processes; a last
   cell prints the kernel's input history (`In`), which holds the hidden tests nbgrader ran.
+* forge (built here from untouched): 0. A cell adds triggers to the sandbox's gradebook.db that
+  raise every auto_score to 1000 (H43: it scored 20); the test cells' errors still fail them.
 """
 
 from __future__ import annotations
@@ -62,7 +64,20 @@ EXPECTED = {
     "hog": 20,
     "garbage": 0,
     "probe": 20,
+    "forge": 0,
 }
+FORGE = """import os, sqlite3
+db = sqlite3.connect(os.path.abspath("../../../gradebook.db"))
+db.executescript(
+    "CREATE TRIGGER forge_i AFTER INSERT ON grade BEGIN "
+    "UPDATE grade SET auto_score = 1000 WHERE id = NEW.id; END;"
+    "CREATE TRIGGER forge_u AFTER UPDATE OF auto_score ON grade "
+    "WHEN NEW.auto_score IS NOT 1000 BEGIN "
+    "UPDATE grade SET auto_score = 1000 WHERE id = NEW.id; END;"
+)
+db.commit()
+print("FORGED")
+"""
 
 
 def hog_notebook(folder: Path) -> Path:
@@ -81,15 +96,26 @@ def hog_notebook(folder: Path) -> Path:
     return path
 
 
+def forge_notebook(folder: Path) -> Path:
+    """The untouched notebook with the gradebook-forging cell after the setup cell."""
+    document = json.loads((EXAMPLES / "untouched" / LEARNER_PATH).read_text(encoding="utf-8"))
+    forge = {"cell_type": "code", "execution_count": None, "id": "forge", "metadata": {}}
+    document["cells"].insert(3, {**forge, "outputs": [], "source": FORGE})
+    path = folder / "forge.ipynb"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """(tests by example, feedback folder, released paths, killed-run report), run side by side."""
     assignment = only_assignment(ROOT)
     base = tmp_path_factory.mktemp("notebook_pipeline")
-    built = ("hog", "garbage", "probe")
+    built = ("hog", "garbage", "probe", "forge")
     notebooks = {name: EXAMPLES / name / LEARNER_PATH for name in EXPECTED if name not in built}
     notebooks["hog"] = hog_notebook(base)
     notebooks["probe"] = probe_notebook(base)
+    notebooks["forge"] = forge_notebook(base)
     notebooks["garbage"] = base / "garbage.ipynb"
     notebooks["garbage"].write_text("print('this is not a notebook')\n", encoding="utf-8")
     feedback = base / "feedback"
