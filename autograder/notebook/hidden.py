@@ -18,7 +18,10 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-HIDDEN_BEGIN, HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
+# nbgrader's ClearHiddenTests delimiters, matched as it matches them: anywhere in a line (H43:
+# "# BEGIN HIDDEN TESTS" is a marker to nbgrader, which hid the tests from the release, but was
+# not one here, so the autograded notebook handed back showed them verbatim).
+HIDDEN_BEGIN, HIDDEN_END = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
 HIDDEN_NOTE = "# (hidden tests ran here; they are not shown)"
 SCRUBBED = "(a line of the hidden tests: not shown)"
 #: Shorter stripped lines (`)`, `pass`, `else:`) say nothing and occur everywhere.
@@ -39,9 +42,9 @@ def hidden_lines(document: dict[str, Any]) -> frozenset[str]:
         inside = False
         for line in _text(cell.get("source", "")).splitlines():
             stripped = line.strip()
-            if stripped == HIDDEN_BEGIN:
+            if HIDDEN_BEGIN in line:
                 inside = True
-            elif stripped == HIDDEN_END:
+            elif HIDDEN_END in line:
                 inside = False
             elif inside and len(stripped) >= MIN_LINE:
                 found.add(stripped)
@@ -109,10 +112,10 @@ def _scrub_strings(value: Any, hidden: tuple[str, ...]) -> Any:
 def _strip_hidden(text: str) -> str:
     kept, hidden = [], False
     for line in text.splitlines():
-        if line.strip() == HIDDEN_BEGIN:
+        if HIDDEN_BEGIN in line:
             hidden = True
             kept.append(HIDDEN_NOTE)
-        elif line.strip() == HIDDEN_END:
+        elif HIDDEN_END in line:
             hidden = False
         elif not hidden:
             kept.append(line)

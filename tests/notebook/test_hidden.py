@@ -94,3 +94,14 @@ def test_every_textual_output_type_is_scrubbed_not_only_text():
     assert data["application/javascript"] == f"console.log(1)\n{SCRUBBED}"
     assert data["image/png"] == "iVBORw0KGgo="
     assert data["application/json"] == {"cells": [SCRUBBED, 3]}
+
+
+def test_markers_are_found_anywhere_in_a_line_as_nbgrader_finds_them():
+    """H43: "# BEGIN HIDDEN TESTS" (two hashes, or text after) is a marker to nbgrader, which
+    hid those tests from the release; here it was not, and the graded copy showed them."""
+    cell = TEST_CELL.replace("### BEGIN HIDDEN TESTS", "# BEGIN HIDDEN TESTS (lookup)").replace(
+        "### END HIDDEN TESTS", "#END HIDDEN TESTS"
+    )
+    assert hidden_lines(_notebook(cell, [])) == hidden_lines(_notebook(TEST_CELL, []))
+    shown = without_hidden_tests(_notebook(cell, []))["cells"][0]["source"]
+    assert "zzqxv" not in shown and HIDDEN_NOTE in shown
