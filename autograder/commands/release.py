@@ -17,6 +17,7 @@ from pathlib import Path
 from autograder.config import CourseConfigError, find_course_file, load_course
 from autograder.github.pass_rule import PassRule, PassRuleError
 from autograder.release.pipeline import ReleaseError, build_release, write_release
+from autograder.reports.files import PATH_ERRORS
 
 WRITTEN = "Wrote the learner release ({count} files) to {out}."
 NOTES_MISSING = "The notes file {path} cannot be read: {reason}; expected a Markdown file."
@@ -24,6 +25,18 @@ NOT_WRITTEN = (
     "Could not write the learner release to {out} ({why}: {file}); nothing of it was kept: free "
     "some space or choose another folder, then run the same command again."
 )
+
+
+NOT_WRITTEN_THERE = (
+    "Could not write the learner release to {out} ({why}: {file}); nothing of it was kept: "
+    "choose an output folder whose parents are folders, then run the same command again."
+)
+RULE_TOO_HIGH = (
+    "The pass rule {rule} asks for more points than the course has ({most:g}): no learner "
+    "could pass; expected a minimum of at most {most:g}."
+)
+#: The largest notes file: GitHub refuses files over 100 MB, and a README is read by people.
+MAX_NOTES = 1024 * 1024
 
 
 def main(
@@ -39,9 +52,13 @@ def main(
     try:
         config = load_course(course if course else find_course_file(Path.cwd()))
         rule = PassRule.parse(config.ci.pass_rule if pass_rule is None else pass_rule)
+        most = course_points(config)
+        if rule.min_score is not None and rule.min_score > most:
+            print(RULE_TOO_HIGH.format(rule=rule, most=most), file=sys.stderr)
+            return 2
         try:
-            text = notes.read_text(encoding="utf-8") if notes else ""
-        except (OSError, UnicodeDecodeError) as error:
+            text = _read_notes(notes) if notes else ""
+        except (OSError, UnicodeDecodeError, ValueError) as error:
             print(NOTES_MISSING.format(path=notes, reason=error), file=sys.stderr)
             return 2
         release = build_release(config, pass_rule=rule, notes=text, notebook=notebook)
@@ -53,13 +70,29 @@ def main(
             # A half-written one would make the rerun refuse the folder as not empty.
             _remove_partial(out, fresh)
             file = error.filename or out
-            print(NOT_WRITTEN.format(out=out, file=file, why=error.strerror), file=sys.stderr)
+            template = NOT_WRITTEN_THERE if error.errno in PATH_ERRORS else NOT_WRITTEN
+            print(template.format(out=out, file=file, why=error.strerror), file=sys.stderr)
             return 2
     except (CourseConfigError, PassRuleError, ReleaseError) as error:
         print(str(error), file=sys.stderr)
         return 2
     print(WRITTEN.format(count=len(written), out=out))
     return 0
+
+
+def _read_notes(path: Path) -> str:
+    """The notes file's text (UTF-8, a byte-order mark dropped); ValueError past MAX_NOTES."""
+    if path.stat().st_size > MAX_NOTES:
+        raise ValueError(f"it is larger than {MAX_NOTES // 1024} KiB")
+    return path.read_text(encoding="utf-8-sig")
+
+
+def course_points(config) -> float:
+    """The most points a learner can score: the components' and any notebook's."""
+    from autograder.notebook import notebook_components
+
+    notebooks = notebook_components(config.root)
+    return sum(c.points for c in config.components) + sum(p for _, _, p in notebooks)
 
 
 def _remove_partial(out: Path, fresh: bool) -> None:

@@ -10,8 +10,10 @@ from autograder.commands import release as release_command
 from .conftest import ROOT
 
 
-def _release(out: Path, capsys) -> tuple[int, str]:
-    code = release_command.main(out=out, course=ROOT / "course.toml", pass_rule=None, notes=None)
+def _release(out: Path, capsys, pass_rule=None, notes=None) -> tuple[int, str]:
+    code = release_command.main(
+        out=out, course=ROOT / "course.toml", pass_rule=pass_rule, notes=notes
+    )
     return code, capsys.readouterr().err
 
 
@@ -22,6 +24,7 @@ def test_an_output_folder_under_a_file_is_named_not_the_notes(tmp_path, capsys):
     assert code == 2
     assert err.startswith(f"Could not write the learner release to {out} (Not a directory: ")
     assert "notes" not in err
+    assert "free some space" not in err and "whose parents are folders" in err  # H43
     assert err.count("\n") == 1
 
 
@@ -51,3 +54,22 @@ def test_a_disk_that_fills_midway_leaves_no_partial_release(tmp_path, capsys, mo
     monkeypatch.undo()
     code, err = _release(tmp_path / "empty", capsys)  # the rerun is not refused
     assert code == 0, err
+
+
+def test_a_pass_rule_no_learner_can_meet_is_refused(tmp_path, capsys):
+    """H43: min_score:500 was baked into grade.yml; the course has 120 points (notebook too)."""
+    code, err = _release(tmp_path / "out", capsys, pass_rule="min_score:500")
+    assert code == 2 and not (tmp_path / "out").exists()
+    assert err == release_command.RULE_TOO_HIGH.format(rule="min_score:500", most=120) + "\n"
+    assert _release(tmp_path / "ok", capsys, pass_rule="min_score:120")[0] == 0
+
+
+def test_notes_lose_a_byte_order_mark_and_may_not_be_huge(tmp_path, capsys):
+    notes = tmp_path / "notes.md"
+    notes.write_bytes(b"\xef\xbb\xbf# Welcome\n")
+    assert _release(tmp_path / "out", capsys, notes=notes)[0] == 0
+    readme = (tmp_path / "out" / "README.md").read_text(encoding="utf-8")
+    assert "# Welcome" in readme and "\ufeff" not in readme
+    notes.write_bytes(b"x" * (release_command.MAX_NOTES + 1))
+    code, err = _release(tmp_path / "big", capsys, notes=notes)
+    assert code == 2 and "it is larger than 1024 KiB" in err
