@@ -35,7 +35,7 @@ c.Execute.raise_on_iopub_timeout = False
 c.LimitOutput.max_lines = 200
 c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.ClearOutput",
-    "nbgrader.preprocessors.DeduplicateIds",
+    "autograder.notebook.preprocessors.DropDuplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
     "nbgrader.preprocessors.OverwriteCells",
     "autograder.notebook.preprocessors.RestoreCellOrder",

@@ -55,6 +55,30 @@ NOT_GRADED = (
     "nbgrader could not grade your notebook; check that it opens in Jupyter and runs with "
     "Kernel > Restart & Run All."
 )
+KERNEL_DIED = (
+    "A cell of your notebook ended its Python kernel (os._exit, sys.exit in a subprocess, a "
+    "crash, or running out of memory), so no test could run; find it with Kernel > Restart & "
+    "Run All in Jupyter."
+)
+OUTPUT_TOO_LARGE = (
+    "Your notebook printed more than the grader can keep (its files may not grow beyond the "
+    "limit of one run), so it was not graded; print less, e.g. a summary instead of a whole "
+    "array, and submit it again."
+)
+METADATA_CHANGED = (
+    "The grading information of a cell in your notebook was changed (a test's id or points, or "
+    "whether a cell is read-only), so it could not be graded; undo that change, or copy your "
+    "answers into a fresh copy of the notebook, and submit it again."
+)
+#: (signs in nbgrader's error, the sentence for the learner), checked in order
+WHY_NOT_GRADED = (
+    (("DeadKernelError", "Kernel died"), KERNEL_DIED),
+    (("File too large",), OUTPUT_TOO_LARGE),
+    (
+        ("SchemaTooOldError", "SchemaTooNewError", "metadata may be corrupted", "checksums"),
+        METADATA_CHANGED,
+    ),
+)
 CELL_TIMED_OUT = (
     "This test did not finish within {seconds:g} seconds; the cell was interrupted "
     "(an infinite loop?)."
@@ -267,6 +291,9 @@ def _run_failure(
         return NOT_A_NOTEBOOK.format(
             path=assignment.learner_path, detail="it is not a valid .ipynb (JSON) file."
         )
+    for signs, sentence in WHY_NOT_GRADED:
+        if any(sign in error for sign in signs):
+            return sentence
     if report.ok:  # the run went on; nbgrader gave up on this notebook alone
         return NOT_GRADED
     return RUN_FAILED.format(status=report.exit_status)

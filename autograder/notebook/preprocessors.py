@@ -1,8 +1,9 @@
-"""Two nbgrader preprocessors that make notebook grading robust; nbgrader_config.py installs them.
+"""Three nbgrader preprocessors that make notebook grading robust; nbgrader_config.py installs them.
 
 nbgrader runs its autograde as two ordered pipelines (see notebooks/nbgrader_config.py):
 
-* sanitize: ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells (restores the source
+* sanitize: ClearOutput, **DropDuplicateIds** (in place of nbgrader's DeduplicateIds),
+  OverwriteKernelspec, OverwriteCells (restores the source
   of every locked cell and, with ``add_missing_cells``, re-adds deleted test cells),
   **RestoreCellOrder** (must run after OverwriteCells: it needs every cell back to reorder it),
   CheckCellMetadata;
@@ -26,7 +27,7 @@ from typing import Any
 from nbformat.notebooknode import NotebookNode
 from nbformat.v4 import new_code_cell, new_markdown_cell
 from nbgrader.api import Gradebook
-from nbgrader.preprocessors import NbGraderPreprocessor
+from nbgrader.preprocessors import DeduplicateIds, NbGraderPreprocessor
 
 STDERR_PREFIX = "[stderr] "
 RESTORED = "This cell was missing from your notebook; the grader restored the course's version."
@@ -57,6 +58,21 @@ class StderrIsNotFailure(NbGraderPreprocessor):
             if output.output_type == "stream" and output.name == "stderr":
                 output.name = "stdout"
                 output.text = stderr_as_stdout(output.text)
+        return cell, resources
+
+
+class DropDuplicateIds(DeduplicateIds):
+    """nbgrader's DeduplicateIds, which keeps the last cell of a grade_id and makes the others
+    plain cells, but by removing their nbgrader metadata: nbgrader 0.9 sets it to {}, which
+    CheckCellMetadata then refuses as an outdated schema, so a learner who copied a cell in
+    Jupyter (the copy keeps its grade_id) got no grade at all (H43)."""
+
+    def preprocess_cell(
+        self, cell: NotebookNode, resources: dict[str, Any], cell_index: int
+    ) -> tuple[NotebookNode, dict[str, Any]]:
+        cell, resources = super().preprocess_cell(cell, resources, cell_index)
+        if cell.get("metadata", {}).get("nbgrader") == {}:
+            del cell.metadata["nbgrader"]
         return cell, resources
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from autograder.notebook.course import only_assignment
 from autograder.notebook.grade import _cell_message
-from autograder.notebook.sandbox import LearnerReport
+from autograder.notebook.sandbox import LearnerReport, RunReport
 from autograder.reports.sanitize import first_sentence
 
 NOT_DONE = "NotImplementedError: Replace this line with your code; this step is not done yet."
@@ -64,3 +64,27 @@ def test_an_error_that_ends_a_sentence_gets_no_second_full_stop():
     earlier = LearnerReport(ok=True, failed=[("lookup", "KeyError: 'bank'"), *report.failed])
     message = _cell_message("test_rows", got, earlier, cell_timeout=30, graded={"test_rows"})
     assert message.endswith("failed first; fix that one first: KeyError: 'bank'.")
+
+
+@pytest.mark.parametrize(
+    "error, sentence",
+    [
+        ("nbclient.exceptions.DeadKernelError: Kernel died", "KERNEL_DIED"),
+        ("OSError: [Errno 27] File too large", "OUTPUT_TOO_LARGE"),
+        ("SchemaTooOldError: Outdated schema version: 0 (expected 3)", "METADATA_CHANGED"),
+        (
+            "ValidationError: Notebook failed to validate; the nbgrader metadata may be corrupted.",
+            "METADATA_CHANGED",
+        ),
+        ("RuntimeError: Inconsistent checksums for cell test_lookup", "METADATA_CHANGED"),
+        ("KeyError: 'something new'", "NOT_GRADED"),
+    ],
+)
+def test_a_notebook_nbgrader_gave_up_on_says_why_when_the_reason_is_known(error, sentence):
+    """H43: a kernel ended by os._exit, 100 MB printed or edited metadata all read 'check that
+    it opens in Jupyter and runs with Restart & Run All', which does not help."""
+    from autograder.notebook import grade
+
+    report = RunReport(ok=True, learners={"ada": LearnerReport(ok=False, error=f"...\n{error}")})
+    got = grade._run_failure(report, report.learners["ada"], only_assignment(ROOT))
+    assert got == getattr(grade, sentence)

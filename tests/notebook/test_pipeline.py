@@ -22,6 +22,8 @@ whole repository (amara's modules and the correct notebook), in parallel. Expect
   course's source notebook (solutions, hidden tests), the sandbox's own copy of it and its own
   original file, to write outside its folder, to open sockets and to count processes; a last
   cell prints the kernel's input history (`In`), which holds the hidden tests nbgrader ran.
+* duplicate (built here from correct): 20. The lookup solution cell copied in Jupyter (the
+  copy keeps its grade_id): nbgrader 0.9's DeduplicateIds made that notebook ungradable (H43).
 * forge (built here from untouched): 0. A cell adds triggers to the sandbox's gradebook.db that
   raise every auto_score to 1000 (H43: it scored 20); the test cells' errors still fail them.
 """
@@ -65,6 +67,7 @@ EXPECTED = {
     "garbage": 0,
     "probe": 20,
     "forge": 0,
+    "duplicate": 20,
 }
 FORGE = """import os, sqlite3
 db = sqlite3.connect(os.path.abspath("../../../gradebook.db"))
@@ -96,6 +99,20 @@ def hog_notebook(folder: Path) -> Path:
     return path
 
 
+def duplicate_notebook(folder: Path) -> Path:
+    """The correct notebook with its lookup cell twice, as Jupyter's copy and paste leaves it."""
+    document = json.loads((EXAMPLES / "correct" / LEARNER_PATH).read_text(encoding="utf-8"))
+    (index,) = [
+        i
+        for i, cell in enumerate(document["cells"])
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "lookup"
+    ]
+    document["cells"].insert(index + 1, {**document["cells"][index], "id": "pasted"})
+    path = folder / "duplicate.ipynb"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
 def forge_notebook(folder: Path) -> Path:
     """The untouched notebook with the gradebook-forging cell after the setup cell."""
     document = json.loads((EXAMPLES / "untouched" / LEARNER_PATH).read_text(encoding="utf-8"))
@@ -111,11 +128,12 @@ def runs(tmp_path_factory):
     """(tests by example, feedback folder, released paths, killed-run report), run side by side."""
     assignment = only_assignment(ROOT)
     base = tmp_path_factory.mktemp("notebook_pipeline")
-    built = ("hog", "garbage", "probe", "forge")
+    built = ("hog", "garbage", "probe", "forge", "duplicate")
     notebooks = {name: EXAMPLES / name / LEARNER_PATH for name in EXPECTED if name not in built}
     notebooks["hog"] = hog_notebook(base)
     notebooks["probe"] = probe_notebook(base)
     notebooks["forge"] = forge_notebook(base)
+    notebooks["duplicate"] = duplicate_notebook(base)
     notebooks["garbage"] = base / "garbage.ipynb"
     notebooks["garbage"].write_text("print('this is not a notebook')\n", encoding="utf-8")
     feedback = base / "feedback"
