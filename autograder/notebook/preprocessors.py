@@ -114,7 +114,9 @@ class RestoreCellOrder(NbGraderPreprocessor):
 def reorder(
     cells: list[NotebookNode], order: list[str], missing: dict[str, NotebookNode], log: Any = None
 ) -> list[NotebookNode]:
-    """cells laid out in `order` (source cell ids); ids absent from cells come from `missing`."""
+    """cells laid out in `order` (source cell ids); ids absent from cells come from `missing`.
+    A learner's own (unlabelled) cells follow the labelled cell they followed; a restored
+    read-only cell goes before those of the cell before it, a restored test after them."""
     groups: dict[str | None, list[NotebookNode]] = {None: []}
     labelled: dict[str, NotebookNode] = {}
     current: str | None = None
@@ -130,15 +132,23 @@ def reorder(
         else:
             groups[current].append(cell)
     result = list(groups[None])
+    followers: list[NotebookNode] = []  # the last placed labelled cell's own cells, still to place
     for grade_id in order:
         cell = labelled.get(grade_id)
         if cell is None:
             cell = missing[grade_id]
             if log is not None:
                 log.warning("Cell %s was missing from the submission; restored it.", grade_id)
+            if not cell.get("metadata", {}).get("nbgrader", {}).get("grade"):
+                # Read-only code or text goes before the learner's cells that now follow the
+                # cell before it: they may need it (H43: a restored `loaders` ran after the
+                # learner's cell that called load_vectors). A test goes after them, as before.
+                result.append(cell)
+                continue
+        result.extend(followers)
         result.append(cell)
-        result.extend(groups.get(grade_id, []))
-    return result + strays
+        followers = groups.get(grade_id, [])
+    return result + followers + strays
 
 
 def restored_cell(

@@ -99,7 +99,8 @@ def test_own_cells_travel_with_the_cell_they_followed():
 
 def test_deleted_cells_come_back_from_the_course_and_unknown_labels_stay_at_the_end():
     order = ["setup", "solve", "test_solve"]
-    missing = {"test_solve": labelled("test_solve", "restored test")}
+    missing = {"test_solve": grade_cell("test_solve")}
+    missing["test_solve"].source = "restored test"
     cells = [labelled("setup"), labelled("solve"), labelled("mine"), labelled("solve", "copy")]
     result = reorder(cells, order, missing)
     assert [c.source for c in result] == ["setup", "solve", "copy", "restored test", "mine"]
@@ -123,3 +124,18 @@ def test_a_restored_test_cell_is_a_locked_grade_cell_with_its_points_and_a_note(
     )
     assert text.cell_type == "markdown" and not text.metadata.nbgrader.grade
     assert text.source.endswith("Read me")
+
+
+def test_a_restored_read_only_cell_runs_before_the_own_cells_that_follow_it():
+    """H43: the deleted read-only `loaders` came back after the learner's cell that called
+    load_vectors (which had followed it, and then followed `loaders_intro`): NameError, 6/20."""
+    order = ["loaders_intro", "loaders", "test_rows"]
+    missing = {"loaders": labelled("loaders", "def load_vectors(): ...")}
+    missing["test_rows"] = grade_cell("test_rows")
+    cells = [labelled("loaders_intro"), new_code_cell("vectors = load_vectors()")]
+    assert ids(reorder(cells, order, missing)) == [
+        "loaders_intro",
+        "loaders",
+        "vectors = load_vectors()",
+        "test_rows",
+    ]
