@@ -24,6 +24,8 @@ whole repository (amara's modules and the correct notebook), in parallel. Expect
   cell prints the kernel's input history (`In`), which holds the hidden tests nbgrader ran.
 * duplicate (built here from correct): 20. The lookup solution cell copied in Jupyter (the
   copy keeps its grade_id): nbgrader 0.9's DeduplicateIds made that notebook ungradable (H43).
+* lowercased (built here from correct): 16. lookup lowercases the missing words, which fails a
+  hidden assert of test_lookup; its message once quoted the hidden words (H43).
 * forge (built here from untouched): 0. A cell adds triggers to the sandbox's gradebook.db that
   raise every auto_score to 1000 (H43: it scored 20); the test cells' errors still fail them.
 """
@@ -68,6 +70,7 @@ EXPECTED = {
     "probe": 20,
     "forge": 0,
     "duplicate": 20,
+    "lowercased": 16,
 }
 FORGE = """import os, sqlite3
 db = sqlite3.connect(os.path.abspath("../../../gradebook.db"))
@@ -113,6 +116,15 @@ def duplicate_notebook(folder: Path) -> Path:
     return path
 
 
+def lowercased_notebook(folder: Path) -> Path:
+    """The correct notebook whose lookup lists the missing words lowercased."""
+    text = (EXAMPLES / "correct" / LEARNER_PATH).read_text(encoding="utf-8")
+    assert text.count("missing.append(word)") == 1
+    path = folder / "lowercased.ipynb"
+    path.write_text(text.replace("missing.append(word)", "missing.append(word.lower())"))
+    return path
+
+
 def forge_notebook(folder: Path) -> Path:
     """The untouched notebook with the gradebook-forging cell after the setup cell."""
     document = json.loads((EXAMPLES / "untouched" / LEARNER_PATH).read_text(encoding="utf-8"))
@@ -128,12 +140,13 @@ def runs(tmp_path_factory):
     """(tests by example, feedback folder, released paths, killed-run report), run side by side."""
     assignment = only_assignment(ROOT)
     base = tmp_path_factory.mktemp("notebook_pipeline")
-    built = ("hog", "garbage", "probe", "forge", "duplicate")
+    built = ("hog", "garbage", "probe", "forge", "duplicate", "lowercased")
     notebooks = {name: EXAMPLES / name / LEARNER_PATH for name in EXPECTED if name not in built}
     notebooks["hog"] = hog_notebook(base)
     notebooks["probe"] = probe_notebook(base)
     notebooks["forge"] = forge_notebook(base)
     notebooks["duplicate"] = duplicate_notebook(base)
+    notebooks["lowercased"] = lowercased_notebook(base)
     notebooks["garbage"] = base / "garbage.ipynb"
     notebooks["garbage"].write_text("print('this is not a notebook')\n", encoding="utf-8")
     feedback = base / "feedback"
@@ -345,3 +358,12 @@ def test_the_learners_copy_never_quotes_a_hidden_line(runs):
     probe = json.loads((runs[1] / "probe.ipynb").read_text(encoding="utf-8"))
     (leak,) = [t for t in outputs(probe) if t.startswith("LEAK ")]
     assert SCRUBBED in leak and "def lookup(" in leak  # the learner's own code stays
+
+
+def test_a_failed_hidden_assert_quotes_no_hidden_input(runs):
+    """H43: "Missing words in order, as given: got ['zzqxv', 'qqqzzz']" named the hidden words."""
+    (failed,) = [t for t in runs[0]["lowercased"] if not t.passed]
+    assert failed.name == "test_lookup"
+    assert "Missing words: in order, spelled as given." in failed.message
+    for secret in ("zzqxv", "qqqzzz", "Qqqzzz"):
+        assert secret not in failed.message, failed.message
