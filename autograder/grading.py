@@ -86,9 +86,15 @@ def grade_submission(
             code = pytest.main(args, plugins=[collector, interrupted, *plugins])
     if interrupted.hit:  # Ctrl-C: pytest swallowed it; the command reports an interruption
         raise KeyboardInterrupt
-    if code == pytest.ExitCode.NO_TESTS_COLLECTED:
+    notebook_only = bool(components) and set(components) <= {NOTEBOOK}
+    if code == pytest.ExitCode.NO_TESTS_COLLECTED and not notebook_only:
         return Ungraded(name, NO_TESTS.format(folders=", ".join(map(str, folders))))
-    if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or collector.errors:
+    finished = (
+        pytest.ExitCode.OK,
+        pytest.ExitCode.TESTS_FAILED,
+        pytest.ExitCode.NO_TESTS_COLLECTED,
+    )
+    if code not in finished or collector.errors:
         reason = collector.errors[0] if collector.errors else None
         return Ungraded(name, reason or PYTEST_FAILED.format(name=name, code=int(code), log=log))
     return write_grade(
@@ -186,8 +192,11 @@ def pytest_args(
     ]
     if test_timeout is not None:
         args.append(f"--test-timeout={test_timeout}")
-    if components:
-        args += ["-m", " or ".join(components)]
+    modules = [c for c in components if c != NOTEBOOK]  # the notebook is no pytest marker
+    if modules:
+        args += ["-m", " or ".join(modules)]
+    elif components:  # the notebook alone: every module test deselected
+        args += ["-m", "not (" + " or ".join(c.name for c in config.components) + ")"]
     args += [f"--hide-path={path}" for path in hide]
     return args
 

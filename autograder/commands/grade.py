@@ -31,6 +31,7 @@ from autograder.config import (
 from autograder.github.pass_rule import PassRule, PassRuleError
 from autograder.github.publish import GITHUB_ONE, GithubRun
 from autograder.grading import REPORT_FILES, grade_submission
+from autograder.notebook import notebook_components
 from autograder.release.manifest import ManifestError, read_manifest
 from autograder.reports import terminal
 from autograder.reports.terminal import Ungraded
@@ -81,7 +82,9 @@ def main(
         check_timeout(test_timeout)
     except OptionError as error:
         return _error(str(error))
-    names = [c.name for c in config.components]
+    names = [c.name for c in config.components] + [
+        n for n, _, _ in notebook_components(config.root)
+    ]
     for component in components:
         if component not in names:
             return _error(
