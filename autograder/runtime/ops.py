@@ -191,21 +191,30 @@ class Worker:
 
     def op_stand_in_function(self, request: dict[str, Any]) -> dict[str, Any]:
         """Replace the global ``name`` of learner module ``module`` by the function stand-in
-        ``kind`` (standins.FUNCTIONS) when it is learner module ``source``'s own ``name``, as
-        ``from .softmax import softmax`` binds it; any other binding (the learner's own
-        function, a library's, none) stays. Value: whether it was replaced. Both modules are
-        imported already (the harness asks after importing them)."""
-        standin = standins.function(request["kind"])
-        name = request["name"]
+        ``kind`` (standins.FUNCTIONS) when it is a plain function that learner module
+        ``source`` defines, as ``from .softmax import softmax`` binds it; anything else (the
+        module's own function, a re-export from elsewhere, an object that is not a module or
+        a function, a signature the stand-in cannot honour) stays. Value: whether it was
+        replaced. Both modules are imported already (the harness asks after importing them)."""
+        name, kind = request["name"], request["kind"]
         if not isinstance(name, str) or not name.isidentifier():
             raise ValueError(f"Expected a global name such as 'softmax', got {name!r}.")
+        standins.function(kind, len)  # an unknown kind is the grader's error, raised here
         module = self.importer.import_module(request["module"])
         source = self.importer.import_module(request["source"])
-        with _learner(self, "call"):  # a module object the learner replaced may run code
-            names, own = vars(module), vars(source).get(name)
-            if own is None or names.get(name) is not own:
-                return {"value": False}
-            names[name] = standin
+        # Plain modules only: a module subclass or an object in sys.modules could run learner
+        # code on attribute access, or show the graders another softmax than its dict holds.
+        if type(module) is not types.ModuleType or type(source) is not types.ModuleType:
+            return {"value": False}
+        names, own = module.__dict__, source.__dict__.get(name)
+        defined_there = type(own) is types.FunctionType and own.__globals__ is source.__dict__
+        if not defined_there or names.get(name) is not own:
+            return {"value": False}
+        with _learner(self, "call"):  # inspect reads the learner's function (__signature__)
+            standin = standins.function(kind, own)
+        if standin is None:
+            return {"value": False}
+        names[name] = standin
         return {"value": True}
 
     def op_chain(self, request: dict[str, Any]) -> dict[str, Any]:

@@ -28,8 +28,9 @@ Function stand-ins replace a function that one learner module imported from anot
 (``from .softmax import softmax``), so that the importing module's graders do not charge the
 imported one's mistakes a second time (``LearnerSession.stand_in_function``):
 
-    softmax               softmax(x (...), axis=-1) -> (...): NumPy, the max-shifted softmax;
-                          a slice that is all -inf gives zeros; a floating x keeps its dtype.
+    softmax               softmax(x (...), axis=-1) -> (...): the max-shifted softmax (NumPy,
+                          or torch for a tensor); a slice that is all -inf gives zeros, NaN
+                          stays NaN; called with the learner's own parameter names.
 
 Every query row of a mask must keep at least one key (the torch modules give NaN otherwise).
 Some kinds wrap APIs a course may forbid (nn.MultiheadAttention); guard.exempting lets calls
@@ -41,6 +42,7 @@ Sources: the PyTorch documentation pages "torch.nn.MultiheadAttention", "torch.n
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -168,28 +170,63 @@ KINDS: dict[str, tuple[Callable[..., nn.Module], dict[str, type]]] = {
 FORWARD_CODES = frozenset(cls.forward.__code__ for cls, _ in KINDS.values())
 
 
-def softmax(x: Any, axis: int = -1) -> np.ndarray:
+def softmax(x: Any, axis: int = -1) -> Any:
     """The softmax stand-in: exp(x - m) / sum exp(x - m) along `axis`, m the slice's maximum
-    (0 for an all -inf slice, which gives zeros). Shapes: x (...) -> (...); a floating x keeps
-    its dtype, any other gives float64. Source: Vaswani et al. 2017, section 3.2.1."""
+    (0 for an all -inf slice, which gives zeros; a NaN stays NaN). Shapes: x (...) -> (...).
+    A torch tensor gives a tensor (differentiable, its dtype kept); anything else NumPy's
+    array, a floating x keeping its dtype, any other float64. Source: Vaswani et al. 2017,
+    section 3.2.1; the PyTorch documentation page "torch.softmax"."""
+    if isinstance(x, torch.Tensor):
+        m = x.detach().amax(dim=axis, keepdim=True)
+        e = torch.exp(x - torch.where(m == -torch.inf, torch.zeros_like(m), m))
+        total = e.sum(dim=axis, keepdim=True)
+        return e / torch.where(total == 0, torch.ones_like(total), total)
     x = np.asarray(x)
     if not np.issubdtype(x.dtype, np.floating):
         x = x.astype(np.float64)
     m = np.max(x, axis=axis, keepdims=True)
     e = np.exp(x - np.where(m == -np.inf, 0, m).astype(x.dtype))
     total = np.sum(e, axis=axis, keepdims=True)
-    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    return np.divide(e, total, out=np.zeros_like(e), where=total != 0)
 
 
-#: kind -> the function stand-in
-FUNCTIONS: dict[str, Callable[..., Any]] = {"softmax": softmax}
+def softmax_like(own: Callable[..., Any]) -> Callable[..., Any] | None:
+    """The softmax stand-in called the way `own` (a learner's softmax) is called: its first
+    parameter is x, its second (any name) the axis, with own's default; None when own takes
+    other parameters too (a temperature, say), which the stand-in cannot honour."""
+    try:
+        signature = inspect.signature(own)
+    except Exception:  # a __signature__ of the learner's making  # noqa: BLE001
+        return None
+    params = list(signature.parameters.values())
+    plain = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.POSITIONAL_ONLY)
+    if not 1 <= len(params) <= 2 or any(p.kind not in plain for p in params):
+        return None
+    if len(params) == 1 or params[1].default is inspect.Parameter.empty:
+        default_axis: Any = -1
+    else:
+        default_axis = params[1].default
+
+    def softmax_standin(*args: Any, **kwargs: Any) -> Any:
+        bound = signature.bind(*args, **kwargs)
+        values = list(bound.arguments.values())
+        return softmax(values[0], values[1] if len(values) > 1 else default_axis)
+
+    return softmax_standin
 
 
-def function(kind: str) -> Callable[..., Any]:
-    """The function stand-in `kind`; StandInError for an unknown one."""
+#: kind -> (what makes the stand-in for a learner's function, or None when it cannot)
+FUNCTIONS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any] | None]] = {
+    "softmax": softmax_like
+}
+
+
+def function(kind: str, own: Callable[..., Any]) -> Callable[..., Any] | None:
+    """The function stand-in `kind` for the learner's function `own`; None when it cannot
+    stand in for it. StandInError for an unknown kind."""
     if not isinstance(kind, str) or kind not in FUNCTIONS:
         raise StandInError(NO_KIND.format(kind=kind, names=", ".join(FUNCTIONS)))
-    return FUNCTIONS[kind]
+    return FUNCTIONS[kind](own)
 
 
 def _setting(kind: str, name: str, wanted: type, value: Any) -> Any:

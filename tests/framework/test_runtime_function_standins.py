@@ -8,6 +8,7 @@ import textwrap
 
 import numpy as np
 import pytest
+import torch
 
 from autograder.runtime import LearnerSession, Limits, standins
 
@@ -41,6 +42,67 @@ PACKAGE = {
             return sm.softmax(scores, axis=-1)
     """,
     "broken.py": "raise RuntimeError('no import')\n",
+    # H45: correct code the first stand-in broke, and hostile code it rewarded
+    "named.py": """
+        import numpy as np
+
+        def softmax(scores, dim=-1):
+            e = np.exp(scores - np.max(scores, axis=dim, keepdims=True))
+            return e / np.sum(e, axis=dim)
+    """,
+    "by_keyword.py": """
+        from .named import softmax
+
+        def weights(scores):
+            return softmax(scores=scores, dim=-1)
+    """,
+    "tensors.py": """
+        import torch
+        from .softmax import softmax
+
+        def weights(scores):
+            return softmax(scores, axis=-1)
+    """,
+    "tempered.py": """
+        import numpy as np
+
+        def softmax(x, axis=-1, temperature=1.0):
+            return np.zeros(3)
+
+        def user(x):
+            return softmax(x)
+    """,
+    "uses_tempered.py": """
+        from .tempered import softmax
+
+        def weights(x):
+            return softmax(x)
+    """,
+    "reexport.py": """
+        from .own import softmax
+    """,
+    "uses_reexport.py": """
+        from .reexport import softmax
+
+        def weights(x):
+            return softmax(x)
+    """,
+    "swapped.py": """
+        import sys
+
+        class NotAModule:
+            __slots__ = ()
+            softmax = staticmethod(lambda x, axis=-1: x)
+
+        sys.modules[__name__] = NotAModule()
+    """,
+    "uses_swapped.py": """
+        from . import swapped
+        softmax = swapped.softmax
+
+        def weights(x):
+            return softmax(x)
+    """,
 }
 
 
@@ -91,3 +153,35 @@ def test_a_source_that_does_not_import_replaces_nothing(session):
 def test_an_unknown_kind_is_the_graders_error(session):
     with pytest.raises(RuntimeError, match="No stand-in kind is called 'nn.Softmax'"):
         session.stand_in_function("attention", "softmax", source="softmax", kind="nn.Softmax")
+
+
+def test_the_learners_own_parameter_names_are_honoured(session):
+    scores = np.arange(24.0).reshape(2, 3, 4)
+    assert session.stand_in_function("by_keyword", "softmax", source="named", kind="softmax")
+    assert np.allclose(session.module("by_keyword").weights(scores), standins.softmax(scores))
+
+
+def test_a_tensor_gets_a_differentiable_tensor_and_nan_stays_nan(session):
+    scores = torch.tensor([[1.0, 2.0, -torch.inf], [-torch.inf, -torch.inf, -torch.inf]])
+    scores.requires_grad_(True)
+    got = standins.softmax(scores)
+    assert isinstance(got, torch.Tensor) and got.requires_grad
+    assert torch.allclose(got.detach(), torch.tensor([[0.26894142, 0.73105858, 0.0], [0, 0, 0]]))
+    got.sum().backward()
+    assert torch.isfinite(scores.grad).all()
+    assert np.isnan(standins.softmax(np.array([np.nan, 1.0]))).all()
+    assert session.stand_in_function("tensors", "softmax", source="softmax", kind="softmax")
+    weights = session.module("tensors").weights(torch.arange(6.0).reshape(2, 3))
+    assert torch.allclose(weights, torch.softmax(torch.arange(6.0).reshape(2, 3), dim=-1))
+
+
+@pytest.mark.parametrize(
+    "module, source",
+    [
+        ("uses_tempered", "tempered"),  # another parameter the stand-in cannot honour
+        ("uses_reexport", "reexport"),  # a function another module defines, re-exported
+        ("uses_swapped", "swapped"),  # not a module in sys.modules (H45: a TypeError, 0 points)
+    ],
+)
+def test_what_the_stand_in_cannot_honour_stays_the_learners(session, module, source):
+    assert not session.stand_in_function(module, "softmax", source=source, kind="softmax")
