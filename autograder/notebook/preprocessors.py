@@ -27,7 +27,7 @@ from typing import Any
 from nbformat.notebooknode import NotebookNode
 from nbformat.v4 import new_code_cell, new_markdown_cell
 from nbgrader.api import Gradebook
-from nbgrader.preprocessors import DeduplicateIds, NbGraderPreprocessor
+from nbgrader.preprocessors import NbGraderPreprocessor
 
 STDERR_PREFIX = "[stderr] "
 RESTORED = "This cell was missing from your notebook; the grader restored the course's version."
@@ -61,19 +61,29 @@ class StderrIsNotFailure(NbGraderPreprocessor):
         return cell, resources
 
 
-class DropDuplicateIds(DeduplicateIds):
-    """nbgrader's DeduplicateIds, which keeps the last cell of a grade_id and makes the others
-    plain cells, but by removing their nbgrader metadata: nbgrader 0.9 sets it to {}, which
-    CheckCellMetadata then refuses as an outdated schema, so a learner who copied a cell in
-    Jupyter (the copy keeps its grade_id) got no grade at all (H43)."""
+class DropDuplicateIds(NbGraderPreprocessor):
+    """In place of nbgrader's DeduplicateIds: the first cell of a grade_id keeps it, every later
+    copy becomes a plain cell (its nbgrader metadata removed). nbgrader 0.9 kept the last copy
+    and set the others' metadata to {}, which CheckCellMetadata then refused as an outdated
+    schema: a learner who copied a cell in Jupyter (the copy keeps its grade_id) got no grade
+    at all (H43); and an old attempt pasted at the end took the answer's place (H45). The
+    first copy is where Jupyter's Restart & Run All runs it before the tests; later copies
+    stay where they are, as plain cells, after them."""
 
-    def preprocess_cell(
-        self, cell: NotebookNode, resources: dict[str, Any], cell_index: int
+    def preprocess(
+        self, nb: NotebookNode, resources: dict[str, Any]
     ) -> tuple[NotebookNode, dict[str, Any]]:
-        cell, resources = super().preprocess_cell(cell, resources, cell_index)
-        if cell.get("metadata", {}).get("nbgrader") == {}:
-            del cell.metadata["nbgrader"]
-        return cell, resources
+        seen: set[str] = set()
+        for cell in nb.cells:
+            grade_id = _grade_id(cell)
+            if grade_id is None:
+                continue
+            if grade_id in seen:
+                self.log.warning("Cell with id '%s' exists multiple times!", grade_id)
+                del cell.metadata["nbgrader"]
+            else:
+                seen.add(grade_id)
+        return nb, resources
 
 
 class RestoreCellOrder(NbGraderPreprocessor):
@@ -133,22 +143,30 @@ def reorder(
             groups[current].append(cell)
     result = list(groups[None])
     followers: list[NotebookNode] = []  # the last placed labelled cell's own cells, still to place
+    before_answer = False  # whether that labelled cell is an answer (a solution cell)
     for grade_id in order:
         cell = labelled.get(grade_id)
         if cell is None:
             cell = missing[grade_id]
             if log is not None:
                 log.warning("Cell %s was missing from the submission; restored it.", grade_id)
-            if not cell.get("metadata", {}).get("nbgrader", {}).get("grade"):
+            if not _meta(cell).get("grade") and not before_answer:
                 # Read-only code or text goes before the learner's cells that now follow the
-                # cell before it: they may need it (H43: a restored `loaders` ran after the
-                # learner's cell that called load_vectors). A test goes after them, as before.
+                # cell before it when that is no answer: they may need it (H43: a restored
+                # `loaders` ran after the learner's cell that called load_vectors). After an
+                # answer, they may complete it (H45: a helper the restored cell calls), and a
+                # test goes after them in any case.
                 result.append(cell)
                 continue
         result.extend(followers)
         result.append(cell)
         followers = groups.get(grade_id, [])
+        before_answer = bool(_meta(cell).get("solution"))
     return result + followers + strays
+
+
+def _meta(cell: NotebookNode) -> dict[str, Any]:
+    return cell.get("metadata", {}).get("nbgrader", {}) or {}
 
 
 def restored_cell(

@@ -5,12 +5,13 @@ import pytest
 
 pytest.importorskip("nbgrader", reason="needs the notebook extra: pip install -e '.[notebook]'")
 
-from nbformat.v4 import new_code_cell, new_output  # noqa: E402
+from nbformat.v4 import new_code_cell, new_notebook, new_output  # noqa: E402
 from nbgrader.utils import determine_grade  # noqa: E402
 
 from autograder.notebook.preprocessors import (  # noqa: E402
     RESTORED,
     STDERR_PREFIX,
+    DropDuplicateIds,
     StderrIsNotFailure,
     reorder,
     restored_cell,
@@ -139,3 +140,31 @@ def test_a_restored_read_only_cell_runs_before_the_own_cells_that_follow_it():
         "vectors = load_vectors()",
         "test_rows",
     ]
+
+
+def test_after_an_answer_a_restored_read_only_cell_runs_after_the_learners_cells():
+    """H45: a helper the learner moved out of the answer cell must run before the restored
+    read-only cell that calls it."""
+    order = ["attention", "run_attention", "test_shapes"]
+    answer = new_code_cell(
+        "def attention(): ...", metadata={"nbgrader": {"grade_id": "attention", "solution": True}}
+    )
+    missing = {"run_attention": labelled("run_attention", "out = attention()")}
+    missing["test_shapes"] = grade_cell("test_shapes")
+    cells = [answer, new_code_cell("def softmax(): ...")]
+    assert ids(reorder(cells, order, missing)) == [
+        "attention",
+        "def softmax(): ...",
+        "run_attention",
+        "test_shapes",
+    ]
+
+
+def test_the_first_cell_of_a_grade_id_keeps_it_later_copies_become_plain_cells():
+    """H43: nbgrader 0.9's DeduplicateIds left {} (refused later: no grade at all); H45: it kept
+    the last copy, so an old attempt pasted at the end took the answer's place."""
+    cells = [labelled("lookup", "answer"), labelled("test_lookup"), labelled("lookup", "old try")]
+    notebook = new_notebook(cells=cells)
+    DropDuplicateIds().preprocess(notebook, {})
+    assert ids(notebook.cells) == ["lookup", "test_lookup", "old try"]
+    assert "nbgrader" not in notebook.cells[2].metadata
