@@ -41,11 +41,31 @@ SAID = {
 }
 
 
+IGNORED = {
+    "feed_forward.py": [("self.dropout = nn.Dropout(dropout)", "self.dropout = nn.Dropout()")]
+}
+
+
 @pytest.fixture(scope="module")
-def results(tmp_path_factory) -> dict:
+def graded(tmp_path_factory) -> dict:
     base = tmp_path_factory.mktemp("dropout")
-    learner = edited_reference(base / "moved", MOVED)
-    return grade([learner], base / "grades", *SAID)["moved"]
+    learners = [edited_reference(base / "moved", MOVED), edited_reference(base / "p", IGNORED)]
+    return grade(learners, base / "grades", *SAID)
+
+
+@pytest.fixture(scope="module")
+def results(graded) -> dict:
+    return graded["moved"]
+
+
+def test_a_dropout_that_ignores_its_argument_is_told_so(graded):
+    """H45: nn.Dropout() (p = 0.5 whatever the module was given) passed when the tests used
+    p = 0.5; they use 0.25, and say which probability was used."""
+    (failed,) = [t for t in graded["p"]["tests"] if t["status"] != "passed"]
+    assert (
+        "drops with nn.Dropout's default probability 0.5, not the dropout it was given"
+        in (failed["output"])
+    )
 
 
 @pytest.mark.parametrize("component", sorted(SAID))

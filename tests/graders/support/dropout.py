@@ -13,7 +13,12 @@ from dataclasses import dataclass
 
 import torch
 
-P = 0.5  # the dropout probability of the train-mode tests: half the elements dropped
+P = 0.25  # the dropout probability of the train-mode tests: not nn.Dropout's default 0.5
+DEFAULT_P = 0.5  # nn.Dropout()'s p, which a module that ignores its dropout argument uses
+IGNORED_P = (
+    "{what} in train mode drops with nn.Dropout's default probability 0.5, not the dropout it "
+    "was given ({p:g}): pass it on, self.dropout = nn.Dropout(dropout)."
+)
 # The hint of a train-mode test's first check, the same call in eval mode
 EVAL_FIRST = "dropout in train mode is checked once the output in eval mode is right"
 

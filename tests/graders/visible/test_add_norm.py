@@ -30,7 +30,7 @@ from tests.graders.support.add_norm_mistakes import (
     expected_and_mistakes,
 )
 from tests.graders.support.catalogue import mistake
-from tests.graders.support.dropout import EVAL_FIRST, P
+from tests.graders.support.dropout import DEFAULT_P, EVAL_FIRST, IGNORED_P, P
 from tests.graders.support.inputs import tensor
 from tests.graders.support.params import expect_parameters, seeded_state
 
@@ -218,6 +218,8 @@ def test_dropout_in_train_mode(learner, rng):
     expect_type(got, torch.Tensor, what=what)
     expect_shape(got, tuple(x.shape), what=what)
     found = dropout_patterns(got, state, x, s, p=P)
+    if found is None and dropout_patterns(got, state, x, s, p=DEFAULT_P) is not None:
+        raise GradingFailure(IGNORED_P.format(what=what, p=P))
     if found is None:
         unused = bool(torch.allclose(got.double(), eval_expected.double(), atol=1e-5))
         raise GradingFailure((DROPOUT_UNUSED if unused else DROPOUT_ELSEWHERE).format(what=what))

@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder.feedback import GradingFailure, expect_close, expect_shape, expect_type
-from tests.graders.support.dropout import EVAL_FIRST, P, fit
+from tests.graders.support.dropout import DEFAULT_P, EVAL_FIRST, IGNORED_P, P, fit
 from tests.graders.support.ffn_mistakes import expected_and_mistakes
 from tests.graders.support.inputs import tensor
 from tests.graders.support.params import (
@@ -145,6 +145,8 @@ def test_dropout_in_train_mode(learner, rng):
     expect_shape(got, tuple(x.shape), what=what)
     if fit(got, bias, bias + hidden / (1 - P), atol=1e-5).dropout_seen:
         return
+    if fit(got, bias, bias + hidden / (1 - DEFAULT_P), atol=1e-5).dropout_seen:
+        raise GradingFailure(IGNORED_P.format(what=what, p=P))
     if fit(got, bias, bias + hidden, atol=1e-5).fits:
         unused = _close(got, bias + hidden)
         raise GradingFailure((DROPOUT_UNUSED if unused else DROPOUT_NOT_SCALED).format(what=what))

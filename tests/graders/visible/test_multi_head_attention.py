@@ -18,7 +18,7 @@ from autograder.feedback import (
     expect_type,
 )
 from tests.graders.support.compare import describe_call
-from tests.graders.support.dropout import P, fit
+from tests.graders.support.dropout import DEFAULT_P, IGNORED_P, P, fit
 from tests.graders.support.inputs import key_mask, mha_state, permutation, tensor
 from tests.graders.support.mha_compare import expect_mha_pair, output_of
 from tests.graders.support.mha_mistakes import mha, mha_mistakes, output_from_weights
@@ -239,6 +239,8 @@ def test_dropout_in_train_mode(MHA, learner, rng):
     expect_type(got[1], torch.Tensor, what=f"the weights of {what}")
     expect_shape(got[1], (2, HEADS, 5, 5), what=f"the weights of {what}")
     zero = torch.zeros(())
+    if fit(got[1], zero, weights / (1 - DEFAULT_P), atol=1e-6).dropout_seen:
+        raise GradingFailure(IGNORED_P.format(what=what, p=P))
     if not fit(got[1], zero, weights / (1 - P), atol=1e-6).dropout_seen:
         if fit(got[1], zero, weights, atol=1e-6).fits:
             unused = bool(torch.allclose(got[1].double(), weights.double(), atol=1e-6))
