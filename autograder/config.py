@@ -131,7 +131,7 @@ class Component(_Section):
     name: Identifier
     module: DottedName
     title: str = Field(min_length=1)
-    points: float = Field(gt=0, le=MAX_POINTS, allow_inf_nan=False)
+    points: float = Field(gt=0, le=MAX_POINTS, allow_inf_nan=False, strict=True)  # not "25"
     depends_on: tuple[Identifier, ...] = ()
 
     @field_validator("name")

@@ -167,6 +167,7 @@ def test_unknown_keys_are_refused_with_their_path(tmp_path):
         ("-2", "a number greater than 0; got -2"),
         ("inf", "a finite number; got inf"),  # H43: failed inside the grader
         ("1e9", "a number at most 10,000; got 1000000000.0"),
+        ('"25"', "a number; got '25'"),  # H46: a string was read as 25 (limits refuse it)
     ],
 )
 def test_points_are_positive_finite_and_bounded(tmp_path, points, expected):
