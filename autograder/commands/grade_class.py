@@ -70,8 +70,9 @@ INTERRUPTED_FORCED = (
     "without --force to grade the rest (with --force, everyone is graded again)."
 )
 INTERRUPTED_NOTE = (
-    "This run was interrupted: {done} of its {total} learners are graded (by it, or "
-    "kept from an earlier run of the same settings); not yet: {left}. The gradebook and this "
+    "This run was interrupted: {done} of its {total} learners are done (a grade or an error "
+    "row, by it or kept from an earlier run of the same settings); not yet: {left}. The "
+    "gradebook and this "
     "report show every learner's folder as it is now: the row of a learner not graded yet is "
     "from an earlier run, or says that they are not graded yet. Run the same command "
     "again{without} to grade the rest."
