@@ -190,9 +190,10 @@ class Worker:
         return {"value": values}
 
     def op_stand_in_function(self, request: dict[str, Any]) -> dict[str, Any]:
-        """Replace the global ``name`` of learner module ``module`` by the function stand-in
-        ``kind`` (standins.FUNCTIONS) when it is a plain function that learner module
-        ``source`` defines, as ``from .softmax import softmax`` binds it; anything else (the
+        """Replace each global of learner module ``module`` that is learner module ``source``'s
+        function ``name`` (a plain function defined there), as ``from .softmax import softmax``
+        or ``... import softmax as sm`` binds it, by the function stand-in ``kind``
+        (standins.FUNCTIONS); anything else (the
         module's own function, a re-export from elsewhere, an object that is not a module or
         a function, a signature the stand-in cannot honour) stays. Value: whether it was
         replaced. Both modules are imported already (the harness asks after importing them)."""
@@ -208,13 +209,15 @@ class Worker:
             return {"value": False}
         names, own = module.__dict__, source.__dict__.get(name)
         defined_there = type(own) is types.FunctionType and own.__globals__ is source.__dict__
-        if not defined_there or names.get(name) is not own:
+        bound = [key for key, value in names.items() if value is own] if defined_there else []
+        if not bound:  # H46: also under another name (from .softmax import softmax as sm)
             return {"value": False}
         with _learner(self, "call"):  # inspect reads the learner's function (__signature__)
             standin = standins.function(kind, own)
         if standin is None:
             return {"value": False}
-        names[name] = standin
+        for key in bound:
+            names[key] = standin
         return {"value": True}
 
     def op_chain(self, request: dict[str, Any]) -> dict[str, Any]:

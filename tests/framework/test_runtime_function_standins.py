@@ -56,6 +56,12 @@ PACKAGE = {
         def weights(scores):
             return softmax(scores=scores, dim=-1)
     """,
+    "renamed.py": """
+        from .softmax import softmax as stable_softmax
+
+        def weights(scores):
+            return stable_softmax(scores, axis=-1)
+    """,
     "tensors.py": """
         import torch
         from .softmax import softmax
@@ -185,3 +191,9 @@ def test_a_tensor_gets_a_differentiable_tensor_and_nan_stays_nan(session):
 )
 def test_what_the_stand_in_cannot_honour_stays_the_learners(session, module, source):
     assert not session.stand_in_function(module, "softmax", source=source, kind="softmax")
+
+
+def test_a_function_imported_under_another_name_is_replaced_too(session):
+    scores = np.arange(24.0).reshape(2, 3, 4)
+    assert session.stand_in_function("renamed", "softmax", source="softmax", kind="softmax")
+    assert np.allclose(session.module("renamed").weights(scores), standins.softmax(scores))
