@@ -34,8 +34,8 @@ MOVED = {
 SAID = {
     "feed_forward": "in train mode drops elements of its output: the dropout belongs on the "
     "hidden activations, W_2(dropout(relu(W_1(x)))), not after W_2.",
-    "multi_head_attention": "returned show no dropout: apply self.dropout (an "
-    "nn.Dropout(dropout), active after .train()) to the attention weights after the softmax",
+    "multi_head_attention": "returned weights without dropout and an output that changed: the "
+    "dropout belongs on the attention weights (after the softmax)",
     "add_norm": "with a zero sublayer_output in train mode is not LayerNorm(x): the dropout "
     "touched x too.",
 }
@@ -72,6 +72,7 @@ def test_a_dropout_that_ignores_its_argument_is_told_so(graded):
 def test_only_the_train_mode_test_fails_and_says_where_dropout_belongs(results, component):
     failed = [t for t in results["tests"] if t["tags"] == [component] and t["status"] != "passed"]
     assert [t["name"].split(": ", 1)[1].split(",")[0] for t in failed] == ["in train mode"]
-    assert SAID[component] in failed[0]["output"]
+    # first, not after numbers (H46: the terminal's first-problem line cut it before a hint)
+    assert SAID[component] in failed[0]["output"][:300], failed[0]["output"]
     total = sum(t["max_score"] for t in results["tests"] if t["tags"] == [component])
     assert component_scores(results)[component] == pytest.approx(total - failed[0]["max_score"])

@@ -204,6 +204,11 @@ WEIGHTS_NOT_DROPPED = (
     "nn.Dropout(dropout), active after .train()) to the attention weights after the softmax, "
     "then use and return those weights, as nn.MultiheadAttention does."
 )
+OUTPUT_DROPPED = (
+    "In train mode {what} returned weights without dropout and an output that changed: the "
+    "dropout belongs on the attention weights (after the softmax), whose product with V is "
+    "the output, not on the output itself."
+)
 WEIGHTS_NOT_SCALED = (
     "In train mode the weights {what} returned drop entries but do not scale the kept ones by "
     "1/(1 - p): use nn.Dropout, which does."
@@ -244,6 +249,11 @@ def test_dropout_in_train_mode(MHA, learner, rng):
     if not fit(got[1], zero, weights / (1 - P), atol=1e-6).dropout_seen:
         if fit(got[1], zero, weights, atol=1e-6).fits:
             unused = bool(torch.allclose(got[1].double(), weights.double(), atol=1e-6))
+            same = tuple(got[0].shape) == tuple(expected[0].shape) and bool(
+                torch.allclose(got[0].double(), expected[0].double(), atol=1e-5)
+            )
+            if unused and not same:  # the weights kept, the output changed: dropped there
+                raise GradingFailure(OUTPUT_DROPPED.format(what=what))
             raise GradingFailure(
                 (WEIGHTS_NOT_DROPPED if unused else WEIGHTS_NOT_SCALED).format(what=what)
             )
