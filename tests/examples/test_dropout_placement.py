@@ -41,6 +41,15 @@ SAID = {
 }
 
 
+NOT_PASSED = {
+    "encoder.py": [
+        (
+            "self.self_attn = MultiHeadAttention(d_model, num_heads, dropout)",
+            "self.self_attn = MultiHeadAttention(d_model, num_heads)",
+        ),
+        ("self.add_norm_2 = AddNorm(d_model, dropout)", "self.add_norm_2 = AddNorm(d_model)"),
+    ],
+}
 IGNORED = {
     "feed_forward.py": [("self.dropout = nn.Dropout(dropout)", "self.dropout = nn.Dropout()")]
 }
@@ -49,8 +58,12 @@ IGNORED = {
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory) -> dict:
     base = tmp_path_factory.mktemp("dropout")
-    learners = [edited_reference(base / "moved", MOVED), edited_reference(base / "p", IGNORED)]
-    return grade(learners, base / "grades", *SAID)
+    learners = [
+        edited_reference(base / "moved", MOVED),
+        edited_reference(base / "p", IGNORED),
+        edited_reference(base / "encoder", NOT_PASSED),
+    ]
+    return grade(learners, base / "grades", *SAID, "encoder")
 
 
 @pytest.fixture(scope="module")
@@ -76,3 +89,13 @@ def test_only_the_train_mode_test_fails_and_says_where_dropout_belongs(results, 
     assert SAID[component] in failed[0]["output"][:300], failed[0]["output"]
     total = sum(t["max_score"] for t in results["tests"] if t["tags"] == [component])
     assert component_scores(results)[component] == pytest.approx(total - failed[0]["max_score"])
+
+
+def test_an_encoder_layer_that_keeps_dropout_from_its_sublayers_is_told_which(graded):
+    """H46: EncoderLayer building its sublayers without dropout scored 25/25 (every encoder
+    test runs in eval mode or with stand-ins)."""
+    (failed,) = [t for t in graded["encoder"]["tests"] if t["status"] != "passed"]
+    assert (
+        "gives its sublayers another dropout: self_attn.dropout.p is 0.0, add_norm_2.dropout.p "
+        "is 0.0; expected 0.3 each."
+    ) in failed["output"]

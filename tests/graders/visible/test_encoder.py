@@ -13,6 +13,8 @@ from __future__ import annotations
 import pytest
 import torch
 
+from autograder.feedback import expect
+from autograder.runtime.errors import LearnerError
 from tests.graders.support import wiring
 from tests.graders.support.inputs import key_mask, tensor
 from tests.graders.support.params import expect_gradients, expect_names, forward_first
@@ -104,3 +106,27 @@ def test_stack_gradients_reach_every_parameter(encoder_module, learner, rng):
     x, what = tensor(rng, 1, 4, D_MODEL), f"{call}(x)"
     with forward_first(lambda: wiring.expect_stack_wiring(encoder, layers, x, what=what)):
         expect_gradients(learner, encoder, x, cotangent=tensor(rng, 1, 4, D_MODEL), what=what)
+
+
+DROPOUT_NOT_PASSED = (
+    "{what} gives its sublayers another dropout: {wrong}; expected {p:g} each. Pass dropout on "
+    "to every sublayer, e.g. MultiHeadAttention(d_model, num_heads, dropout)."
+)
+
+
+def test_layer_gives_each_sublayer_its_dropout(encoder_module, learner):
+    """EncoderLayer(..., dropout=p) builds each sublayer with dropout p (their .dropout.p)"""
+    p, what = 0.3, f"EncoderLayer({D_MODEL}, {HEADS}, {D_FF}, dropout=0.3)"
+    layer = encoder_module.EncoderLayer(D_MODEL, HEADS, D_FF, p)
+    wrong = []
+    for name, module, cls, arguments in wiring.SUBLAYERS:
+        try:  # the sublayers' own contract: self.dropout = nn.Dropout(dropout)
+            got = getattr(layer, name).dropout.p
+            # What the learner's own class keeps of dropout=p: its own graders judge that.
+            alone = getattr(learner.module(module), cls)(*arguments(D_MODEL, HEADS, D_FF), p)
+            own = alone.dropout.p
+        except LearnerError:
+            continue  # a sublayer without one: its own graders say so, not this test
+        if got != own:
+            wrong.append(f"{name}.dropout.p is {got!r}")
+    expect(not wrong, DROPOUT_NOT_PASSED.format(what=what, wrong=", ".join(wrong), p=p))
