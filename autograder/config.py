@@ -53,6 +53,7 @@ Visibility = Literal["hidden", "after_due_date", "after_published", "visible"]
 
 MAX_SECONDS = 3600  # the longest time limit course.toml may set
 MAX_MB = 2**20  # 1 TiB in MiB (1 GiB in KiB): the largest memory or size limit
+DEFAULT_VALUE_MB = 256  # runtime.wire.DEFAULT_MAX_BYTES, in MiB (config does not import wire)
 MAX_POINTS = 10_000  # a component's points: inf failed inside the grader (H43)
 
 
@@ -113,7 +114,18 @@ class LimitsSection(_Section):
     hang_strikes: int = Field(default=2, gt=0, le=100)
     #: MiB: the largest value (a result, an argument) that crosses between graders and learner
     #: code at once; what the harness holds of learner outputs is a few times this per test
-    value_mb: int = Field(default=256, gt=0, le=MAX_MB)  # runtime.wire.DEFAULT_MAX_BYTES
+    value_mb: int = Field(default=DEFAULT_VALUE_MB, gt=0, le=MAX_MB)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_value_within_memory(cls, data: Any) -> Any:
+        """value_mb not given: 256, or memory_mb when that is smaller (H45: memory_mb = 128
+        left a 256 MiB default no value could reach)."""
+        if isinstance(data, dict) and "value_mb" not in data:
+            memory = data.get("memory_mb")
+            if type(memory) is int and 0 < memory < DEFAULT_VALUE_MB:
+                return {**data, "value_mb": memory}
+        return data
 
     @field_validator("value_mb")
     @classmethod

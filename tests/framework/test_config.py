@@ -209,9 +209,10 @@ def test_limits_are_strict_and_bounded(tmp_path, setting, said):
     assert said in error_of(tmp_path, GOOD + f"\n[limits]\n{setting}\n")
 
 
-def test_limits_take_whole_numbers_for_seconds_and_the_default_value_size_any_memory(tmp_path):
+def test_limits_take_whole_numbers_for_seconds_and_the_default_value_size_fits_memory(tmp_path):
     config = load_course(write(tmp_path, GOOD + "\n[limits]\ntest_timeout = 5\nmemory_mb = 128\n"))
-    assert (config.limits.test_timeout, config.limits.value_mb) == (5.0, 256)
+    assert (config.limits.test_timeout, config.limits.value_mb) == (5.0, 128)  # H45: not 256
+    assert load_course(write(tmp_path, GOOD)).limits.value_mb == 256
 
 
 def test_duplicate_component_names_and_modules(tmp_path):
