@@ -7,13 +7,13 @@ small and the module shares one session.
 from __future__ import annotations
 
 import os
-import textwrap
 import time
 from pathlib import Path
 
 import pytest
 
 from autograder.runtime import LearnerError, LearnerSession, Limits, messages
+from tests.framework.toy_sessions import toy_session
 from tests.processes import running_with
 
 MEMORY_MB = 1536
@@ -126,20 +126,12 @@ def wait_gone(pid: int, seconds: float = 5.0) -> bool:
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory):
-    package_dir = tmp_path_factory.mktemp("submission") / "toypkg"
-    package_dir.mkdir()
-    for name, source in TOY.items():
-        (package_dir / name).write_text(textwrap.dedent(source))
-    made = LearnerSession(
-        package_dir,
-        package="toypkg",
+    yield from toy_session(
+        tmp_path_factory.mktemp("submission"),
+        TOY,
         limits=Limits(test_timeout=2, import_timeout=2, memory_mb=MEMORY_MB),
         display_dir="assignments/toypkg",  # messages name files as the learner's repository does
     )
-    try:
-        yield made
-    finally:
-        made.close()
 
 
 @pytest.fixture(scope="module")

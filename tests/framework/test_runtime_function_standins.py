@@ -4,13 +4,12 @@ known-good one; nothing else is touched."""
 
 from __future__ import annotations
 
-import textwrap
-
 import numpy as np
 import pytest
 import torch
 
-from autograder.runtime import LearnerSession, Limits, standins
+from autograder.runtime import standins
+from tests.framework.toy_sessions import toy_session
 
 PACKAGE = {
     "__init__.py": "",
@@ -44,11 +43,10 @@ PACKAGE = {
     "broken.py": "raise RuntimeError('no import')\n",
     # H45: correct code the first stand-in broke, and hostile code it rewarded
     "named.py": """
-        import numpy as np
+        from .softmax import softmax as wrong_on_3d
 
-        def softmax(scores, dim=-1):
-            e = np.exp(scores - np.max(scores, axis=dim, keepdims=True))
-            return e / np.sum(e, axis=dim)
+        def softmax(scores, dim=-1):  # other names for x and axis
+            return wrong_on_3d(scores, axis=dim)
     """,
     "by_keyword.py": """
         from .named import softmax
@@ -114,17 +112,7 @@ PACKAGE = {
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory):
-    package_dir = tmp_path_factory.mktemp("submission") / "toypkg"
-    package_dir.mkdir()
-    for name, text in PACKAGE.items():
-        (package_dir / name).write_text(textwrap.dedent(text))
-    made = LearnerSession(
-        package_dir, package="toypkg", limits=Limits(test_timeout=30, import_timeout=30)
-    )
-    try:
-        yield made
-    finally:
-        made.close()
+    yield from toy_session(tmp_path_factory.mktemp("submission"), PACKAGE)
 
 
 def test_the_standin_softmax_is_the_contract_one():

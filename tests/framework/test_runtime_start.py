@@ -10,24 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from autograder.runtime import LearnerSession, Limits, client
+from autograder.runtime import client
+from tests.framework.toy_sessions import toy_session
 
 CODE = "def double(x):\n    return 2 * x\n"
 
 
 @pytest.fixture
 def session(tmp_path: Path):
-    package_dir = tmp_path / "submission" / "toypkg"
-    package_dir.mkdir(parents=True)
-    (package_dir / "__init__.py").write_text("")
-    (package_dir / "calc.py").write_text(CODE)
-    made = LearnerSession(
-        package_dir, package="toypkg", limits=Limits(test_timeout=30, import_timeout=30)
-    )
-    try:
-        yield made
-    finally:
-        made.close()
+    yield from toy_session(tmp_path / "submission", {"__init__.py": "", "calc.py": CODE})
 
 
 def killing_first(monkeypatch, times: int) -> list[int]:

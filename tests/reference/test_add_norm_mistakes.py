@@ -7,7 +7,11 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from tests.graders.support.add_norm_mistakes import DROPOUT_IN_EVAL, dropout_in_eval
+from tests.graders.support.add_norm_mistakes import (
+    DROPOUT_IN_EVAL,
+    dropout_in_eval,
+    dropout_patterns,
+)
 from tests.graders.support.catalogue import mistake
 from tests.graders.support.inputs import tensor
 
@@ -28,12 +32,12 @@ def test_recognises_dropout_left_on():
     state, x, s = _setup()
     torch.manual_seed(0)
     got = _norm(state, x + F.dropout(s, 0.5, training=True))
-    found = dropout_in_eval(got, state, x, s, p=0.5)
+    found = dropout_in_eval(dropout_patterns(got, state, x, s, p=0.5))
     assert list(found) == [mistake(DROPOUT_IN_EVAL)]
     torch.testing.assert_close(found[mistake(DROPOUT_IN_EVAL)], got.double(), atol=1e-5, rtol=0)
 
 
 def test_other_wrong_outputs_are_not_dropout():
     state, x, s = _setup()
-    assert dropout_in_eval(_norm(state, x + 0.5 * s), state, x, s, p=0.5) == {}
-    assert dropout_in_eval(x + s, state, x, s, p=0.5) == {}
+    assert dropout_in_eval(dropout_patterns(_norm(state, x + 0.5 * s), state, x, s, p=0.5)) == {}
+    assert dropout_in_eval(dropout_patterns(x + s, state, x, s, p=0.5)) == {}

@@ -12,6 +12,7 @@ from tests.graders.support.add_norm_mistakes import (
     DEFAULT_EPS,
     EPS_IGNORED,
     dropout_in_eval,
+    dropout_patterns,
     expected_and_mistakes,
 )
 from tests.graders.support.catalogue import mistake
@@ -82,7 +83,9 @@ def test_dropout_is_off_in_eval(learner, reference, rng):
     what = "AddNorm(16, dropout=0.5)(x, sublayer_output) in eval mode"
     expect_type(got, torch.Tensor, what=f"the output of {what}")
     catalogued = expected_and_mistakes(state, x, s)[1]
-    mistakes = Lazy(lambda: {**catalogued, **dropout_in_eval(got, state, x, s, p=0.5)})
+    mistakes = Lazy(
+        lambda: {**catalogued, **dropout_in_eval(dropout_patterns(got, state, x, s, p=0.5))}
+    )
     expect_close(
         got,
         expected,

@@ -81,22 +81,13 @@ def _normalise(z, dims, weight, bias, eps, *, unbiased=False) -> torch.Tensor:
     return (z - mean) / torch.sqrt(var + eps) * weight + bias
 
 
-@expected_value
-def dropout_in_eval(
-    got: torch.Tensor,
-    state: Mapping[str, torch.Tensor],
-    x: torch.Tensor,
-    s: torch.Tensor,
-    p: float,
-    eps: float = DEFAULT_EPS,
-    atol: float = 1e-5,
-) -> dict[str, torch.Tensor]:
-    """{sentence: LayerNorm(x + dropout(s))} when `got` is what dropout with probability p, left
-    on, gives (dropout_patterns). {} otherwise."""
-    found = dropout_patterns(got, state, x, s, p, eps, atol)
+def dropout_in_eval(found: tuple[torch.Tensor, torch.Tensor] | None) -> dict[str, torch.Tensor]:
+    """{sentence: LayerNorm(x + dropout(s))} when dropout_patterns `found` the learner's eval
+    output to be dropout left on; {} otherwise."""
     return {} if found is None else {mistake(DROPOUT_IN_EVAL): found[0]}
 
 
+@expected_value
 def dropout_patterns(
     got: torch.Tensor,
     state: Mapping[str, torch.Tensor],

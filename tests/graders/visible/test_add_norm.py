@@ -105,7 +105,9 @@ def test_dropout_is_off_in_eval(learner, rng):
     expect_shape(got, (2, 4, D_MODEL), what=what)
     state = m.state_dict()
     expected, catalogued = expected_and_mistakes(state, x, s)
-    mistakes = Lazy(lambda: {**catalogued, **dropout_in_eval(got, state, x, s, p=0.5)})
+    mistakes = Lazy(
+        lambda: {**catalogued, **dropout_in_eval(dropout_patterns(got, state, x, s, p=0.5))}
+    )
     expect_close(
         got,
         expected,
@@ -205,7 +207,9 @@ def test_dropout_in_train_mode(learner, rng):
         eval_expected,
         what=f"{what} in eval mode",
         atol=1e-5,
-        mistakes=Lazy(lambda: {**catalogued, **dropout_in_eval(in_eval, state, x, s, p=P)}),
+        mistakes=Lazy(
+            lambda: {**catalogued, **dropout_in_eval(dropout_patterns(in_eval, state, x, s, p=P))}
+        ),
         hint=EVAL_FIRST,
     )
     m.train()
