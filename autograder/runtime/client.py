@@ -203,9 +203,9 @@ class LearnerSession:
 
     def stand_in_function(self, module: str, name: str, *, source: str, kind: str) -> bool:
         """Make learner module ``module`` (``"attention"``) call the known-good function
-        stand-in ``kind`` (runtime/standins.py) wherever it calls ``name``, when ``name`` is
-        learner module ``source``'s own function, imported by name (``from .softmax import
-        softmax``); a grader of ``module`` then does not charge ``source``'s mistakes a second
+        stand-in ``kind`` (runtime/standins.py) wherever it calls learner module ``source``'s
+        own function ``name`` through a global (``from .softmax import softmax``, under any
+        name); a grader of ``module`` then does not charge ``source``'s mistakes a second
         time. Lasts for this worker: call it in each test. Returns whether it replaced it;
         False when ``source`` does not import (its own graders say why). A ``module`` that does
         not import raises its import failure, as calling it would."""

@@ -193,10 +193,10 @@ class Worker:
         """Replace each global of learner module ``module`` that is learner module ``source``'s
         function ``name`` (a plain function defined there), as ``from .softmax import softmax``
         or ``... import softmax as sm`` binds it, by the function stand-in ``kind``
-        (standins.FUNCTIONS); anything else (the
-        module's own function, a re-export from elsewhere, an object that is not a module or
-        a function, a signature the stand-in cannot honour) stays. Value: whether it was
-        replaced. Both modules are imported already (the harness asks after importing them)."""
+        (standins.FUNCTIONS). Anything else stays: the module's own function, a re-export from
+        elsewhere, an object that is not a module or a function, a signature the stand-in
+        cannot honour. Value: whether it replaced one. Both modules are imported already (the
+        harness asks after importing them)."""
         name, kind = request["name"], request["kind"]
         if not isinstance(name, str) or not name.isidentifier():
             raise ValueError(f"Expected a global name such as 'softmax', got {name!r}.")
