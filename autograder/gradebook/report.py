@@ -308,7 +308,7 @@ def _learner_table(report: ClassReport) -> tuple[list[str], list[list[str]]]:
 
 NO_MESSAGE = "The test failed without a message."
 LEARNERS_LINE = "Each learner's total, as in gradebook.csv (which also has each component's score)."
-NOT_GRADED = "not graded"
+NOT_GRADED = "error (see the errored learners)"
 NOT_GRADED_YET = "not graded yet"
 # A shape such as (2, 3, 4) or (5,), then any other number (not one inside a name: W_1, t101).
 _SHAPE = re.compile(r"\(\s*-?\d+\s*(?:,\s*-?\d+\s*)*,?\s*\)")

@@ -166,7 +166,7 @@ def test_a_ctrl_c_halfway_keeps_the_graded_rows_and_marks_the_others(tmp_path, m
 def test_learners_not_graded_yet_are_not_listed_as_errored(tmp_path, monkeypatch):
     """H42: after a Ctrl-C the class report listed the learners not graded yet under "Learners
     whose grading errored"; they have a section of their own, and the Learners table says "not
-    graded yet" (a learner whose grading errored says "not graded")."""
+    graded yet" (a learner whose grading errored says it erred)."""
     roster, out = _class(tmp_path)
     (roster / "cy").mkdir()
     saving = _saving("ada", "cy", then_interrupt=False)
@@ -190,7 +190,7 @@ def test_learners_not_graded_yet_are_not_listed_as_errored(tmp_path, monkeypatch
     assert "| `bo` | not graded yet |" in learners and "| `ada` | 1.00 |" in learners
     html = (out / report.HTML_FILE).read_text()
     assert "<h2>Learners not graded yet</h2>" in html
-    assert "| `cy` | not graded |" in learners
+    assert "| `cy` | error (see the errored learners) |" in learners
     monkeypatch.setattr(grade_class, "grade_pending", _saving("bo", then_interrupt=False))
     assert grade_class_main(roster, out) == 1  # cy's row carries an error
     assert "not graded yet" not in (out / report.MARKDOWN_FILE).read_text().lower()

@@ -21,11 +21,12 @@ def test_each_learner_total_in_gradebook_order(tmp_path):
     markdown = render_markdown(report)
     assert (
         "| Learner | Total |\n|---|---:|\n"
-        "| `kim` | 15.00 / 15.00 |\n| `lee` | not graded |\n| `sam` | 9.00 / 15.00 |\n"
+        "| `kim` | 15.00 / 15.00 |\n| `lee` | error (see the errored learners) |\n"
+        "| `sam` | 9.00 / 15.00 |\n"
     ) in markdown
     learners = _sections(render_html(report))["Learners"]
     assert "<tr><th>Learner</th><th>Total</th></tr>" in learners
-    assert "<tr><td>lee</td><td>not graded</td></tr>" in learners
+    assert "<tr><td>lee</td><td>error (see the errored learners)</td></tr>" in learners
 
 
 def test_the_deadline_column_shows_only_with_a_deadline(tmp_path):
