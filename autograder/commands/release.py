@@ -14,7 +14,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from autograder.config import CourseConfigError, find_course_file, load_course
+from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
 from autograder.github.pass_rule import PassRule, PassRuleError
 from autograder.release.pipeline import ReleaseError, build_release, write_release
 from autograder.reports.files import PATH_ERRORS
@@ -87,7 +87,7 @@ def _read_notes(path: Path) -> str:
     return path.read_text(encoding="utf-8-sig")
 
 
-def course_points(config) -> float:
+def course_points(config: CourseConfig) -> float:
     """The most points a learner can score: the components' and any notebook's."""
     from autograder.notebook import notebook_components
 
