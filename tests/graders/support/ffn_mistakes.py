@@ -23,6 +23,7 @@ from tests.graders.support.catalogue import mistake
 NO_RELU = "feed_forward/no-relu"
 RELU_AFTER_SECOND_LINEAR = "feed_forward/relu-after-second-linear"
 GELU = "feed_forward/gelu"
+RESIDUAL_INSIDE = "feed_forward/residual-inside"
 
 
 def _identity(y: torch.Tensor) -> torch.Tensor:
@@ -63,5 +64,7 @@ def _mistakes(state: Mapping[str, torch.Tensor], x: torch.Tensor) -> dict[str, o
             forward(F.relu, F.relu), forward(_identity, F.relu)
         ),
         mistake(GELU): forward(F.gelu),
+        # H44: x + W_2(relu(W_1 x)), the residual of Add & Norm added here too
+        mistake(RESIDUAL_INSIDE): forward(F.relu, lambda y: y + x.to(y.dtype)),
     }
     return mistakes
