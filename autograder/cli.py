@@ -304,6 +304,14 @@ def release(
 )
 @click.option("--shard", metavar="I/N", help="Grade only shard I of N of the roster (see `merge`).")
 @click.option("--force", is_flag=True, help="Regrade learners that already have a result in --out.")
+@click.option(
+    "--regrade",
+    "regrade",
+    multiple=True,
+    metavar="LEARNER",
+    help="Grade this learner again even if they have a result in --out (repeatable): after "
+    "they fixed their repository, or for a regrade request; the others are kept.",
+)
 @_timeout_option()
 @click.option("--seed", type=int, default=0, show_default=True, metavar="N", help="Base seed.")
 @_quiet_option("No progress bar and no table; only problems.")
@@ -319,6 +327,7 @@ def grade_class(
     deadline: str | None,
     shard: str | None,
     force: bool,
+    regrade: tuple[str, ...],
     test_timeout: float | None,
     seed: int,
     quiet: bool,
@@ -348,6 +357,7 @@ def grade_class(
             deadline=deadline,
             shard=shard,
             force=force,
+            regrade=regrade,
             test_timeout=test_timeout,
             seed=seed,
             quiet=quiet,

@@ -28,7 +28,7 @@ import sys
 import tempfile
 import threading
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -93,6 +93,7 @@ WRITTEN = (
     "Gradebook: {gradebook}; class report: {markdown} and {html}; each learner's reports in "
     "{learner}/"
 )
+NOT_IN_ROSTER = "--regrade names {names}, who the roster {roster} does not list."
 _EXIT_OK, _EXIT_ERRORS, _EXIT_BAD, _EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
@@ -109,8 +110,10 @@ def main(
     seed: int,
     quiet: bool,
     manifest: Path | None = None,
+    regrade: Sequence[str] = (),
 ) -> int:
-    """Grade the roster into out; return the exit status of the module docstring."""
+    """Grade the roster into out; return the exit status of the module docstring.
+    ``regrade``: learner ids graded again even when they have a result (--regrade)."""
     try:
         config = load_course(course if course else find_course_file(Path.cwd()))
         selection = roster.parse_shard(shard)
@@ -118,6 +121,9 @@ def main(
         learners = roster.shard(everyone, selection)
         roster_id = store.roster_digest([learner.id for learner in everyone])
         snapshot.parse_deadline(deadline)
+        unknown = sorted(set(regrade) - {learner.id for learner in everyone})
+        if unknown:
+            raise ValueError(NOT_IN_ROSTER.format(names=", ".join(unknown), roster=roster_path))
         if manifest is not None:
             manifest = Path(manifest).resolve()
             read_manifest(manifest)
@@ -171,7 +177,9 @@ def main(
         pending = [
             learner
             for learner in learners
-            if force or not _kept(records[learner.id], settings, learner, forced)
+            if force
+            or learner.id in regrade
+            or not _kept(records[learner.id], settings, learner, forced)
         ]
         err = Console(stderr=True, highlight=False, quiet=quiet)
         if not pending:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.commands.grade_class import ALL_SAVED
+from autograder.commands.grade_class import ALL_SAVED, NOT_IN_ROSTER
 from autograder.gradebook import store
 from autograder.gradebook.report import DEADLINE_NOTE
 from tests.batch.conftest import (
@@ -130,6 +130,27 @@ def test_a_rerun_reuses_every_finished_learner(whole: Path, toy_class: dict) -> 
     said = " ".join(done.stderr.split())  # rich wraps stderr at its width
     assert ALL_SAVED.format(total=4, out=whole.resolve()) in said
     assert "grading the others" not in said
+
+
+def test_regrade_grades_the_named_learners_again_and_keeps_the_others(
+    whole: Path, toy_class: dict, tmp_path: Path
+) -> None:
+    """H46: a learner who fixed their repository kept the row 'is empty' until --force, which
+    regrades the whole class; --regrade NAME grades only them."""
+    out = tmp_path / "out"
+    shutil.copytree(whole, out)
+    before = {r.learner: r.run_id for r in store.read_records(out)}
+    text = gradebook_without_timing(out / "gradebook.csv")
+    regrade = ("--regrade", "empty", "--regrade", "good")
+    args = _args(toy_class["roster"], out, *regrade, manifest=toy_class["manifest"])
+    done = run_cli(*args, cwd=toy_class["base"])
+    assert done.returncode == 1, done.stderr
+    after = {r.learner: r.run_id for r in store.read_records(out)}
+    assert sorted(name for name in after if after[name] != before[name]) == ["empty", "good"]
+    assert gradebook_without_timing(out / "gradebook.csv") == text  # nothing else changed
+    wrong = run_cli(*_args(toy_class["roster"], out, "--regrade", "nobody"), cwd=tmp_path)
+    assert wrong.returncode == 2
+    assert wrong.stderr.strip() == NOT_IN_ROSTER.format(names="nobody", roster=toy_class["roster"])
 
 
 def test_a_run_killed_halfway_resumes_to_the_same_gradebook(whole: Path, toy_class: dict) -> None:
