@@ -174,21 +174,33 @@ def test_leading_axes_broadcast(attention, rng):
     check_attention(attention, Q, K, V, key_mask(rng, 3, 5), hint=BATCH_HINT)
 
 
+UNNAMED_SHAPES = (
+    "{what} raised ValueError, but its message does not name both shapes, {a} and {b}: say what "
+    'was expected and what came (e.g. "Q and K must have the same width d_k, got Q of shape '
+    '(3, 4) and K of shape (5, 6)"); an error NumPy raises inside the computation does not.'
+)
+
+
 @pytest.mark.parametrize(
-    "shapes, problem",
+    "shapes, problem, named",
     [
-        (((3, 4), (5, 6), (5, 2)), "Q and K widths differ"),
-        (((3, 4), (5, 4), (6, 2)), "K and V lengths differ"),
+        (((3, 4), (5, 6), (5, 2)), "Q and K widths differ", (0, 1)),
+        (((3, 4), (5, 4), (6, 2)), "K and V lengths differ", (1, 2)),
     ],
     ids=["widths_differ", "lengths_differ"],
 )
-def test_mismatched_shapes_raise(attention, rng, shapes, problem):
-    """mismatched shapes raise ValueError"""
+def test_mismatched_shapes_raise(attention, rng, shapes, problem, named):
+    """mismatched shapes raise ValueError with a sentence naming both shapes"""
     Q, K, V = (array(rng, *s) for s in shapes)
     what = describe_call("scaled_dot_product_attention", ("Q", Q), ("K", K), ("V", V))
-    expect_raises(
-        "ValueError", attention.scaled_dot_product_attention, Q, K, V, what=f"{what} ({problem})"
+    what = f"{what} ({problem})"
+    error = expect_raises("ValueError", attention.scaled_dot_product_attention, Q, K, V, what=what)
+    a, b = (shapes[i] for i in named)
+    said = error.message.replace(" ", "")  # (3, 4), (3,4) and [3, 4] all name (3, 4)
+    names = all(
+        str(s).replace(" ", "") in said or str(list(s)).replace(" ", "") in said for s in (a, b)
     )
+    expect(names, UNNAMED_SHAPES.format(what=what, a=a, b=b))
 
 
 def test_self_attention_projects_then_attends(attention, rng):
