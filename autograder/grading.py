@@ -110,6 +110,7 @@ def grade_submission(
         components=components,
         manifest=manifest,
         hide=[out_dir],
+        test_timeout=test_timeout,
     )
 
 
@@ -223,6 +224,7 @@ def write_grade(
     manifest: Path | None = None,
     graded: GradedCommit | None = None,
     hide: Sequence[Path] = (),
+    test_timeout: float | None = None,
 ) -> GradeResult:
     """The points rule over what pytest saw, the notebook component and the protected-file
     changes; then results.json, summary.md and junit.xml in out_dir. ``graded``: the commit a
@@ -244,6 +246,7 @@ def write_grade(
             {**vars(c), "sentence": c.sentence} for c in compare_manifest(manifest, root)
         ]
     result.graded = graded
+    result.test_timeout = test_timeout or config.limits.test_timeout  # --timeout, else the course's
     results_json.write_results_json(result, out_dir / results_json.FILE_NAME)
     markdown.write_summary(result, out_dir / markdown.FILE_NAME)
     junit.write_junit(result, out_dir / junit.FILE_NAME)

@@ -193,6 +193,8 @@ class GradeResult:
     protected_changes: list[dict[str, str]] = field(default_factory=list)
     #: The commit a batch graded (grade-class); None for a folder graded as it is.
     graded: GradedCommit | None = None
+    #: Seconds of learner code allowed per test (--timeout, else course.toml's); None: unknown
+    test_timeout: float | None = None
 
     @property
     def all_passed(self) -> bool:
@@ -256,6 +258,7 @@ class GradeResult:
                 "started_at": self.started_at,
                 "protected_files_changed": list(self.protected_changes),
                 "graded_commit": vars(self.graded) if self.graded else None,
+                "test_timeout_s": self.test_timeout,
             },
         }
 

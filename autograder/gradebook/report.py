@@ -211,7 +211,7 @@ def build_report(
     failures: Counter[tuple[str, str, str]] = Counter()  # (component, mistake, message)
     who: dict[tuple[str, str, str], list[str]] = {}  # the same key -> the learners
     stubs: dict[str, list[str]] = {}  # component -> learners with a not-implemented failure
-    how: set[tuple[object, object]] = set()  # (seed, hidden tests ran) of each learner
+    how: set[tuple[object, object, object]] = set()  # seed, hidden tests ran, s per test
     for record in graded:
         seen: set[tuple[str, str, str]] = set()
         document = _results(out, record.learner)
@@ -403,24 +403,27 @@ def _tests(document: dict) -> list[dict]:
     )
 
 
-def _how(document: dict) -> tuple[object, object]:
-    """(seed, whether hidden tests ran) as results.json's extra_data records them."""
+def _how(document: dict) -> tuple[object, object, object]:
+    """(seed, whether hidden tests ran, seconds per test) as results.json's extra_data
+    records them."""
     extra = document.get("extra_data")
     extra = extra if isinstance(extra, dict) else {}
-    return extra.get("seed"), extra.get("hidden_included")
+    return extra.get("seed"), extra.get("hidden_included"), extra.get("test_timeout_s")
 
 
-def _graded_when(graded: list[LearnerRecord], how: set[tuple[object, object]]) -> str:
+def _graded_when(graded: list[LearnerRecord], how: set[tuple[object, object, object]]) -> str:
     """GRADED_WHEN for these records (when and how they were graded), "" without a time."""
     times = sorted(t for t in (_instant(r.graded_at) for r in graded) if t is not None)
     if not times:
         return ""
     first, last = (t.strftime("%Y-%m-%d %H:%M") for t in (times[0], times[-1]))
     when = f"on {first}" if first == last else f"from {first} to {last}"
-    seeds = sorted({str(seed) for seed, _ in how if seed is not None})
-    hidden = {included for _, included in how if included is not None}
+    seeds = sorted({str(seed) for seed, _, _ in how if seed is not None})
+    hidden = {included for _, included, _ in how if included is not None}
+    limits = sorted({f"{s:g}" for _, _, s in how if isinstance(s, int | float)}, key=float)
     parts = [f"seed {' and '.join(seeds)}"] if seeds else []
     parts += [TESTS_RUN[included] for included in sorted(hidden, reverse=True)]
+    parts += [f"{' and '.join(limits)} s of learner code per test"] if limits else []
     return GRADED_WHEN.format(when=when, how=f" ({', '.join(parts)})" if parts else "")
 
 

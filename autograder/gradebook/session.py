@@ -593,4 +593,5 @@ class BatchSession:
             manifest=self.settings.manifest,
             graded=graded,
             hide=state.hidden,  # DIR and the scratch folder (pytest_args' hide)
+            test_timeout=self.settings.test_timeout,
         )

@@ -106,6 +106,7 @@ def test_each_learner_has_reports_and_the_class_report_is_written(
     assert "The repository empty is empty." in empty and str(toy_class["roster"]) not in empty
     report = (whole / "report.md").read_text()
     assert "2 of 4 learners graded." in report
+    assert ", 2 s of learner code per test)." in report  # --timeout 2 (H46)
     assert DEADLINE_NOTE.format(deadline=DEADLINE, later=1) in report
     assert "| Scaling | 7.50 / 10.00 | 1 / 2 |" in report
     assert "| Normalizing | 5.00 / 5.00 | 2 / 2 |" in report

@@ -9,10 +9,10 @@ from autograder.gradebook.store import LearnerRecord, learner_dir
 PARTS = [Component("a", "Part A", 10.0)]
 
 
-def _learner(out, name, graded_at, seed=0, hidden=True):
+def _learner(out, name, graded_at, seed=0, hidden=True, timeout=None):
     folder = learner_dir(out, name)
     folder.mkdir(parents=True)
-    extra = {"seed": seed, "hidden_included": hidden}
+    extra = {"seed": seed, "hidden_included": hidden, "test_timeout_s": timeout}
     (folder / "results.json").write_text(json.dumps({"tests": [], "extra_data": extra}))
     return LearnerRecord(name, components={"a": 1.0}, total=1.0, graded_at=graded_at)
 
@@ -47,3 +47,12 @@ def test_records_without_a_time_or_results_say_nothing_of_it(tmp_path):
     records = [LearnerRecord("kim", components={"a": 1.0}, total=1.0)]
     markdown = render_markdown(build_report(tmp_path, records, PARTS, "Course"))
     assert GRADED_WHEN.split("{")[0] not in markdown
+
+
+def test_the_time_limit_per_test_is_said(tmp_path):
+    """H46: a run with --timeout 5 read like any other."""
+    records = [_learner(tmp_path, "kim", "2026-12-01T10:00:05+00:00", timeout=5.0)]
+    assert _first_lines(tmp_path, records)[2] == (
+        "Graded on 2026-12-01 10:00 UTC (seed 0, visible and hidden tests, 5 s of learner code "
+        "per test)."
+    )
