@@ -52,6 +52,12 @@ def grade(submissions: Sequence[Path], out: Path, *components: str) -> dict[str,
     }
 
 
+def grade_one_edit(base: Path, name: str, edits: Edits, *components: str) -> dict:
+    """results.json of the reference with `edits` made, graded alone (in `base`)."""
+    learner = edited_reference(base / name, edits)
+    return grade([learner], base / "grades", *components)[name]
+
+
 def component_scores(results: dict) -> dict[str, float]:
     """{component: points scored} from a results.json."""
     scores: dict[str, float] = {}

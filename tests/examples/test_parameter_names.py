@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from .edited import component_scores, edited_reference, grade
+from .edited import component_scores, grade_one_edit
 
 RENAMED = {
     "feed_forward.py": [
@@ -30,7 +30,7 @@ RENAMED = {
 @pytest.fixture(scope="module")
 def results(tmp_path_factory) -> dict:
     base = tmp_path_factory.mktemp("parameter_names")
-    return grade([edited_reference(base / "renamed", RENAMED)], base / "grades")["renamed"]
+    return grade_one_edit(base, "renamed", RENAMED)
 
 
 def test_no_grader_error_and_no_points_lost_outside_the_renamed_components(results):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from .edited import edited_reference, grade
+from .edited import grade_one_edit
 
 NO_CHECKS = {
     "attention.py": [
@@ -18,8 +18,7 @@ NO_CHECKS = {
 @pytest.fixture(scope="module")
 def results(tmp_path_factory) -> dict:
     base = tmp_path_factory.mktemp("shape_errors")
-    learner = edited_reference(base / "no_checks", NO_CHECKS)
-    return grade([learner], base / "grades", "attention")["no_checks"]
+    return grade_one_edit(base, "no_checks", NO_CHECKS, "attention")
 
 
 def test_numpys_own_error_does_not_count_as_naming_the_shapes(results):
