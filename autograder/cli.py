@@ -300,10 +300,16 @@ def release(
 @click.option(
     "--deadline",
     metavar="ISO8601",
-    help="Grade each learner's last commit at or before this time, e.g. 2026-08-15T23:59:00+05:30.",
+    help="Grade each learner's last commit whose committer time is at or before this time, "
+    "e.g. 2026-08-15T23:59:00+05:30.",
 )
 @click.option("--shard", metavar="I/N", help="Grade only shard I of N of the roster (see `merge`).")
-@click.option("--force", is_flag=True, help="Regrade learners that already have a result in --out.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Grade every learner again, also with other settings (--deadline, --timeout, --seed, "
+    "--manifest) than the grades in --out were made with; without it such a run is refused.",
+)
 @click.option(
     "--regrade",
     "regrade",

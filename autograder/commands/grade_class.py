@@ -47,7 +47,7 @@ from autograder.commands import session_server
 from autograder.commands.in_progress import InProgress, InProgressColumn
 from autograder.commands.options import OptionError, check_timeout, jobs_or_cores
 from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
-from autograder.gradebook import fetch, lock, report, roster, snapshot, store
+from autograder.gradebook import changed_settings, fetch, lock, report, roster, snapshot, store
 from autograder.gradebook.job import (
     JobSettings,
     failed_record,
@@ -55,6 +55,7 @@ from autograder.gradebook.job import (
     remove_folder,
     run_settings,
     settings_key,
+    shared_options,
 )
 from autograder.gradebook.session import EXPECTED_DIR, SCRATCH_PREFIX, run_batch
 from autograder.notebook import notebook_components
@@ -94,6 +95,10 @@ WRITTEN = (
     "{learner}/"
 )
 NOT_IN_ROSTER = "--regrade names {names}, who the roster {roster} does not list."
+REGRADE_AND_FORCE = (
+    "--regrade grades the named learners again and keeps the others, --force grades everyone "
+    "again: give one of them."
+)
 _EXIT_OK, _EXIT_ERRORS, _EXIT_BAD, _EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
@@ -121,6 +126,8 @@ def main(
         learners = roster.shard(everyone, selection)
         roster_id = store.roster_digest([learner.id for learner in everyone])
         snapshot.parse_deadline(deadline)
+        if regrade and force:
+            raise ValueError(REGRADE_AND_FORCE)
         unknown = sorted(set(regrade) - {learner.id for learner in everyone})
         if unknown:
             raise ValueError(NOT_IN_ROSTER.format(names=", ".join(unknown), roster=roster_path))
@@ -168,9 +175,15 @@ def main(
             manifest=manifest,
             shard=f"{selection[0]}/{selection[1]}" if selection else "",
         )
+        if not force:
+            refused = changed_settings.refusal(
+                records.values(), settings, forced=store.forced_since(out), run=store.read_run(out)
+            )
+            if refused:
+                return _error(refused)
         run = (out, settings.shard, run_settings(settings))
-        same_as = instant_settings(settings)
-        store.write_run(*run, roster=roster_id, complete=False, learners=ids, same_as=same_as)
+        written = {"same_as": instant_settings(settings), "options": shared_options(settings)}
+        store.write_run(*run, roster=roster_id, complete=False, learners=ids, **written)
         if force:  # until a run grades everyone, a rerun without --force goes on from here
             store.mark_forced(out, datetime.now(UTC).isoformat(timespec="seconds"))
         forced = store.forced_since(out)
@@ -188,13 +201,14 @@ def main(
             err.print(
                 RESUMING.format(done=len(learners) - len(pending), total=len(learners), out=out)
             )
-        changed = sum(
+        moved = sum(  # the same settings, another repository: the roster changed
             bool(records[lr.id] and records[lr.id].key)
+            and records[lr.id].settings == run[2]
             and not _reusable(records[lr.id], settings, lr)
             for lr in pending
         )
-        if changed and not force:  # not those whose grading could not finish (no key): retried
-            err.print(OTHER_SETTINGS.format(learners=_learners(changed), out=out))
+        if moved and not force:  # not those whose grading could not finish (no key): retried
+            err.print(OTHER_REPOSITORY.format(learners=_learners(moved), out=out))
         try:
             pending = fetch_pending(pending, out, err)
             kept = {learner.id for learner in learners} - {learner.id for learner in pending}
@@ -205,7 +219,7 @@ def main(
                 meanwhile=report.figure_library,
             )  # fmt: skip
             store.clear_forced(out)  # everyone is graded since the --force run began
-            store.write_run(*run, roster=roster_id, complete=True, learners=ids, same_as=same_as)
+            store.write_run(*run, roster=roster_id, complete=True, learners=ids, **written)
         except KeyboardInterrupt:
             return _interrupted(out, learners, settings, forced, config)
         except (fetch.FetchError, FileExistsError) as error:  # FileExistsError: store.FOREIGN,
@@ -510,9 +524,9 @@ ALL_SAVED = (
     "All {total} learners already have a result in {out} from the same settings; writing the "
     "gradebook and the class report from them (--force regrades everyone)."
 )
-OTHER_SETTINGS = (
-    "{learners} a result in {out} from other settings (--deadline, --timeout, --seed, "
-    "--manifest, or their repository's path or URL) changed; grading them again."
+OTHER_REPOSITORY = (
+    "{learners} a result in {out} graded from another repository path or clone URL than the "
+    "roster gives now; grading them again."
 )
 RESUMING = (
     "{done} of {total} learners already have a result in {out} from the same settings; grading "

@@ -86,6 +86,16 @@ def instant_settings(settings: JobSettings) -> str:
     return _digest(parts)
 
 
+#: The options behind _shared's parts, in its order.
+SHARED_OPTIONS = ("--deadline", "--timeout", "--seed", "--manifest")
+
+
+def shared_options(settings: JobSettings) -> dict[str, str]:
+    """_shared's parts by the option that gives them (DIR/run.json keeps them, so that a
+    rerun with other settings can be told what differs: changed_settings.py)."""
+    return dict(zip(SHARED_OPTIONS, _shared(settings), strict=True))
+
+
 def _shared(settings: JobSettings) -> list[str]:
     """What grading every learner of a run depends on (a key's parts must stay the same from
     one version to the next: a record whose key no longer matches is graded again)."""

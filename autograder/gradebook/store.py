@@ -198,6 +198,7 @@ def write_run(
     incomplete: list[str] | None = None,
     learners: list[str] | None = None,
     same_as: str = "",
+    options: dict[str, str] | None = None,
 ) -> None:
     """DIR/run.json: which shard of the roster DIR holds ("i/n", "" for all), the run's
     settings digest (job.run_settings), ``roster`` a digest of the whole roster's learner ids
@@ -206,8 +207,8 @@ def write_run(
     learner's folder from DIR: one an earlier run of another roster left); for a merge's
     output, the shards it merged and those of them that were not complete (their "i/n", or
     the folder of one that is no shard); ``same_as`` the settings digest with the deadline as
-    an instant (job.instant_settings). What merge.py compares, also for a shard that holds
-    no learner."""
+    an instant (job.instant_settings); ``options`` the settings as given, by option
+    (job.shared_options). What merge.py compares, also for a shard that holds no learner."""
     run = {
         "shard": shard,
         "settings": settings,
@@ -217,6 +218,7 @@ def write_run(
         "incomplete": incomplete or [],
         "learners": learners or [],
         "same_as": same_as,
+        "options": options or {},
     }
     atomic_write_text(Path(out) / RUN_FILE, json.dumps(run) + "\n")
     (Path(out) / OLD_RUN_FILE).unlink(missing_ok=True)
@@ -249,7 +251,14 @@ def read_run(out: Path) -> dict | None:
         "incomplete": _strings(run.get("incomplete", [])),
         "learners": _strings(run.get("learners", [])),
         "same_as": str(run.get("same_as", "")),
+        "options": _options(run.get("options")),
     }
+
+
+def _options(values: object) -> dict[str, str]:
+    if not isinstance(values, dict):
+        return {}
+    return {str(name): str(value) for name, value in values.items()}
 
 
 def _strings(values: object) -> list[str]:

@@ -232,7 +232,7 @@ def test_a_learner_whose_url_changed_is_graded_again(git_server, tmp_path, capsy
     capsys.readouterr()
     assert grade_class_main(changed, out, quiet=False) == 1
     said = " ".join(capsys.readouterr().err.split())
-    assert grade_class.OTHER_SETTINGS.format(learners="1 learner has", out=out.resolve()) in said
+    assert grade_class.OTHER_REPOSITORY.format(learners="1 learner has", out=out.resolve()) in said
     assert store.read_record(out, "good").error.startswith(f"git could not clone {url}/nobody")
 
 

@@ -28,6 +28,7 @@ from tests.batch.conftest import (
     git,
     gradebook_without_timing,
     read_gradebook,
+    report_without_timing,
     run_cli,
     wait_until_recorded,
 )
@@ -255,7 +256,7 @@ def test_shards_merged_equal_the_whole_run(whole: Path, toy_class: dict, tmp_pat
     assert gradebook_without_timing(merged / "gradebook.csv") == gradebook_without_timing(
         whole / "gradebook.csv"
     )
-    assert (merged / "report.md").read_text() == (whole / "report.md").read_text()
+    assert report_without_timing(merged / "report.md") == report_without_timing(whole / "report.md")
 
     again = run_cli(
         "merge",
@@ -271,7 +272,7 @@ def test_shards_merged_equal_the_whole_run(whole: Path, toy_class: dict, tmp_pat
     assert "is in two shard folders" in again.stderr
 
 
-def test_force_regrades_and_options_that_change_the_grade_do_too(
+def test_force_regrades_and_other_options_are_refused_without_it(
     toy_class: dict, tmp_path: Path
 ) -> None:
     roster = tmp_path / "roster.csv"
@@ -288,7 +289,11 @@ def test_force_regrades_and_options_that_change_the_grade_do_too(
     assert run_ids() == first
     forced = run_ids("--force")
     assert all(forced[name] != first[name] for name in first)
-    reseeded = run_ids("--seed", "7")
+    refused = run_cli(*_args(roster, out, "--seed", "7"), cwd=tmp_path)
+    assert refused.returncode == 2  # other settings: the grades in out are kept
+    assert "--seed 0 there, 7 here" in " ".join(refused.stderr.split())
+    assert {r.learner: r.run_id for r in store.read_records(out)} == forced
+    reseeded = run_ids("--seed", "7", "--force")
     assert all(reseeded[name] != forced[name] for name in forced)
     assert [row["learner"] for row in read_gradebook(out / "gradebook.csv")] == ["empty", "ghost"]
 
@@ -327,6 +332,6 @@ def test_the_same_deadline_written_otherwise_keeps_every_grade(
     assert (out / "gradebook.csv").read_text() == text  # nothing regraded: timing too
     assert DEADLINE_NOTE.format(deadline=DEADLINE, later=1) in (out / "report.md").read_text()
     later = "2026-08-15T18:30:00Z"  # one minute later: another deadline, everyone regraded
-    done = run_cli(*[later if a == DEADLINE else a for a in args], cwd=toy_class["base"])
+    done = run_cli(*[later if a == DEADLINE else a for a in args], "--force", cwd=toy_class["base"])
     assert done.returncode == 1, done.stderr
     assert {r.deadline for r in store.read_records(out)} == {later}

@@ -1,0 +1,83 @@
+"""A rerun with other settings must not replace a class's grades by accident (H47).
+
+The grades in DIR were made with one deadline, time limit, seed and manifest. A rerun that
+gives another deadline (or forgets it) would grade every learner again and overwrite the
+authoritative gradebook, even with --regrade, and even when the sentence of a learner's error
+row suggested that rerun. So grade-class refuses such a run unless --force says that everyone
+is to be graded again with the new settings; `refusal` is its sentence, naming what differs.
+
+The options as given are kept in DIR/run.json (store.write_run's ``options``) from this version
+on; the records of an older version hold only a digest of them, and their deadline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from autograder.gradebook import snapshot, store
+from autograder.gradebook.job import JobSettings, run_settings, shared_options
+
+REFUSED = (
+    "{out} holds the grades of {learners} made with other settings ({differences}); this "
+    "run would grade them again and replace those grades. Run the command with the same "
+    "settings to go on, add --force to grade everyone again with these, or give another --out."
+)
+UNNAMED = "another --timeout, --seed or --manifest"
+NOT_GIVEN = {"--deadline": "none", "--timeout": "the course's", "--manifest": "none"}
+
+
+def refusal(
+    records: Iterable[store.LearnerRecord | None],
+    settings: JobSettings,
+    *,
+    forced: str,
+    run: dict | None,
+) -> str:
+    """The sentence refusing this run, or "" when no kept grade was made with other settings.
+    ``forced``: when an unfinished --force run began (its older records are graded again
+    anyway); ``run``: DIR/run.json as store.read_run gives it (None: none)."""
+    mine = run_settings(settings)
+    other = [
+        r
+        for r in records
+        if r is not None and r.settings and r.settings != mine and not r.graded_at < forced
+    ]
+    if not other:
+        return ""
+    count = "1 learner" if len(other) == 1 else f"{len(other)} learners"
+    return REFUSED.format(
+        out=settings.out, learners=count, differences=_differences(other, settings, run)
+    )
+
+
+def _differences(other: list[store.LearnerRecord], settings: JobSettings, run: dict | None) -> str:
+    """'--deadline A there, none here; --seed 0 there, 7 here': what differs, as far as DIR
+    says."""
+    new = shared_options(settings)
+    old = (run or {}).get("options") or {}
+    if old and {r.settings for r in other} == {(run or {}).get("settings")}:
+        changed = [name for name in new if old.get(name, "") != new[name]]
+    else:  # an older version's folder: only the records' deadline is known
+        changed = ["--deadline"] if _deadlines_differ(other, settings.deadline) else []
+        old = {"--deadline": sorted({r.deadline for r in other})[0]}
+    if not changed:
+        return UNNAMED
+    return "; ".join(
+        f"{n} {_shown(n, old.get(n, ''))} there, {_shown(n, new[n])} here" for n in changed
+    )
+
+
+def _deadlines_differ(records: list[store.LearnerRecord], deadline: str | None) -> bool:
+    instants = {_instant(r.deadline) for r in records}
+    return instants != {_instant(deadline or "")}
+
+
+def _instant(deadline: str) -> object:
+    try:
+        return snapshot.parse_deadline(deadline) if deadline else None
+    except ValueError:
+        return deadline  # a damaged record: compared as written
+
+
+def _shown(name: str, value: str) -> str:
+    return value if value not in ("", "None") else NOT_GIVEN.get(name, "none")
