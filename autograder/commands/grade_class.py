@@ -47,7 +47,16 @@ from autograder.commands import session_server
 from autograder.commands.in_progress import InProgress, InProgressColumn
 from autograder.commands.options import OptionError, check_timeout, jobs_or_cores
 from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
-from autograder.gradebook import changed_settings, fetch, lock, report, roster, snapshot, store
+from autograder.gradebook import (
+    changed_settings,
+    fetch,
+    lock,
+    newer_commits,
+    report,
+    roster,
+    snapshot,
+    store,
+)
 from autograder.gradebook.job import (
     JobSettings,
     failed_record,
@@ -201,6 +210,14 @@ def main(
             err.print(
                 RESUMING.format(done=len(learners) - len(pending), total=len(learners), out=out)
             )
+        if deadline is None:  # said even with --quiet: those rows no longer show the repository
+            pending_ids = {learner.id for learner in pending}
+            kept_rows = [(lr, records[lr.id]) for lr in learners if lr.id not in pending_ids]
+            newer = newer_commits.note(newer_commits.moved(kept_rows), out)
+            if newer and quiet:
+                print(newer, file=sys.stderr)
+            elif newer:
+                err.print(newer, markup=False)
         moved = sum(  # the same settings, another repository: the roster changed
             bool(records[lr.id] and records[lr.id].key)
             and records[lr.id].settings == run[2]
