@@ -192,6 +192,8 @@ def main(
                 return _error(refused)
         run = (out, settings.shard, run_settings(settings))
         written = {"same_as": instant_settings(settings), "options": shared_options(settings)}
+        if selection:  # merge gives a missing shard's learners a row each
+            written["everyone"] = sorted(learner.id for learner in everyone)
         store.write_run(*run, roster=roster_id, complete=False, learners=ids, **written)
         if force:  # until a run grades everyone, a rerun without --force goes on from here
             store.mark_forced(out, datetime.now(UTC).isoformat(timespec="seconds"))
@@ -321,7 +323,7 @@ def finish(
     *,
     quiet: bool,
     shown: Path | None = None,
-    ungraded: str = "",
+    ungraded: store.Ungraded = "",
 ) -> int:
     """Rebuild the gradebook and the report from out; print the table and where the files
     are (``shown``: out as the user typed it); the exit status. ``ungraded``: as rebuild's."""
@@ -343,12 +345,12 @@ def rebuild(
     learners: list[str] | None,
     *,
     note: str = "",
-    ungraded: str = "",
+    ungraded: store.Ungraded = "",
 ) -> list[store.LearnerRecord]:
     """gradebook.csv and the class report from the records in out (those of ``learners`` when
     given; ``note``: the report's first sentence); the records they show. ``ungraded``: the
-    error, formatted with {learner}, of the row given to each of ``learners`` without a
-    record (an interrupted run's gradebook still has a row for every learner)."""
+    error (store.Ungraded) of the row given to each of ``learners`` without a record (an
+    interrupted run's gradebook still has a row for every learner)."""
     store.clear_partial(out)
     parts = class_components(config)
     records = store.write_gradebook(out, [c.name for c in parts], learners, ungraded=ungraded)

@@ -70,6 +70,10 @@ SHARD_NOT_DONE = (
     "Not graded yet: its shard's grade-class run stopped before it graded {learner}; run that "
     "shard again, then merge."
 )
+SHARD_NOT_GIVEN = (
+    "Not graded here: {learner} is in shard {shard}, which this merge was not given; merge "
+    "that shard's folder too (grade it with grade-class --shard {shard} first if it has none)."
+)
 INCOMPLETE = (
     "Shard {shards} did not finish grading (its run was interrupted or is being resumed); the "
     "gradebook lacks some of its learners: run its grade-class again, then merge."
@@ -178,8 +182,12 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
             if learner not in found
         }
         missing = report.missing_shards(merged)
+        # The whole roster, from a shard's run.json (versions before 2026-12-02: unknown)
+        everyone = next((run["everyone"] for run in runs.values() if run["everyone"]), [])
+        absent: dict[str, str] = {}
         if missing:
             print(missing, file=sys.stderr)
+            absent = _in_missing_shards(everyone, merged, set(found) | pending)
         if unfinished:
             print(INCOMPLETE.format(shards=", ".join(sorted(unfinished))), file=sys.stderr)
         settings = next(iter(digests.values()), "")
@@ -200,10 +208,28 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
                     same_as,
                 ),
                 pending=frozenset(pending),
+                absent=absent,
+                everyone=everyone,
             )
         except FileExistsError as error:  # something put in out meanwhile: store.FOREIGN
             return _error(str(error))
         return EXIT_MISSING_SHARDS if missing or unfinished else status
+
+
+def _in_missing_shards(everyone: list[str], merged: list[str], known: set[str]) -> dict[str, str]:
+    """{learner: their shard "i/n"} for the learners of ``everyone`` (the whole roster) in
+    shards this merge was not given, ``known`` aside (H47: they had no row at all, and the
+    report counted a class of 14 as 7)."""
+    counts = {int(label.split("/")[1]) for label in merged}
+    if not everyone or len(counts) != 1:
+        return {}
+    (count,) = counts
+    have = {int(label.split("/")[0]) for label in merged}
+    return {
+        learner: f"{position % count + 1}/{count}"
+        for position, learner in enumerate(sorted(everyone))  # roster.shard's order
+        if position % count + 1 not in have and learner not in known
+    }
 
 
 def _run_refusal(runs: dict[Path, dict]) -> str:
@@ -265,12 +291,16 @@ def _merge(
     quiet: bool,
     run: tuple[str, list[str], str, list[str], bool, str],
     pending: frozenset[str] = frozenset(),
+    absent: dict[str, str] | None = None,
+    everyone: list[str] | None = None,
 ) -> int:
     """Copy each learner's folder from their shard into out, then the gradebook and report
     (``run``: the shards' settings digest, the shards merged, the roster digest, the shards
     that did not finish, whether the class is complete and the settings digest with the
     deadline as an instant, for DIR/run.json; ``pending``: learners an unfinished shard did not
-    reach, each given a "not graded yet" row)."""
+    reach, each given a "not graded yet" row; ``absent``: the learners of shards not given, by
+    their shard, each given a row that says so; ``everyone``: the whole roster, kept in
+    DIR/run.json for a later merge into DIR)."""
     settings, merged, roster, unfinished, complete, same_as = run
     store.clear_partial(out)
     store.write_run(
@@ -282,6 +312,7 @@ def _merge(
         incomplete=unfinished,
         complete=complete,
         same_as=same_as,
+        everyone=everyone,
     )
     for learner, shard in sorted(found.items()):
         staged = store.staging_dir(out, learner)
@@ -290,10 +321,17 @@ def _merge(
         record = store.read_record(shard, learner)
         assert record is not None  # read_records returned it a moment ago, under the lock
         store.commit_learner(out, staged, record)
-    if not pending:
+    absent = absent or {}
+    if not pending and not absent:
         return finish(config, out, None, quiet=quiet)
-    learners = sorted({r.learner for r in store.read_records(out)} | pending)
-    return finish(config, out, learners, quiet=quiet, ungraded=SHARD_NOT_DONE)
+    learners = sorted({r.learner for r in store.read_records(out)} | pending | set(absent))
+
+    def ungraded(learner: str) -> str:
+        if learner in absent:
+            return SHARD_NOT_GIVEN.format(learner=learner, shard=absent[learner])
+        return SHARD_NOT_DONE.format(learner=learner)
+
+    return finish(config, out, learners, quiet=quiet, ungraded=ungraded)
 
 
 def _error(sentence: str) -> int:

@@ -27,6 +27,7 @@ import json
 import os
 import shutil
 import uuid
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -40,6 +41,9 @@ FORCED_FILE = ".forced"
 RUN_FILE = "run.json"  # not hidden: CI artifact uploads leave out dot files (regrade.yml)
 OLD_RUN_FILE = ".run.json"  # where versions of 2026-12-01 wrote it
 TIMING_COLUMNS = ("duration_s", "graded_at")
+#: The error of a row given to a learner without a record: a sentence formatted with
+#: {learner}, or a function of the learner's id that gives it.
+Ungraded = str | Callable[[str], str]
 
 
 @dataclass
@@ -199,6 +203,7 @@ def write_run(
     learners: list[str] | None = None,
     same_as: str = "",
     options: dict[str, str] | None = None,
+    everyone: list[str] | None = None,
 ) -> None:
     """DIR/run.json: which shard of the roster DIR holds ("i/n", "" for all), the run's
     settings digest (job.run_settings), ``roster`` a digest of the whole roster's learner ids
@@ -208,7 +213,9 @@ def write_run(
     output, the shards it merged and those of them that were not complete (their "i/n", or
     the folder of one that is no shard); ``same_as`` the settings digest with the deadline as
     an instant (job.instant_settings); ``options`` the settings as given, by option
-    (job.shared_options). What merge.py compares, also for a shard that holds no learner."""
+    (job.shared_options); ``everyone`` the whole roster's ids, for a shard (merge gives the
+    learners of a shard it was not given a row each). What merge.py compares, also for a shard
+    that holds no learner."""
     run = {
         "shard": shard,
         "settings": settings,
@@ -219,6 +226,7 @@ def write_run(
         "learners": learners or [],
         "same_as": same_as,
         "options": options or {},
+        "everyone": everyone or [],
     }
     atomic_write_text(Path(out) / RUN_FILE, json.dumps(run) + "\n")
     (Path(out) / OLD_RUN_FILE).unlink(missing_ok=True)
@@ -252,6 +260,7 @@ def read_run(out: Path) -> dict | None:
         "learners": _strings(run.get("learners", [])),
         "same_as": str(run.get("same_as", "")),
         "options": _options(run.get("options")),
+        "everyone": _strings(run.get("everyone", [])),
     }
 
 
@@ -324,7 +333,11 @@ def render_gradebook(records: list[LearnerRecord], components: list[str]) -> str
 
 
 def write_gradebook(
-    out: Path, components: list[str], learners: list[str] | None = None, *, ungraded: str = ""
+    out: Path,
+    components: list[str],
+    learners: list[str] | None = None,
+    *,
+    ungraded: Ungraded = "",
 ) -> list[LearnerRecord]:
     """Rebuild DIR/gradebook.csv from the records in DIR (only those of `learners` when
     given); return the records it holds. With ``ungraded`` (a sentence formatted with
@@ -336,12 +349,16 @@ def write_gradebook(
         if ungraded:
             have = {r.learner for r in records}
             records += [
-                LearnerRecord(learner, error=ungraded.format(learner=learner), pending=True)
+                LearnerRecord(learner, error=_ungraded(ungraded, learner), pending=True)
                 for learner in sorted(wanted - have)
             ]
             records.sort(key=lambda r: r.learner)
     atomic_write_text(Path(out) / GRADEBOOK_FILE, render_gradebook(records, components))
     return records
+
+
+def _ungraded(ungraded: Ungraded, learner: str) -> str:
+    return ungraded(learner) if callable(ungraded) else ungraded.format(learner=learner)
 
 
 def _score(value: float | None) -> str:

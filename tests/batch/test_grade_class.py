@@ -240,6 +240,8 @@ def test_shards_merged_equal_the_whole_run(whole: Path, toy_class: dict, tmp_pat
     second = [row["learner"] for row in read_gradebook(shards[1] / "gradebook.csv")]
     assert (first, second) == (["empty", "late"], ["good", "mistake"])
     assert store.read_record(shards[1], "good").shard == "2/2"  # merge checks the shards
+    everyone = ["empty", "good", "late", "mistake"]  # merge gives a missing shard's rows
+    assert [store.read_run(shard)["everyone"] for shard in shards] == [everyone, everyone]
 
     merged = tmp_path / "merged"
     done = run_cli(

@@ -323,3 +323,36 @@ def test_learners_an_unfinished_shard_did_not_reach_get_a_row_saying_so(tmp_path
         "cy": "Its repository is empty.",
     }
     assert [r.learner for r in store.read_records(out)] == ["ada", "cy"]  # no record for bo
+
+
+def _roster_shard(tmp_path: Path, index: int, learners: list[str], everyone: list[str]) -> Path:
+    """Shard index/2 of `everyone`, holding `learners`' rows, its run.json listing the roster."""
+    folder = tmp_path / f"s{index}"
+    for learner in learners:
+        record = store.LearnerRecord(
+            learner=learner, error="Its repository is empty.", settings="aaaa", shard=f"{index}/2"
+        )
+        store.commit_learner(folder, store.staging_dir(folder, learner), record)
+    store.write_run(folder, f"{index}/2", "aaaa", learners=learners, everyone=everyone)
+    return folder
+
+
+def test_the_learners_of_a_shard_not_given_get_a_row_saying_so(tmp_path: Path) -> None:
+    """H47: merging shard 1/2 alone left shard 2's learners out of the gradebook, and the report
+    counted the class as half its size."""
+    everyone = ["ada", "bo", "cy", "dee"]  # shard 1/2: ada, cy; 2/2: bo, dee
+    first = _roster_shard(tmp_path, 1, ["ada", "cy"], everyone)
+    out = tmp_path / "merged"
+    assert merge.main(shards=[first], out=out, course=TOY_COURSE, quiet=True) == 3
+    rows = {row["learner"]: row["errors"] for row in read_gradebook(out / "gradebook.csv")}
+    assert rows == {
+        "ada": "Its repository is empty.",
+        "bo": merge.SHARD_NOT_GIVEN.format(learner="bo", shard="2/2"),
+        "cy": "Its repository is empty.",
+        "dee": merge.SHARD_NOT_GIVEN.format(learner="dee", shard="2/2"),
+    }
+    assert not (out / "bo").exists()  # a row only: nothing is saved for them
+    second = _roster_shard(tmp_path, 2, ["bo", "dee"], everyone)
+    assert merge.main(shards=[second], out=out, course=TOY_COURSE, quiet=True) == 1
+    rows = {row["learner"]: row["errors"] for row in read_gradebook(out / "gradebook.csv")}
+    assert rows == dict.fromkeys(everyone, "Its repository is empty.")
