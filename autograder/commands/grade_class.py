@@ -45,6 +45,7 @@ from rich.table import Table
 
 from autograder.commands import session_server
 from autograder.commands.in_progress import InProgress, InProgressColumn
+from autograder.commands.log_progress import LogLines
 from autograder.commands.options import OptionError, check_timeout, jobs_or_cores
 from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
 from autograder.gradebook import (
@@ -479,16 +480,21 @@ def grade_pending(
         InProgressColumn(in_progress),
     )
     left = {learner.id: learner for learner in pending}
+    done = total - len(pending)
+    lines = None  # no terminal, no bar drawn: plain lines instead
+    if not err.is_terminal and not err.quiet:
+        lines = LogLines(err, label, total, started=done)
     with Progress(*columns, console=err, transient=False) as progress:
-        task = progress.add_task(
-            "grading", total=total, completed=total - len(pending), failed=failed
-        )
+        task = progress.add_task("grading", total=total, completed=done, failed=failed)
 
         def advance(learner_id: str) -> None:
-            nonlocal failed
+            nonlocal failed, done
             record = store.read_record(settings.out, learner_id)
             failed += bool(record is None or record.failed)
+            done += 1
             progress.update(task, advance=1, failed=failed)
+            if lines is not None:
+                lines.update(done, failed)
 
         try:
             _start_uninterrupted(process)
@@ -498,6 +504,8 @@ def grade_pending(
             while left:
                 in_progress.refresh()
                 if not reader.poll(1.0):
+                    if lines is not None:  # a line at least every minute, also while stuck
+                        lines.update(done, failed)
                     continue
                 try:
                     learner_id = reader.recv()
