@@ -53,6 +53,10 @@ SUMMARY_TOTAL = "Total: {score} / {max_score}."
 GRADED_COMMIT = "Graded commit {commit} (committed {time})"
 GRADED_AT_DEADLINE = ", the last one at or before the deadline {deadline}"
 LATER_NOT_GRADED = "; your later commits were not graded."
+#: The same with their number and the last one's time (committer time, as the deadline's).
+LATER_COUNTED = (
+    "; your {count} later {commits} (by committer time, the last at {last}) {were} not graded."
+)
 LEFT_OUT = " Left out of your commit, so not graded: {entries}."
 LEFT_OUT_SHOWN = 5  # entries named; then how many more
 LEFT_OUT_KEPT = 100  # entries kept in results.json (extra_data.graded_commit.left_out)
@@ -145,7 +149,9 @@ class GradedCommit:
     fetched again, and a copy fetched by an earlier run was graded (gradebook/fetch.py);
     ``left_out``: (path, why) of the commit's entries that were not exported
     (gradebook/snapshot.py: symbolic links, names too long), at most LEFT_OUT_KEPT of them,
-    and ``left_out_more`` how many more there were."""
+    and ``left_out_more`` how many more there were; ``later_count`` and ``last_time``: how
+    many commits came after the deadline and the committer time of the last (0 and "" in the
+    records of versions before them)."""
 
     commit: str
     commit_time: str
@@ -154,6 +160,8 @@ class GradedCommit:
     stale: bool = False
     left_out: tuple[tuple[str, str], ...] = ()
     left_out_more: int = 0
+    later_count: int = 0
+    last_time: str = ""
 
     def sentence(self) -> str:
         """What the learner's reports say of the commit graded (one or two sentences)."""
@@ -162,7 +170,7 @@ class GradedCommit:
             said += "."
         else:
             said += GRADED_AT_DEADLINE.format(deadline=self.deadline)
-            said += LATER_NOT_GRADED if self.later else "."
+            said += self._later() if self.later else "."
         if self.left_out:
             shown = [f"{path} ({why})" for path, why in self.left_out[:LEFT_OUT_SHOWN]]
             more = len(self.left_out) - len(shown) + self.left_out_more
@@ -170,6 +178,17 @@ class GradedCommit:
                 shown.append(f"and {more} more")
             said += LEFT_OUT.format(entries="; ".join(shown))
         return said + (STALE_COPY if self.stale else "")
+
+    def _later(self) -> str:
+        if not (self.later_count and self.last_time):  # a record of a version before them
+            return LATER_NOT_GRADED
+        one = self.later_count == 1
+        return LATER_COUNTED.format(
+            count="1" if one else self.later_count,
+            commits="commit" if one else "commits",
+            last=self.last_time,
+            were="was" if one else "were",
+        )
 
 
 @dataclass

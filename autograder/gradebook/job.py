@@ -203,6 +203,8 @@ def _grade(
             stale=bool(learner.note),
             left_out=tuple(left_out[:LEFT_OUT_KEPT]),
             left_out_more=max(0, len(left_out) - LEFT_OUT_KEPT),
+            later_count=selection.later_count,
+            last_time=selection.last_time,
         )
     outcome = grade(config, folder, staged, learner.id, graded)
     if isinstance(outcome, Ungraded):

@@ -75,11 +75,14 @@ class SnapshotError(Exception):
 @dataclass(frozen=True)
 class Selection:
     """The graded commit ("" for a plain folder), its committer time (ISO 8601, UTC) and
-    whether commits after the deadline exist (None without a deadline)."""
+    whether commits after the deadline exist (None without a deadline); with them, how many
+    and the committer time of the last one."""
 
     commit: str = ""
     commit_time: str = ""
     later: bool | None = None
+    later_count: int = 0
+    last_time: str = ""
 
 
 def parse_deadline(value: str | None) -> datetime | None:
@@ -138,7 +141,9 @@ def select(path: Path, deadline: datetime | None) -> Selection:
             NONE_BEFORE.format(path=path, deadline=_iso(deadline), first=_iso_seconds(first))
         )
     commit, seconds = max(before, key=lambda item: item[1])  # max keeps the first of ties
-    return Selection(commit, _iso_seconds(seconds), any(s > limit for _, s in history))
+    after = [s for _, s in history if s > limit]
+    last = _iso_seconds(max(after)) if after else ""
+    return Selection(commit, _iso_seconds(seconds), bool(after), len(after), last)
 
 
 def export(

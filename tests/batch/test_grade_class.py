@@ -98,7 +98,8 @@ def test_each_learner_has_reports_and_the_class_report_is_written(
     assert (graded["commit"], graded["later"]) == (toy_class["good_on_time"], True)
     said = (
         f"Graded commit {graded['commit'][:12]} (committed 2026-08-10T12:00:00+00:00), the last "
-        f"one at or before the deadline {DEADLINE}; your later commits were not graded."
+        f"one at or before the deadline {DEADLINE}; your 1 later commit (by committer time, "
+        f"the last at 2026-08-20T12:00:00+00:00) was not graded."
     )
     assert said in (whole / "good" / "summary.md").read_text()
     assert said in results["output"]  # what Gradescope shows first

@@ -52,7 +52,9 @@ def test_the_deadline_picks_the_last_commit_at_or_before_it_and_flags_later_ones
     path = repo["path"]
     before = _state(path)
     chosen = snapshot.select(path, snapshot.parse_deadline(DEADLINE))
-    assert chosen == snapshot.Selection(repo["at"], "2026-08-15T18:29:00+00:00", True)
+    assert chosen == snapshot.Selection(
+        repo["at"], "2026-08-15T18:29:00+00:00", True, 1, "2026-08-20T12:00:00+00:00"
+    )
     folder = snapshot.export(path, chosen, tmp_path / "export")
     assert (folder / "answer.py").read_text() == "ANSWER = 2\n"
     assert _state(path) == before  # HEAD, index and working tree untouched
@@ -61,6 +63,7 @@ def test_the_deadline_picks_the_last_commit_at_or_before_it_and_flags_later_ones
 def test_an_earlier_deadline_picks_an_earlier_commit(repo: dict, tmp_path: Path) -> None:
     chosen = snapshot.select(repo["path"], snapshot.parse_deadline("2026-08-12T00:00:00Z"))
     assert (chosen.commit, chosen.later) == (repo["first"], True)
+    assert (chosen.later_count, chosen.last_time) == (2, "2026-08-20T12:00:00+00:00")
     folder = snapshot.export(repo["path"], chosen, tmp_path / "export")
     assert (folder / "answer.py").read_text() == "ANSWER = 1\n"
 

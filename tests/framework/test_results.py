@@ -244,3 +244,23 @@ def test_the_graded_commit_says_what_was_left_out_and_when_the_copy_is_stale():
     )
     plain = GradedCommit("a" * 40, "2026-08-10T12:00:00+00:00").sentence()
     assert plain == "Graded commit aaaaaaaaaaaa (committed 2026-08-10T12:00:00+00:00)."
+
+
+def test_the_graded_commit_counts_the_later_commits_by_committer_time():
+    """H47: 'your later commits were not graded' named neither them nor the time that counts,
+    and a learner whose author date was before the deadline could not see why."""
+    from autograder.results import GradedCommit
+
+    base = ("a" * 40, "2026-08-10T12:00:00+00:00", "2026-08-15T23:59:00+05:30", True)
+    two = GradedCommit(*base, later_count=2, last_time="2026-08-20T12:00:00+00:00").sentence()
+    assert two.endswith(
+        "the last one at or before the deadline 2026-08-15T23:59:00+05:30; your 2 later commits "
+        "(by committer time, the last at 2026-08-20T12:00:00+00:00) were not graded."
+    )
+    one = GradedCommit(*base, later_count=1, last_time="2026-08-16T00:00:00+00:00").sentence()
+    assert one.endswith(
+        "your 1 later commit (by committer time, the last at 2026-08-16T00:00:00+00:00) was "
+        "not graded."
+    )
+    older = GradedCommit(*base).sentence()  # a record of a version before the count
+    assert older.endswith("; your later commits were not graded.")
