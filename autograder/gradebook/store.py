@@ -90,12 +90,15 @@ def learner_dir(out: Path, learner: str) -> Path:
 
 
 def read_record(out: Path, learner: str) -> LearnerRecord | None:
-    """The learner's finished record, or None when they are not done (or it is unreadable)."""
+    """The learner's finished record, or None when they are not done (or it is unreadable, or
+    it is another learner's: a copy of a learner's folder under another name, amara.bak, is
+    no row of its own; H48 got two rows for amara and a class one larger than its roster)."""
     path = learner_dir(out, learner) / RECORD_FILE
     try:
-        return LearnerRecord.from_json(path.read_text(encoding="utf-8"))
+        record = LearnerRecord.from_json(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, TypeError):
         return None
+    return record if record.learner == learner else None
 
 
 def read_records(out: Path) -> list[LearnerRecord]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from autograder.gradebook import store
@@ -64,6 +65,17 @@ def test_half_written_folders_are_never_read_and_are_cleared(tmp_path: Path) -> 
     assert store.read_record(tmp_path, "amy") is None
     store.clear_partial(tmp_path)
     assert not (tmp_path / ".partial").exists()
+
+
+def test_a_copy_of_a_learners_folder_under_another_name_is_no_row(tmp_path: Path) -> None:
+    """H48: a backup copy (amara.bak, made before a --regrade) gave amara two rows."""
+    store.commit_learner(tmp_path, store.staging_dir(tmp_path, "amy"), _record("amy", total=3.0))
+    shutil.copytree(tmp_path / "amy", tmp_path / "amy.bak")
+    assert store.read_records(tmp_path) == [_record("amy", total=3.0)]
+    assert store.read_record(tmp_path, "amy.bak") is None
+    store.write_gradebook(tmp_path, COMPONENTS)
+    lines = (tmp_path / "gradebook.csv").read_text().splitlines()
+    assert [line.split(",")[0] for line in lines] == ["learner", "amy"]
 
 
 def test_the_gradebook_is_rebuilt_from_the_records_of_the_roster_only(tmp_path: Path) -> None:
