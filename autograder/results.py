@@ -30,7 +30,7 @@ zeroed for its own forbidden call (that problem is its own).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Literal
@@ -141,6 +141,16 @@ class ForbiddenUse:
     sentence: str
 
 
+def left_out_entries(left_out: Sequence[tuple[str, str]], more: int = 0) -> str:
+    """'path (why); ...; and N more': the first LEFT_OUT_SHOWN of (path, why) entries that an
+    export left out, and how many more (``more``: those not even in the list)."""
+    shown = [f"{path} ({why})" for path, why in left_out[:LEFT_OUT_SHOWN]]
+    more += len(left_out) - len(shown)
+    if more:
+        shown.append(f"and {more} more")
+    return "; ".join(shown)
+
+
 @dataclass(frozen=True)
 class GradedCommit:
     """Which commit of a learner's repository a batch graded (gradebook/snapshot.py):
@@ -172,11 +182,7 @@ class GradedCommit:
             said += GRADED_AT_DEADLINE.format(deadline=self.deadline)
             said += self._later() if self.later else "."
         if self.left_out:
-            shown = [f"{path} ({why})" for path, why in self.left_out[:LEFT_OUT_SHOWN]]
-            more = len(self.left_out) - len(shown) + self.left_out_more
-            if more:
-                shown.append(f"and {more} more")
-            said += LEFT_OUT.format(entries="; ".join(shown))
+            said += LEFT_OUT.format(entries=left_out_entries(self.left_out, self.left_out_more))
         return said + (STALE_COPY if self.stale else "")
 
     def _later(self) -> str:

@@ -208,7 +208,7 @@ def _grade(
         )
     outcome = grade(config, folder, staged, learner.id, graded)
     if isinstance(outcome, Ungraded):
-        record.error = outcome.reason
+        record.error = _named(outcome.reason, folder, learner, selection.commit, left_out)
         return
     if settings.manifest is not None:
         total = len(read_manifest(settings.manifest))
@@ -217,6 +217,28 @@ def _grade(
         )
     record.components = {c.name: c.score for c in outcome.components}
     record.total, record.max_score = outcome.score, outcome.max_score
+
+
+EXPORTED = "{repo} at commit {commit}"
+LEFT_OUT_OF_COMMIT = " Left out of the commit, so not graded: {entries}."
+
+
+def _named(
+    reason: str, folder: Path, learner: Learner, commit: str, left_out: list[tuple[str, str]]
+) -> str:
+    """``reason`` (a sentence about the exported folder) naming the learner's repository and
+    commit instead of the throwaway folder the commit was exported to, which changed from run
+    to run (H48: the gradebook differed after every --force); with what the export left out
+    (a symbolic link in place of the package folder, say)."""
+    if not commit:  # a plain folder, graded where it is
+        return reason
+    repo = shown(learner.url) if learner.url else str(learner.repo)
+    said = reason.replace(str(folder), EXPORTED.format(repo=repo, commit=commit[:12]))
+    if left_out:
+        from autograder.results import left_out_entries
+
+        said += LEFT_OUT_OF_COMMIT.format(entries=left_out_entries(left_out))
+    return said
 
 
 def protected_tamper(
