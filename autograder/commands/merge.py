@@ -132,7 +132,7 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
             recorded = {r.settings for r in records if r.settings}
             digests[shard] = run["settings"] if run else (recorded.pop() if recorded else "")
             instants[shard] = run["same_as"] if run else ""
-            given.append(run["shard"] if run else "")
+            given.append(run["shard"] if run else _recorded_shard(records))
         refusal = (
             _settings_refusal(digests, instants) or _run_refusal(runs) or _whole_runs(runs) or twice
         )
@@ -214,6 +214,13 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
         except FileExistsError as error:  # something put in out meanwhile: store.FOREIGN
             return _error(str(error))
         return EXIT_MISSING_SHARDS if missing or unfinished else status
+
+
+def _recorded_shard(records: list[store.LearnerRecord]) -> str:
+    """The "i/n" every record of a folder without run.json names (H48: such a shard, its
+    run.json lost, merged alone as a complete class), or "" when they do not agree."""
+    shards = {store.shard_label(record.shard) for record in records}
+    return shards.pop() if len(shards) == 1 else ""
 
 
 def _in_missing_shards(everyone: list[str], merged: list[str], known: set[str]) -> dict[str, str]:

@@ -254,7 +254,7 @@ def read_run(out: Path) -> dict | None:
     if not isinstance(run, dict):
         return None
     return {
-        "shard": _shard(run.get("shard", "")),
+        "shard": shard_label(run.get("shard", "")),
         "settings": str(run.get("settings", "")),
         "roster": str(run.get("roster", "")),
         "complete": run.get("complete", True) is not False,
@@ -278,10 +278,10 @@ def _strings(values: object) -> list[str]:
 
 
 def _shards(values: object) -> list[str]:
-    return [_shard(v) for v in values if _shard(v)] if isinstance(values, list) else []
+    return [shard_label(v) for v in values if shard_label(v)] if isinstance(values, list) else []
 
 
-def _shard(value: object) -> str:
+def shard_label(value: object) -> str:
     """An "i/n" shard as grade-class --shard writes it (roster.parse_shard), else "" (H35: a
     hand-made run.json of "a/b" crashed merge)."""
     try:

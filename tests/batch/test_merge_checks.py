@@ -356,3 +356,14 @@ def test_the_learners_of_a_shard_not_given_get_a_row_saying_so(tmp_path: Path) -
     assert merge.main(shards=[second], out=out, course=TOY_COURSE, quiet=True) == 1
     rows = {row["learner"]: row["errors"] for row in read_gradebook(out / "gradebook.csv")}
     assert rows == dict.fromkeys(everyone, "Its repository is empty.")
+
+
+def test_a_shard_without_run_json_is_known_by_its_records(tmp_path: Path, capsys) -> None:
+    """H48: shard 1/2 whose run.json was lost merged alone as a complete class (exit 0); its
+    records say 1/2, so shard 2 is missing."""
+    folder = _shard(tmp_path, "s1", "ada", settings="aaaa", shard="1/2")
+    (folder / store.RUN_FILE).unlink()
+    out = tmp_path / "merged"
+    assert merge.main(shards=[folder], out=out, course=TOY_COURSE, quiet=True) == 3
+    said = report.MISSING_SHARDS.format(have="shard 1", count=2, missing="2")
+    assert said in " ".join(capsys.readouterr().err.split())
