@@ -50,6 +50,7 @@ from autograder.commands.options import OptionError, check_timeout, jobs_or_core
 from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
 from autograder.gradebook import (
     changed_settings,
+    contents,
     fetch,
     lock,
     newer_commits,
@@ -105,6 +106,7 @@ WRITTEN = (
     "{learner}/"
 )
 NOT_IN_ROSTER = "--regrade names {names}, who the roster {roster} does not list."
+UNREADABLE = "The course's files or the manifest could not be read ({detail})."
 REGRADE_AND_FORCE = (
     "--regrade grades the named learners again and keeps the others, --force grades everyone "
     "again: give one of them."
@@ -144,8 +146,12 @@ def main(
         if manifest is not None:
             manifest = Path(manifest).resolve()
             read_manifest(manifest)
+        course_digest = contents.course_digest(config)
+        manifest_digest = contents.file_digest(manifest)
     except (CourseConfigError, roster.RosterError, ValueError, ManifestError) as error:
         return _error(str(error))
+    except OSError as error:  # a grader file or the manifest could not be read
+        return _error(UNREADABLE.format(detail=error))
     try:
         jobs = jobs_or_cores(jobs)
         check_timeout(test_timeout)
@@ -184,6 +190,8 @@ def main(
             parent_pid=os.getpid(),
             manifest=manifest,
             shard=f"{selection[0]}/{selection[1]}" if selection else "",
+            course_digest=course_digest,
+            manifest_digest=manifest_digest,
         )
         if not force:
             refused = changed_settings.refusal(

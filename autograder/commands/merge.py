@@ -8,9 +8,9 @@ another command writing DIR nor copies a shard that a grade-class is still writi
 
 Refused (one sentence on stderr, nothing written): a learner found in two shards (shards of one
 roster never overlap, so it means the wrong folders were given); shards graded with different
-settings (--deadline, --timeout, --seed, --manifest: job.run_settings; one deadline written in
-other words is the same, job.instant_settings), from different
-`--shard I/N` splits or different rosters (run.json's roster digest); a whole-class run mixed
+settings (--deadline, --timeout, --seed, the contents of the manifest and of the course's files:
+job.run_settings; one deadline written in other words is the same, job.instant_settings),
+from different `--shard I/N` splits or different rosters (run.json's roster digest); a whole-class run mixed
 with anything else; learners of the report's reserved names. Shards of the run that are not
 all given, or whose run did not finish (run.json's `complete`), are said on stderr and in the
 class report. DIR may be new, or the output of an earlier merge of the same run, which this one
@@ -44,8 +44,8 @@ TWICE = (
 )
 MIXED = (
     "The shard folders {first} and {second} were graded with different settings (--deadline, "
-    "--timeout, --seed or --manifest); merge the shards of one run, each graded with the same "
-    "options."
+    "--timeout, --seed, --manifest, or the course's files: course.toml, graders, references); "
+    "merge the shards of one run, each graded with the same options and course."
 )
 OLDER = (
     "The shard folder {old} was graded by an older version of the autograder, which did not "

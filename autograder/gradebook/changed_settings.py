@@ -22,7 +22,7 @@ REFUSED = (
     "run would grade them again and replace those grades. Run the command with the same "
     "settings to go on, add --force to grade everyone again with these, or give another --out."
 )
-UNNAMED = "another --timeout, --seed or --manifest"
+UNNAMED = "another --timeout, --seed, --manifest or course, or an earlier version of the autograder"
 NOT_GIVEN = {"--deadline": "none", "--timeout": "the course's", "--manifest": "none"}
 
 

@@ -68,6 +68,10 @@ class JobSettings:
     parent_pid: int
     manifest: Path | None = None  # a release manifest: its protected-file changes are tamper
     shard: str = ""  # "i/n" of --shard, "" for the whole roster
+    # sha256 of the course's files and of the manifest's bytes (gradebook/contents.py), taken
+    # once by the command; "" when not taken (autograder check, whose records are not reused)
+    course_digest: str = ""
+    manifest_digest: str = ""
 
 
 def run_settings(settings: JobSettings) -> str:
@@ -86,24 +90,35 @@ def instant_settings(settings: JobSettings) -> str:
     return _digest(parts)
 
 
-#: The options behind _shared's parts, in its order.
-SHARED_OPTIONS = ("--deadline", "--timeout", "--seed", "--manifest")
-
-
 def shared_options(settings: JobSettings) -> dict[str, str]:
-    """_shared's parts by the option that gives them (DIR/run.json keeps them, so that a
-    rerun with other settings can be told what differs: changed_settings.py)."""
-    return dict(zip(SHARED_OPTIONS, _shared(settings), strict=True))
+    """What _shared's parts come from, by option, as a person reads them (DIR/run.json keeps
+    them, so that a rerun with other settings can be told what differs: changed_settings.py).
+    The course and the manifest are named with the start of their digest."""
+    return {
+        "--deadline": settings.deadline or "",
+        "--timeout": str(settings.test_timeout),
+        "--seed": str(settings.seed),
+        "--manifest": _with_digest(settings.manifest, settings.manifest_digest),
+        "--course": _with_digest(settings.course, settings.course_digest),
+    }
+
+
+def _with_digest(path: Path | None, digest: str) -> str:
+    if path is None:
+        return ""
+    return f"{path} (files {digest[:12]})" if digest else str(path)
 
 
 def _shared(settings: JobSettings) -> list[str]:
-    """What grading every learner of a run depends on (a key's parts must stay the same from
-    one version to the next: a record whose key no longer matches is graded again)."""
+    """What grading every learner of a run depends on: the options, and the contents of the
+    course and the manifest (not their paths: a copy elsewhere is the same setting). A
+    record whose key no longer matches is graded again, or refused (changed_settings.py)."""
     return [
         settings.deadline or "",
         str(settings.test_timeout),
         str(settings.seed),
-        str(settings.manifest or ""),
+        settings.manifest_digest if settings.manifest else "",
+        settings.course_digest,
     ]
 
 

@@ -5,14 +5,17 @@ the authoritative gradebook; the only warning was a line among the progress outp
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from datetime import UTC, datetime
 
 from autograder.commands import grade_class
-from autograder.gradebook import changed_settings, store
+from autograder.config import load_course
+from autograder.gradebook import changed_settings, contents, store
 from autograder.gradebook.job import run_settings, settings_key
+from autograder.release.manifest import FORMAT
 
-from .conftest import grade_class_main
+from .conftest import TOY, TOY_COURSE, grade_class_main
 
 DEADLINE = "2026-08-15T23:59:00+05:30"
 
@@ -66,11 +69,14 @@ def test_force_grades_everyone_with_the_new_settings(tmp_path):
     assert grade_class_main(roster, out, test_timeout=5.0, force=True) == 1
     records = store.read_records(out)
     assert len({r.settings for r in records}) == 1
-    assert json.loads((out / store.RUN_FILE).read_text())["options"] == {
+    options = json.loads((out / store.RUN_FILE).read_text())["options"]
+    course = f"{TOY_COURSE} (files {contents.course_digest(load_course(TOY_COURSE))[:12]})"
+    assert options == {
         "--deadline": "",
         "--timeout": "5.0",
         "--seed": "0",
         "--manifest": "",
+        "--course": course,
     }
     assert grade_class_main(roster, out, test_timeout=5.0) == 1  # the same settings: kept
 
@@ -139,3 +145,41 @@ def test_the_rerun_of_an_interrupted_force_run_goes_on_with_its_settings(
     assert "holds the grades" not in capsys.readouterr().err
     assert {r.learner: r.total for r in store.read_records(out)} == {"ada": 1.0, "bo": None}
     assert len({r.settings for r in store.read_records(out)}) == 1
+
+
+def test_an_edited_course_is_another_setting(tmp_path, capsys):
+    """H48: a course.toml with other points kept every earlier grade, and shards graded with
+    it merged into one gradebook with totals out of 100 and of 130."""
+    roster, out = _class(tmp_path)
+    course = tmp_path / "course"
+    shutil.copytree(TOY, course, ignore=shutil.ignore_patterns("__pycache__"))
+    toml = course / "course.toml"
+    assert grade_class_main(roster, out, course=toml) == 1
+    before_digest = contents.course_digest(load_course(toml))
+    toml.write_text(toml.read_text().replace("points = 10", "points = 40", 1))
+    after_digest = contents.course_digest(load_course(toml))
+    capsys.readouterr()
+    assert grade_class_main(roster, out, course=toml) == 2
+    said = " ".join(capsys.readouterr().err.split())
+    old, new = before_digest[:12], after_digest[:12]
+    differences = f"--course {toml} (files {old}) there, {toml} (files {new}) here"
+    assert said == _refused(out.resolve(), differences)
+    (course / "tests" / "graders" / "visible" / "extra.py").write_text("# an edited grader\n")
+    assert contents.course_digest(load_course(toml)) != after_digest
+
+
+def test_a_manifest_is_its_bytes_not_its_path(tmp_path, capsys):
+    roster, out = _class(tmp_path)
+    first, second = tmp_path / "a" / "manifest.json", tmp_path / "b" / "manifest.json"
+    text = json.dumps({"format": FORMAT, "protected": {}})
+    for path in (first, second):
+        path.parent.mkdir()
+        path.write_text(text)
+    assert grade_class_main(roster, out, manifest=first) == 1
+    before = _folders(out)
+    assert grade_class_main(roster, out, manifest=second) == 1  # the same bytes: kept
+    assert _folders(out) == before
+    second.write_text(json.dumps({"format": FORMAT, "protected": {"tests/x.py": "0" * 64}}))
+    capsys.readouterr()
+    assert grade_class_main(roster, out, manifest=second) == 2  # edited in place
+    assert "--manifest" in capsys.readouterr().err
