@@ -9,13 +9,13 @@ another command writing DIR nor copies a shard that a grade-class is still writi
 Refused (one sentence on stderr, nothing written): a learner found in two shards (shards of one
 roster never overlap, so it means the wrong folders were given); shards graded with different
 settings (--deadline, --timeout, --seed, the contents of the manifest and of the course's files:
-job.run_settings; one deadline written in other words is the same, job.instant_settings),
-from different `--shard I/N` splits or different rosters (run.json's roster digest); a
-whole-class run mixed with anything else; learners of the report's reserved names. Shards of the run that are not
-all given, or whose run did not finish (run.json's `complete`), are said on stderr and in the
-class report. DIR may be new, or the output of an earlier merge of the same run, which this one
-adds to (a shard graded again, one given late); never a folder of other learners, nor one
-holding anything at a learner's name that the grader did not write (store.foreign).
+job.run_settings; one deadline written in other words is the same, job.instant_settings), from
+different `--shard I/N` splits or different rosters (run.json's roster digest); a whole-class
+run mixed with anything else; learners of the report's reserved names. Shards of the run that
+are not all given, or whose run did not finish (run.json's `complete`), are said on stderr and
+in the class report. DIR may be new, or the output of an earlier merge of the same run, which
+this one adds to (a shard graded again, one given late); never a folder of other learners, nor
+one holding anything at a learner's name that the grader did not write (store.foreign).
 
 Exit status as grade-class: 0 every merged learner was graded, 1 some rows carry an error,
 2 nothing could be merged (with one sentence on stderr); and 3 when shards of the run are
