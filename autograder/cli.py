@@ -27,7 +27,8 @@ def _timeout_option(whose: str = "learner code"):
         "test_timeout",
         type=float,
         metavar="S",
-        help=f"Seconds of {whose} allowed per test (default: test_timeout in course.toml).",
+        help=f"CPU seconds of {whose} allowed per test, at most three times as many in wall "
+        "time (default: test_timeout in course.toml).",
     )
 
 

@@ -9,6 +9,7 @@ LearnerError, for the rest of the session.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 import weakref
@@ -18,7 +19,7 @@ from typing import Any, NamedTuple
 
 import torch
 
-from autograder.runtime import failures, messages, wire
+from autograder.runtime import cpu_time, failures, messages, wire
 from autograder.runtime.errors import LearnerError
 from autograder.runtime.failures import IMPORT_LABEL, Record
 from autograder.runtime.limits import Limits
@@ -103,6 +104,9 @@ class LearnerSession:
         self._forbidden: dict[Record, None] = {}
         self._hangs: dict[str, int] = {}  # call label -> tests in which it ran out of time
         self._seq = 0  # the last request's number; its answer must repeat it (worker.py)
+        # The worker's CPU seconds when it last answered: where the next request's CPU time
+        # starts (cpu_time.py); None before a worker is ready, or when it sent no usable count.
+        self._worker_cpu: float | None = None
         self._test: TestState | None = None
         self._pending_release: list[int] = []
         # One RemoteObject per live worker object, so `m.eval() is m` and releases are exact.
@@ -124,7 +128,13 @@ class LearnerSession:
     def begin_test(self, name: str) -> None:
         """Start a test: a fresh time budget of ``limits.test_timeout`` and output buffer."""
         cap = self.limits.output_kb * 1024
-        self._test = TestState(name=name, remaining=self.limits.test_timeout, output_cap=cap)
+        budget = self.limits.test_timeout
+        self._test = TestState(
+            name=name,
+            remaining=budget,
+            output_cap=cap,
+            wall_remaining=budget * cpu_time.WALL_FACTOR,
+        )
 
     def end_test(self) -> TestTrace:
         """End the test started by begin_test; return its output, forbidden calls, time-out."""
@@ -421,8 +431,8 @@ class LearnerSession:
         a time-out or crash the part its last progress frame announced (chain)."""
         strikes = self._hangs.get(label, 0)
         worker = self._ensure_worker()
-        timeout = self._timeout(phase)
-        if phase == "test" and self._test is not None and timeout <= 0:
+        timeout, wall = self._timeout(phase), self._wall_timeout(phase)
+        if phase == "test" and self._test is not None and min(timeout, wall) <= 0:
             # The test's budget is already spent: the idle worker need not be killed.
             self._test.timed_out = True
             raise self._timeout_error(label)
@@ -430,16 +440,23 @@ class LearnerSession:
         self._seq += 1
         request["seq"] = seq = self._seq
         started = time.monotonic()
+        give_up, baseline = started + min(timeout, wall), self._worker_cpu
         progress = _Progress()
-        too_large = False
+        too_large = sent = waiting = False
         while True:
             try:
-                if progress.part == 0:
+                if not sent:
                     worker.conn.send_bytes(wire.dumps(request))
-                answered = worker.conn.poll(max(started + timeout - time.monotonic(), 0.0))
+                    sent = True
+                answered = worker.conn.poll(max(give_up - time.monotonic(), 0.0))
             except OSError:
                 answered = True  # the worker is gone; recv_bytes below reports how
             if not answered:
+                more = self._cpu_left(worker, baseline, timeout, started + wall)
+                if more > 0:  # the worker has not computed for its whole budget yet
+                    give_up, waiting = time.monotonic() + more, True
+                    continue
+                waiting = waiting and time.monotonic() >= started + wall
                 break
             try:
                 frame = worker.conn.recv_bytes(3 * self.limits.max_wire_bytes + 2**20)
@@ -454,14 +471,19 @@ class LearnerSession:
                 break
             label = part_labels.label(progress.part, progress.type_name)
             strikes = self._hangs.get(label, 0)
+        elapsed = time.monotonic() - started
         if phase == "test" and self._test is not None:
-            self._test.remaining -= time.monotonic() - started
+            self._test.wall_remaining -= elapsed
+            self._test.remaining -= elapsed  # until the answer says how much CPU it took
+        self._worker_cpu = None
         if not answered:
             self._stop_worker()
             if phase == "test":
                 self._hangs[label] = strikes + 1
             if phase == "test" and self._test is not None:
                 self._test.timed_out = True
+            if waiting:  # the CPU budget was not used: it slept, waited or was blocked
+                raise failures.timeout_waiting(label, wall)
             raise self._timeout_error(label)
         if too_large:
             self._stop_worker()
@@ -481,6 +503,10 @@ class LearnerSession:
         except (wire.WireError, TypeError, ValueError, AttributeError):
             self._stop_worker()
             raise failures.garbled(label) from None
+        self._worker_cpu = _cpu_count(response.get("cpu"))
+        if phase == "test" and self._test is not None and None not in (baseline, self._worker_cpu):
+            # The budget pays for what the worker computed, not for waiting on a busy machine
+            self._test.remaining += elapsed - max(self._worker_cpu - baseline, 0.0)
         self._note_forbidden(records)
         self._learn_methods(response.get("methods"))
         own = [record for record in records if record[1] == response.get("home")]
@@ -502,11 +528,36 @@ class LearnerSession:
         return response, output
 
     def _timeout(self, phase: str) -> float:
+        """The CPU seconds the request may use (cpu_time.py)."""
         if phase == "import":
             return self.limits.import_timeout
         if self._test is not None:
             return max(self._test.remaining, 0.0)
         return self.limits.test_timeout
+
+    def _wall_timeout(self, phase: str) -> float:
+        """The wall-clock seconds the request may last, however little it computed."""
+        if phase == "test" and self._test is not None:
+            return max(self._test.wall_remaining, 0.0)
+        return self._timeout(phase) * cpu_time.WALL_FACTOR
+
+    @staticmethod
+    def _cpu_left(
+        worker: WorkerProcess, baseline: float | None, budget: float, end: float
+    ) -> float:
+        """Seconds more to wait for an answer: what is left of ``budget`` by the CPU time the
+        worker's process tree used since ``baseline``, until the wall-clock ``end``; 0 when it
+        is spent, or when it cannot be counted (then the wall clock is the limit)."""
+        now = time.monotonic()
+        if baseline is None or now >= end:
+            return 0.0
+        used = cpu_time.tree_seconds(worker.process.pid)
+        if used is None:
+            return 0.0
+        left = budget - max(used - baseline, 0.0)
+        if left <= max(budget * cpu_time.SLACK, 0.01):
+            return 0.0
+        return min(left, end - now)
 
     # -- worker lifecycle -------------------------------------------------------------------
 
@@ -535,6 +586,7 @@ class LearnerSession:
                     + head.decode("utf-8", errors="replace")
                 )
                 raise self._start_failure from None
+        self._worker_cpu = _cpu_count(ready.get("cpu"))
         worker.take_output(0)  # anything printed while starting is not the learner's
         self.isolation = ready["ready"].get("isolation")
         self.worker_start = worker.started_by
@@ -712,6 +764,14 @@ class LearnerSession:
             self._forbidden.setdefault(record, None)
             if self._test is not None:
                 self._test.add_forbidden(record)
+
+
+def _cpu_count(value: Any) -> float | None:
+    """A worker's CPU seconds as its answer gives them; None unless a finite number >= 0
+    (learner code runs in that process and may have changed what it reports)."""
+    if type(value) is not float or not math.isfinite(value) or value < 0:
+        return None
+    return value
 
 
 def _call_fields(args: tuple, kwargs: dict[str, Any]) -> dict[str, Any]:

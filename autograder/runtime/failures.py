@@ -41,6 +41,18 @@ def timeout(label: str, seconds: float) -> LearnerError:
     return LearnerError("timeout", messages.TIMEOUT.format(call=label, seconds=shown))
 
 
+def timeout_waiting(label: str, seconds: float) -> LearnerError:
+    """``label`` lasted ``seconds`` of wall time while computing for less than its CPU budget:
+    it slept, waited for input or was blocked (runtime/cpu_time.py)."""
+    shown = messages.seconds(seconds)
+    if label.startswith(IMPORT_LABEL):
+        file = label.removeprefix(IMPORT_LABEL)
+        sentence = messages.IMPORT_TIMEOUT_WAITING.format(file=file, seconds=shown)
+    else:
+        sentence = messages.TIMEOUT_WAITING.format(call=label, seconds=shown)
+    return LearnerError("timeout", sentence)
+
+
 def not_run_after_hangs(label: str, count: int, seconds: float) -> LearnerError:
     """``label`` already timed out in ``count`` tests; it is not given the full limit again."""
     feedback = messages.NOT_RUN_AFTER_HANGS.format(

@@ -12,7 +12,8 @@ class Limits:
     """How much time, memory and output learner code gets.
 
     Attributes:
-        test_timeout: seconds of learner code per test (summed over the test's calls).
+        test_timeout: CPU seconds of learner code per test (summed over the test's calls), at
+            most cpu_time.WALL_FACTOR times as many in wall time.
         import_timeout: seconds to import one learner module.
         startup_timeout: seconds for a worker to start (it imports numpy and torch).
         memory_mb: address-space limit of the worker process, in MiB.

@@ -82,6 +82,14 @@ NOT_RUN_AFTER_HANGS = (
     "{call} was not run again: it already ran past the time limit ({seconds} s) in {count} "
     "earlier tests — look for an infinite loop or a very slow step."
 )
+TIMEOUT_WAITING = (
+    "{call} did not finish within {seconds} s, most of them spent waiting rather than "
+    "computing — look for a time.sleep, an input() or a lock that is never released."
+)
+IMPORT_TIMEOUT_WAITING = (
+    "Importing {file} did not finish within {seconds} s, most of them spent waiting rather "
+    "than computing — look for a time.sleep, an input() or a lock at the top level of the file."
+)
 IMPORT_TIMEOUT = (
     "Importing {file} did not finish within {seconds} s (the time limit for importing a "
     "module) — look for an infinite loop or slow work at the top level of the file."

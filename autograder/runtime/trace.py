@@ -28,8 +28,9 @@ class TestState:
     """The running test: its remaining time budget and what it collected so far."""
 
     name: str
-    remaining: float
+    remaining: float  # CPU seconds of the worker (runtime/cpu_time.py)
     output_cap: int
+    wall_remaining: float = float("inf")  # wall-clock seconds, however little it computed
     output: list[str] = field(default_factory=list)
     output_chars: int = 0
     forbidden: list[Record] = field(default_factory=list)

@@ -67,6 +67,7 @@ def serve(fd: int, memory_mb: int, file_mb: int, plan: dict[str, Any]) -> int:
     conn = Connection(fd)
 
     from autograder.runtime import wire
+    from autograder.runtime.cpu_time import own_seconds
     from autograder.runtime.ops import Worker
 
     init = wire.loads(conn.recv_bytes())
@@ -78,7 +79,7 @@ def serve(fd: int, memory_mb: int, file_mb: int, plan: dict[str, Any]) -> int:
 
     worker.progress = progress
     ready = {**worker.ready_info(), "isolation": confined}
-    conn.send_bytes(wire.dumps({"ok": True, "ready": ready}))
+    conn.send_bytes(wire.dumps({"ok": True, "ready": ready, "cpu": _cpu(own_seconds)}))
     while True:
         try:
             frame = conn.recv_bytes()
@@ -89,6 +90,7 @@ def serve(fd: int, memory_mb: int, file_mb: int, plan: dict[str, Any]) -> int:
 
 def _respond(worker: Any, frame: bytes) -> bytes:
     from autograder.runtime import wire
+    from autograder.runtime.cpu_time import own_seconds
 
     seq = None
     try:
@@ -98,6 +100,7 @@ def _respond(worker: Any, frame: bytes) -> bytes:
     except BaseException:
         response = {"ok": False, "internal": traceback.format_exc(limit=-8)}
     response["seq"] = seq
+    response["cpu"] = _cpu(own_seconds)  # where the next request's CPU time starts (cpu_time.py)
     _restore_streams()
     try:
         return wire.dumps(response)
@@ -109,7 +112,17 @@ def _respond(worker: Any, frame: bytes) -> bytes:
             "feedback": "The result was too large to send back within the memory limit.",
         }
         forbidden = response.get("forbidden", [])
-        return wire.dumps({"ok": False, "error": error, "forbidden": forbidden, "seq": seq})
+        answer = {"ok": False, "error": error, "forbidden": forbidden, "seq": seq}
+        return wire.dumps({**answer, "cpu": response["cpu"]})
+
+
+def _cpu(own_seconds: Any) -> float:
+    """This process's CPU seconds, or -1.0 (no count: the harness then times the next request
+    by the wall clock) when learner code broke what os.times returns."""
+    try:
+        return float(own_seconds())
+    except Exception:
+        return -1.0
 
 
 def _restore_streams() -> None:

@@ -143,8 +143,8 @@ def test_a_hanging_package_init_is_skipped_after_its_time_out(session, bad):
     assert bad.ok(1) == 2
     error = session.package_init_error
     assert error is not None and error.kind == "timeout"
-    assert error.feedback == messages.IMPORT_TIMEOUT.format(
-        file="assignments/toypkg/__init__.py", seconds="2"
+    assert error.feedback == messages.IMPORT_TIMEOUT_WAITING.format(  # it sleeps: 3 x 2 s
+        file="assignments/toypkg/__init__.py", seconds="6"
     )
 
 

@@ -1,0 +1,132 @@
+"""The time limit per test counts the worker's CPU time, up to three times it in wall time
+(runtime/cpu_time.py; H48: a correct but slow learner lost points when another learner's
+processes, or any load, took the CPU from it)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from autograder.runtime import LearnerError, Limits, cpu_time, messages
+from tests.framework.toy_sessions import toy_session
+
+TOY = {
+    "__init__.py": "",
+    "timing.py": """\
+        import os
+        import time
+
+
+        def work(seconds, cpu=None):
+            if cpu is not None:
+                os.sched_setaffinity(0, {cpu})
+            end = time.process_time() + seconds
+            while time.process_time() < end:
+                pass
+            return "done"
+
+
+        def nap(seconds):
+            time.sleep(seconds)
+
+
+        def forge():
+            os.times = None  # what the worker reports of its CPU time is unusable from now on
+        """,
+}
+BUDGET = 2.0
+
+
+@pytest.fixture
+def timing(tmp_path):
+    for session in toy_session(tmp_path, TOY, limits=Limits(test_timeout=BUDGET)):
+        yield session, session.module("timing")
+
+
+def _hogs(cpu: int, count: int) -> list[subprocess.Popen]:
+    busy = f"import os\nos.sched_setaffinity(0, {{{cpu}}})\nwhile True: pass\n"
+    # Each in a session of its own: the kernel shares a CPU between sessions (autogroups)
+    return [
+        subprocess.Popen([sys.executable, "-c", busy], start_new_session=True) for _ in range(count)
+    ]
+
+
+def test_a_starved_call_may_finish_what_its_budget_pays_for(timing):
+    session, module = timing
+    module.work(0.0)  # the worker is started and the module imported outside the test
+    cpu = sorted(os.sched_getaffinity(0))[0]
+    hogs = _hogs(cpu, 3)
+    try:
+        time.sleep(0.3)  # the hogs are running
+        session.begin_test("starved")
+        started = time.monotonic()
+        assert module.work(0.8, cpu) == "done"  # 0.8 s of CPU at about a quarter of one CPU
+        took = time.monotonic() - started
+        assert not session.end_test().timed_out
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    assert BUDGET < took < BUDGET * cpu_time.WALL_FACTOR  # past the old wall-clock limit
+
+
+def test_a_call_that_computes_past_its_budget_still_times_out_at_it(timing):
+    session, module = timing
+    session.begin_test("slow")
+    started = time.monotonic()
+    with pytest.raises(LearnerError) as info:
+        module.work(30.0)
+    assert BUDGET - 0.1 < time.monotonic() - started < BUDGET + 2.0
+    assert info.value.feedback == messages.TIMEOUT.format(call="work(...)", seconds="2")
+    assert session.end_test().timed_out
+
+
+def test_a_call_that_waits_times_out_at_the_wall_limit_and_says_so(timing):
+    session, module = timing
+    session.begin_test("waiting")
+    started = time.monotonic()
+    with pytest.raises(LearnerError) as info:
+        module.nap(60)
+    took = time.monotonic() - started
+    wall = BUDGET * cpu_time.WALL_FACTOR
+    assert wall - 0.1 < took < wall + 2.0
+    assert info.value.feedback == messages.TIMEOUT_WAITING.format(call="nap(...)", seconds="6")
+    assert session.end_test().timed_out
+
+
+def test_without_a_usable_cpu_count_the_wall_clock_is_the_limit(timing):
+    """Learner code runs in the worker and may break what it reports of its CPU time."""
+    session, module = timing
+    module.forge()
+    session.begin_test("forged")
+    started = time.monotonic()
+    with pytest.raises(LearnerError) as info:
+        module.nap(60)
+    assert BUDGET - 0.1 < time.monotonic() - started < BUDGET + 2.0
+    assert info.value.feedback == messages.TIMEOUT.format(call="nap(...)", seconds="2")
+    assert session.end_test().timed_out
+
+
+def test_the_tree_of_a_process_counts_its_childrens_time():
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import time\nend = time.process_time() + 0.5\n"
+            "while time.process_time() < end: pass\ntime.sleep(30)",
+        ]
+    )
+    try:
+        time.sleep(1.5)
+        mine = cpu_time.tree_seconds(os.getpid())
+        theirs = cpu_time.tree_seconds(child.pid)
+        assert theirs is not None and 0.45 <= theirs < 1.5
+        assert mine is not None and mine >= theirs  # this process's tree holds the child
+    finally:
+        child.kill()
+        child.wait()
+    assert cpu_time.tree_seconds(2**22 + 12345) is None  # no such process
