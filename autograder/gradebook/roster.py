@@ -33,6 +33,9 @@ ROSTER_MISSING = "The roster {path} does not exist; give a folder of learner rep
 CSV_COLUMNS = (
     "The roster CSV {path} must have a header row with the columns learner and repo; got {columns}."
 )
+CSV_COLUMN_TWICE = (
+    "The roster CSV {path} has the column {column} twice in its header row; give each column once."
+)
 BAD_ID = (
     "The roster {path} has the learner id {learner!r} on line {line}; an id must start with a "
     "letter or digit, use only letters, digits and . _ @ + - and have at most 100 characters "
@@ -123,11 +126,16 @@ def _read_csv(path: Path) -> list[Learner]:
         columns = [c.strip().lower() for c in reader.fieldnames or []]
         if "learner" not in columns or "repo" not in columns:
             raise RosterError(CSV_COLUMNS.format(path=path, columns=", ".join(columns) or "none"))
+        twice = sorted({c for c in columns if columns.count(c) > 1 and c in ("learner", "repo")})
+        if twice:  # H48: the last learner column won, and amara's repository was graded as ben
+            raise RosterError(CSV_COLUMN_TWICE.format(path=path, column=twice[0]))
         reader.fieldnames = columns
         learners: list[Learner] = []
         lines: dict[str, int] = {}
         for row in reader:
-            line = reader.line_num
+            # The line the row starts on: a quoted field may span lines (H48 was told the line
+            # the row ends on)
+            line = reader.line_num - sum(str(v).count("\n") for v in row.values())
             learner = (row.get("learner") or "").strip()
             if not learner and not (row.get("repo") or "").strip():
                 continue  # a blank line

@@ -74,6 +74,10 @@ def test_a_csv_roster_resolves_paths_unwraps_file_urls_and_keeps_clone_urls(
         ("learner,repo\n", "names no learners"),
         ("learner,repo\nreport.md,a\n", "which is the name of a class report file"),
         ("learner,repo\nben,a\nBen,b\n", "names the learners Ben and ben, ids that differ only"),
+        ("learner,repo,learner\namy,a,ben\n", "has the column learner twice in its header row"),
+        ("Repo,learner,repo\na,amy,b\n", "has the column repo twice in its header row"),
+        ('learner,repo\namy,a\n"bad\nid",b\n', "has the learner id 'bad\\nid' on line 3"),
+        ('learner,repo\n"amy","a\n\nb"\namy,c\n', "names the learner amy twice (lines 2 and 5)"),
     ],
 )
 def test_a_bad_csv_roster_is_refused_with_a_sentence(
