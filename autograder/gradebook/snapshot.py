@@ -41,6 +41,11 @@ NONE_BEFORE = (
     "The repository {path} has no commit at or before the deadline {deadline}; its first commit "
     "is from {first}."
 )
+SHALLOW = (
+    "The repository {path} is a shallow clone: its oldest commit here is from {first}, after the "
+    "deadline {deadline}, and the commits before it are not in the clone; fetch its whole "
+    "history (git fetch --unshallow) and grade it again."
+)
 NOT_GIT_WITH_DEADLINE = (
     "The folder {path} is not a git repository, so the commit at the deadline {deadline} cannot "
     "be read; grade it without --deadline or give a clone."
@@ -137,8 +142,10 @@ def select(path: Path, deadline: datetime | None) -> Selection:
     before = [(c, s) for c, s in history if s <= limit]
     if not before:
         first = min(s for _, s in history)
-        raise SnapshotError(
-            NONE_BEFORE.format(path=path, deadline=_iso(deadline), first=_iso_seconds(first))
+        shallow = local_git(path, "rev-parse", "--is-shallow-repository", check=False)
+        template = SHALLOW if shallow == "true" else NONE_BEFORE  # H48: its older commits
+        raise SnapshotError(  # were not there to choose from, and the row said there were none
+            template.format(path=path, deadline=_iso(deadline), first=_iso_seconds(first))
         )
     commit, seconds = max(before, key=lambda item: item[1])  # max keeps the first of ties
     after = [s for _, s in history if s > limit]

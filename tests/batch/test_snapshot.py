@@ -87,6 +87,21 @@ def test_no_commit_before_the_deadline_is_an_error_naming_the_first_commit(repo:
     assert "2026-08-10T12:00:00+00:00" in str(e.value)
 
 
+def test_a_shallow_clone_without_the_commits_before_the_deadline_says_so(
+    repo: dict, tmp_path: Path
+) -> None:
+    """H48: a --depth 1 clone was told it had no commit before the deadline, though its real
+    history had one on time."""
+    shallow = tmp_path / "shallow"
+    source = f"file://{repo['path']}"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", source, str(shallow)], check=True)
+    with pytest.raises(snapshot.SnapshotError) as error:
+        snapshot.select(shallow, snapshot.parse_deadline(DEADLINE))
+    assert str(error.value) == snapshot.SHALLOW.format(
+        path=shallow, deadline="2026-08-15T18:29:00+00:00", first="2026-08-20T12:00:00+00:00"
+    )
+
+
 def test_a_bare_clone_is_read_from_its_history(repo: dict, tmp_path: Path) -> None:
     bare = tmp_path / "bare.git"
     subprocess.run(["git", "clone", "-q", "--bare", str(repo["path"]), str(bare)], check=True)
