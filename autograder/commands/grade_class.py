@@ -240,7 +240,7 @@ def main(
         try:
             pending = fetch_pending(pending, out, err)
             kept = {learner.id for learner in learners} - {learner.id for learner in pending}
-            failed = sum(bool(records[i] and records[i].failed) for i in kept)
+            failed = sum(_error_row(records[i]) for i in kept)
             # The class report's figure library loads while the learners are graded.
             grade_pending(
                 settings, pending, len(learners), jobs, err, failed=failed,
@@ -433,6 +433,12 @@ def _reusable(record: store.LearnerRecord | None, settings: JobSettings, learner
     return record is not None and record.key == settings_key(settings, learner)
 
 
+def _error_row(record: store.LearnerRecord | None) -> bool:
+    """What the progress bar counts as an error: a learner the grader could not grade (not one
+    who gave nothing to grade; no row at all after the learner's turn: an error)."""
+    return record is None or (record.failed and not record.nothing_submitted)
+
+
 def _kept(record: store.LearnerRecord | None, settings: JobSettings, learner, forced: str) -> bool:
     """Whether a rerun keeps the record: the same settings, and not older than an unfinished
     --force run (``forced``, ISO 8601 UTC, or "")."""
@@ -454,7 +460,8 @@ def grade_pending(
 ) -> None:
     """Grade pending learners into settings.out, `jobs` at a time, with a progress bar on err
     (`label` names the work; `failed`: the errors of learners kept from before, which its
-    count starts from, so that it ends equal to the error rows). One session process collects
+    count starts from, so that it ends equal to the error rows, those with nothing submitted
+    aside). One session process collects
     the graders once and forks harness children that grade one learner after another
     (gradebook/session.py); it is itself a fork
     of a warm server (numpy, torch, pytest and the framework imported). Also `autograder
@@ -497,8 +504,7 @@ def grade_pending(
 
         def advance(learner_id: str) -> None:
             nonlocal failed, done
-            record = store.read_record(settings.out, learner_id)
-            failed += bool(record is None or record.failed)
+            failed += _error_row(store.read_record(settings.out, learner_id))
             done += 1
             progress.update(task, advance=1, failed=failed)
             if lines is not None:

@@ -197,6 +197,7 @@ def _grade(
         folder = snapshot.export(learner.repo, selection, scratch / learner.id, left_out)
     except (snapshot.SnapshotError, ValueError) as error:
         record.error = str(error)
+        record.nothing_submitted = isinstance(error, snapshot.NothingSubmitted)
         if learner.url:  # the row names the URL the roster gave, not this machine's copy
             record.error = record.error.replace(str(learner.repo), shown(learner.url))
         return

@@ -138,7 +138,7 @@ class ClassReport:
     components: list[tuple[str, float, float, int, int]]  # title, mean, points, full, graded
     tests: list[tuple[str, int, int]]  # test name, passed, ran
     failures: list[FailureRow]  # the most common messages that name no known mistake
-    errored: list[tuple[str, str]]  # learner, error (learners not graded yet aside)
+    errored: list[tuple[str, str]]  # learner, error (not graded yet, nothing submitted aside)
     tampered: list[tuple[str, str]]  # learner, files
     figure: bytes = b""
     notes: list[str] = field(default_factory=list)
@@ -150,6 +150,8 @@ class ClassReport:
     rows: list[tuple[str, str, str]] = field(default_factory=list)
     # learner, why: roster learners an interrupted run (or unfinished shard) did not reach
     not_graded_yet: list[tuple[str, str]] = field(default_factory=list)
+    # learner, why: no commit, an empty repository, no commit before the deadline
+    nothing_submitted: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def showing(self) -> str:
@@ -264,7 +266,12 @@ def build_report(
             (titles.get(c, c), tuple(who))
             for c, who in sorted(stubs.items(), key=lambda i: (order.get(i[0], len(order)), i[0]))
         ],
-        errored=[(r.learner, r.error) for r in records if r.failed and not r.pending],
+        errored=[
+            (r.learner, r.error)
+            for r in records
+            if r.failed and not r.pending and not r.nothing_submitted
+        ],
+        nothing_submitted=[(r.learner, r.error) for r in records if r.nothing_submitted],
         tampered=[(r.learner, "; ".join(r.tamper)) for r in records if r.tamper],
         notes=notes,
         rows=[_learner_row(r) for r in sorted(records, key=lambda r: r.learner)],
@@ -292,7 +299,11 @@ def _learner_row(record: LearnerRecord) -> tuple[str, str, str]:
         total = f"{record.total:.2f}"
         total += f" / {record.max_score:.2f}" if record.max_score is not None else ""
     late = "" if record.late is None else ("yes" if record.late else "no")
-    return record.learner, NOT_GRADED_YET if record.pending else total, late
+    if record.pending:
+        total = NOT_GRADED_YET
+    elif record.nothing_submitted:
+        total = NOTHING_SUBMITTED
+    return record.learner, total, late
 
 
 def _learner_table(report: ClassReport) -> tuple[list[str], list[list[str]]]:
@@ -310,6 +321,7 @@ NO_MESSAGE = "The test failed without a message."
 LEARNERS_LINE = "Each learner's total, as in gradebook.csv (which also has each component's score)."
 NOT_GRADED = "error (see the errored learners)"
 NOT_GRADED_YET = "not graded yet"
+NOTHING_SUBMITTED = "nothing to grade (see the learners with nothing to grade)"
 # A shape such as (2, 3, 4) or (5,), then any other number (not one inside a name: W_1, t101).
 _SHAPE = re.compile(r"\(\s*-?\d+\s*(?:,\s*-?\d+\s*)*,?\s*\)")
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?!\w)")
@@ -582,6 +594,9 @@ def render_markdown(report: ClassReport) -> str:
     out += [f"- {_text(line)}" for line in report.not_implemented_lines()] or [NONE]
     out += ["", "## Learners whose grading errored", ""]
     out += [f"- `{_code(who)}`: {_text(error)}" for who, error in report.errored] or [NONE]
+    if report.nothing_submitted:
+        out += ["", "## Learners with nothing to grade", ""]
+        out += [f"- `{_code(who)}`: {_text(why)}" for who, why in report.nothing_submitted]
     if report.not_graded_yet:
         out += ["", "## Learners not graded yet", ""]
         out += [f"- `{_code(who)}`: {_text(why)}" for who, why in report.not_graded_yet]
@@ -665,6 +680,10 @@ def render_html(report: ClassReport) -> str:
     parts += [f"<p>{html.escape(line)}</p>" for line in lines]
     parts += ["<h2>Learners whose grading errored</h2>"]
     parts.append(_table(["Learner", "Error"], [[w, clean(e)] for w, e in report.errored]))
+    if report.nothing_submitted:
+        parts += ["<h2>Learners with nothing to grade</h2>"]
+        rows = [[w, clean(why)] for w, why in report.nothing_submitted]
+        parts.append(_table(["Learner", "Why"], rows))
     if report.not_graded_yet:
         parts += ["<h2>Learners not graded yet</h2>"]
         rows = [[w, clean(why)] for w, why in report.not_graded_yet]

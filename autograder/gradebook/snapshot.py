@@ -77,6 +77,12 @@ class SnapshotError(Exception):
     """A repository that cannot be graded; the message is one sentence for the gradebook."""
 
 
+class NothingSubmitted(SnapshotError):
+    """The learner gave nothing to grade: an empty folder or repository, no commit, or no
+    commit at or before the deadline. A row of its own kind (H47: counted with the grader's
+    errors, such learners could not be told from a grading that broke)."""
+
+
 @dataclass(frozen=True)
 class Selection:
     """The graded commit ("" for a plain folder), its committer time (ISO 8601, UTC) and
@@ -117,7 +123,7 @@ def select(path: Path, deadline: datetime | None) -> Selection:
     if not path.is_dir():
         raise SnapshotError(NOT_FOLDER.format(path=path))
     if not any(path.iterdir()):
-        raise SnapshotError(EMPTY.format(path=path))
+        raise NothingSubmitted(EMPTY.format(path=path))
     if not is_git_repository(path):
         if deadline is not None:
             raise SnapshotError(NOT_GIT_WITH_DEADLINE.format(path=path, deadline=_iso(deadline)))
@@ -133,7 +139,7 @@ def select(path: Path, deadline: datetime | None) -> Selection:
                     path=path, head=head or "HEAD", branches=", ".join(branches.split()[:5])
                 )
             )
-        raise SnapshotError(NO_COMMITS.format(path=path))
+        raise NothingSubmitted(NO_COMMITS.format(path=path))
     history = _history(path)
     if deadline is None:
         commit, seconds = history[0]
@@ -143,10 +149,11 @@ def select(path: Path, deadline: datetime | None) -> Selection:
     if not before:
         first = min(s for _, s in history)
         shallow = local_git(path, "rev-parse", "--is-shallow-repository", check=False)
-        template = SHALLOW if shallow == "true" else NONE_BEFORE  # H48: its older commits
-        raise SnapshotError(  # were not there to choose from, and the row said there were none
-            template.format(path=path, deadline=_iso(deadline), first=_iso_seconds(first))
-        )
+        # H48: a shallow clone's older commits were not there to choose from, and the row
+        # said there were none
+        error = SnapshotError if shallow == "true" else NothingSubmitted
+        template = SHALLOW if shallow == "true" else NONE_BEFORE
+        raise error(template.format(path=path, deadline=_iso(deadline), first=_iso_seconds(first)))
     commit, seconds = max(before, key=lambda item: item[1])  # max keeps the first of ties
     after = [s for _, s in history if s > limit]
     last = _iso_seconds(max(after)) if after else ""
@@ -253,7 +260,7 @@ def _history(path: Path) -> list[tuple[str, float]]:
         if commit:
             history.append((commit, float(seconds)))
     if not history:
-        raise SnapshotError(NO_COMMITS.format(path=path))
+        raise NothingSubmitted(NO_COMMITS.format(path=path))
     return history
 
 

@@ -67,6 +67,9 @@ class LearnerRecord:
     settings: str = ""  # job.run_settings: what every learner of that run shares
     shard: str = ""  # "i/n" when graded by grade-class --shard i/n
     note: str = ""  # graded from a copy that could not be updated (fetch.py): why
+    # The error says the learner gave nothing to grade (snapshot.NothingSubmitted), not that
+    # grading broke: the class report lists such learners apart
+    nothing_submitted: bool = False
     # A roster learner the run stopped before grading: a gradebook row only, never saved
     pending: bool = False
 
