@@ -483,7 +483,8 @@ class LearnerSession:
             if phase == "test" and self._test is not None:
                 self._test.timed_out = True
             if waiting:  # the CPU budget was not used: it slept, waited or was blocked
-                raise failures.timeout_waiting(label, wall)
+                limit = self._limit_of(label) * cpu_time.WALL_FACTOR
+                raise failures.timeout_waiting(label, limit)
             raise self._timeout_error(label)
         if too_large:
             self._stop_worker()
@@ -755,9 +756,13 @@ class LearnerSession:
     # -- errors -----------------------------------------------------------------------------
 
     def _timeout_error(self, label: str) -> LearnerError:
+        return failures.timeout(label, self._limit_of(label))
+
+    def _limit_of(self, label: str) -> float:
+        """The CPU seconds a call (or an import, by its label) is given."""
         if label.startswith(IMPORT_LABEL):
-            return failures.timeout(label, self.limits.import_timeout)
-        return failures.timeout(label, self.limits.test_timeout)
+            return self.limits.import_timeout
+        return self.limits.test_timeout
 
     def _note_forbidden(self, records: list[Record]) -> None:
         for record in records:
