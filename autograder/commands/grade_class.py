@@ -146,7 +146,7 @@ def main(
         if manifest is not None:
             manifest = Path(manifest).resolve()
             read_manifest(manifest)
-        course_digest = contents.course_digest(config)
+        course_parts = contents.course_parts(config)
         manifest_digest = contents.file_digest(manifest)
     except (CourseConfigError, roster.RosterError, ValueError, ManifestError) as error:
         return _error(str(error))
@@ -184,14 +184,16 @@ def main(
             course=config.path,
             out=out,
             deadline=deadline,
-            test_timeout=test_timeout,
+            # the course's own when not given: --timeout 10 and none are the same setting
+            test_timeout=config.limits.test_timeout if test_timeout is None else test_timeout,
             seed=seed,
             run_id=uuid.uuid4().hex,
             parent_pid=os.getpid(),
             manifest=manifest,
             shard=f"{selection[0]}/{selection[1]}" if selection else "",
-            course_digest=course_digest,
+            course_digest=contents.course_digest(course_parts),
             manifest_digest=manifest_digest,
+            course_parts=tuple(course_parts.items()),
         )
         if not force:
             refused = changed_settings.refusal(
@@ -214,7 +216,8 @@ def main(
             or learner.id in regrade
             or not _kept(records[learner.id], settings, learner, forced)
         ]
-        err = Console(stderr=True, highlight=False, quiet=quiet)
+        # soft_wrap: in a log (no terminal, 80 columns) a sentence stays on one line (H49)
+        err = Console(stderr=True, highlight=False, quiet=quiet, soft_wrap=True)
         if not pending:
             err.print(ALL_SAVED.format(total=len(learners), out=out))
         elif len(pending) < len(learners):
@@ -340,12 +343,43 @@ def finish(
     console = None if quiet else Console(highlight=False)
     if console is not None:
         console.print(component_table(config, records))
-    for record in records:
-        if record.failed:
-            print(f"{record.learner}: {record.error}", file=sys.stderr)
+    for line in problem_lines(records):
+        print(line, file=sys.stderr)
     if console is not None:
         console.print(where_line(shown or out), markup=False, soft_wrap=True)
     return _EXIT_ERRORS if any(r.failed for r in records) else _EXIT_OK
+
+
+ERRORS_SHOWN = 20  # error rows printed one by one; then how many more
+MORE_ERRORS = "... and {count} more rows with an error: see the class report ({report})."
+NOTHING_LINE = (
+    "{count} learner{s} gave nothing to grade (an empty repository, no commit, or none before "
+    "the deadline): {who}; their rows say why."
+)
+NOT_YET_LINE = "{count} learner{s} not graded yet: {who}; their rows say why."
+
+
+def problem_lines(records: list[store.LearnerRecord]) -> list[str]:
+    """What the command says on stderr of the rows without a grade: each error row (at most
+    ERRORS_SHOWN), then one line for the learners who gave nothing to grade and one for those
+    not graded yet (H49: a line each, in the present tense, repeated on every rerun and one per
+    learner of a missing shard)."""
+    errors = [r for r in records if r.failed and not r.pending and not r.nothing_submitted]
+    lines = [f"{r.learner}: {r.error}" for r in errors[:ERRORS_SHOWN]]
+    if len(errors) > ERRORS_SHOWN:
+        lines.append(
+            MORE_ERRORS.format(count=len(errors) - ERRORS_SHOWN, report=report.MARKDOWN_FILE)
+        )
+    for template, chosen in (
+        (NOTHING_LINE, [r.learner for r in records if r.nothing_submitted and not r.pending]),
+        (NOT_YET_LINE, [r.learner for r in records if r.pending]),
+    ):
+        if chosen:
+            s = "" if len(chosen) == 1 else "s"
+            lines.append(
+                template.format(count=len(chosen), s=s, who=report.who_text(tuple(chosen)))
+            )
+    return lines
 
 
 def rebuild(
@@ -499,7 +533,9 @@ def grade_pending(
     lines = None  # no terminal, no bar drawn: plain lines instead
     if not err.is_terminal and not err.quiet:
         lines = LogLines(err, label, total, started=done)
-    with Progress(*columns, console=err, transient=False) as progress:
+    # Without a terminal the plain lines are the progress: rich would print its bar once, at
+    # the end, in box characters (H49)
+    with Progress(*columns, console=err, transient=False, disable=lines is not None) as progress:
         task = progress.add_task("grading", total=total, completed=done, failed=failed)
 
         def advance(learner_id: str) -> None:
@@ -508,7 +544,7 @@ def grade_pending(
             done += 1
             progress.update(task, advance=1, failed=failed)
             if lines is not None:
-                lines.update(done, failed)
+                lines.update(done, failed, in_progress.describe())
 
         try:
             _start_uninterrupted(process)
@@ -519,7 +555,7 @@ def grade_pending(
                 in_progress.refresh()
                 if not reader.poll(1.0):
                     if lines is not None:  # a line at least every minute, also while stuck
-                        lines.update(done, failed)
+                        lines.update(done, failed, in_progress.describe())
                     continue
                 try:
                     learner_id = reader.recv()

@@ -40,15 +40,19 @@ class LogLines:
         self.step = max(1, -(-total // STEPS))  # ceil: at most STEPS lines by count
         self.next = (started // self.step + 1) * self.step
 
-    def update(self, done: int, failed: int) -> None:
-        """``done`` learners of the class are done, ``failed`` of them with an error row."""
+    def update(self, done: int, failed: int, running: str = "") -> None:
+        """``done`` learners of the class are done, ``failed`` of them with an error row;
+        ``running``: who is being graded, for how long (InProgress.describe: "now: kofi 1:05")."""
         now = self.clock()
         if done < self.next and now - self.last < INTERVAL and done < self.total:
             return
         while self.next <= done:
             self.next += self.step
         self.last = now
-        self.console.print(self.line(done, failed, now), markup=False, highlight=False)
+        line = self.line(done, failed, now)
+        if running and done < self.total:
+            line += f"; {running}"
+        self.console.print(line, markup=False, highlight=False, soft_wrap=True)
 
     def line(self, done: int, failed: int, now: float) -> str:
         elapsed = now - self.start

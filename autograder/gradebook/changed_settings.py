@@ -15,11 +15,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from autograder.gradebook import snapshot, store
+from autograder.gradebook.contents import COURSE_PARTS
 from autograder.gradebook.job import JobSettings, run_settings, shared_options
 
 REFUSED = (
-    "{out} holds the grades of {learners} made with other settings ({differences}); this "
-    "run would grade them again and replace those grades. Run the command with the same "
+    "{out} holds the rows of {learners} made with other settings ({differences}); this "
+    "run would grade them again and replace those rows. Run the command with the same "
     "settings to go on, add --force to grade everyone again with these, or give another --out."
 )
 UNNAMED = "another --timeout, --seed, --manifest or course, or an earlier version of the autograder"
@@ -62,9 +63,21 @@ def _differences(other: list[store.LearnerRecord], settings: JobSettings, run: d
         old = {"--deadline": sorted({r.deadline for r in other})[0]}
     if not changed:
         return UNNAMED
-    return "; ".join(
-        f"{n} {_shown(n, old.get(n, ''))} there, {_shown(n, new[n])} here" for n in changed
-    )
+    parts = [name for name in changed if name in COURSE_PARTS]
+    said = [
+        f"{n} {_shown(n, old.get(n, ''))} there, {_shown(n, new[n])} here"
+        for n in changed
+        if n not in COURSE_PARTS and n != "--course"
+    ]
+    if parts:
+        said.append(f"the course's {_and(parts)} changed")
+    elif "--course" in changed:
+        said.append(f"--course {old.get('--course', '')} there, {new['--course']} here")
+    return "; ".join(said)
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _deadlines_differ(records: list[store.LearnerRecord], deadline: str | None) -> bool:

@@ -21,14 +21,32 @@ from autograder.config import CourseConfig
 SKIPPED = ("__pycache__",)  # compiled files follow the sources; their bytes differ by machine
 
 
-def course_digest(config: CourseConfig) -> str:
-    """sha256 (hex) of course.toml and every file of the grader folders, the reference folder
-    and the mistakes catalogue, by their path relative to the course's folder."""
+#: The parts of a course whose files a grade depends on, as a refusal names them.
+COURSE_PARTS = ("course.toml", "graders", "references", "mistakes catalogue")
+
+
+def course_parts(config: CourseConfig) -> dict[str, str]:
+    """sha256 (hex) of each of COURSE_PARTS: course.toml, and every file of the grader folders,
+    the reference folder and the mistakes catalogue, by its path relative to the course's
+    folder ("" for a part the course does not have)."""
+    folders = dict(zip(COURSE_PARTS[1:], _folders(config), strict=True))
+    parts = {"course.toml": _digest_of([config.path], config.root)}
+    for name, found in folders.items():
+        files = [path for folder in found for path in _files(folder)]
+        parts[name] = _digest_of(files, config.root) if found else ""
+    return parts
+
+
+def course_digest(parts: dict[str, str]) -> str:
+    """One digest of course_parts' digests."""
+    text = "\0".join(f"{name}={parts.get(name, '')}" for name in COURSE_PARTS)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _digest_of(files: Iterable[Path], root: Path) -> str:
     digest = hashlib.sha256()
-    _add(digest, config.path, config.root)
-    for folder in _folders(config):
-        for path in _files(folder):
-            _add(digest, path, config.root)
+    for path in files:
+        _add(digest, path, root)
     return digest.hexdigest()
 
 
@@ -39,17 +57,19 @@ def file_digest(path: Path | None) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def _folders(config: CourseConfig) -> list[Path]:
-    """The graders' folder (the one holding the visible and hidden tests, with their conftest
-    and support modules, when it lies inside the course's folder), the reference folder and
-    the mistakes catalogue; each once."""
+def _folders(config: CourseConfig) -> list[list[Path]]:
+    """The folders of the graders (the one holding the visible and hidden tests, with their
+    conftest and support modules, when it lies inside the course's folder; else those two),
+    of the references and of the mistakes catalogue; those that exist."""
     tests = [p for p in (config.visible_tests, config.hidden_tests) if p is not None]
     common = Path(os.path.commonpath([str(p.resolve()) for p in tests]))
     root = config.root.resolve()
     graders = [common] if common != root and common.is_relative_to(root) else tests
-    others = [config.course.reference_dir, config.course.mistakes]
-    folders = [p.resolve() for p in [*graders, *others] if p is not None and p.is_dir()]
-    return sorted(set(folders))
+    others = [[config.course.reference_dir], [config.course.mistakes]]
+    return [
+        sorted({p.resolve() for p in group if p is not None and p.is_dir()})
+        for group in [graders, *others]
+    ]
 
 
 def _files(folder: Path) -> Iterable[Path]:

@@ -72,6 +72,8 @@ class JobSettings:
     # once by the command; "" when not taken (autograder check, whose records are not reused)
     course_digest: str = ""
     manifest_digest: str = ""
+    # contents.course_parts: each part's digest, so that a refusal can say which one changed
+    course_parts: tuple[tuple[str, str], ...] = ()
 
 
 def run_settings(settings: JobSettings) -> str:
@@ -93,20 +95,22 @@ def instant_settings(settings: JobSettings) -> str:
 def shared_options(settings: JobSettings) -> dict[str, str]:
     """What _shared's parts come from, by option, as a person reads them (DIR/run.json keeps
     them, so that a rerun with other settings can be told what differs: changed_settings.py).
-    The course and the manifest are named with the start of their digest."""
+    The manifest is named with the start of its digest, each part of the course by its own
+    (contents.COURSE_PARTS)."""
     return {
         "--deadline": settings.deadline or "",
         "--timeout": str(settings.test_timeout),
         "--seed": str(settings.seed),
         "--manifest": _with_digest(settings.manifest, settings.manifest_digest),
-        "--course": _with_digest(settings.course, settings.course_digest),
+        "--course": str(settings.course),
+        **{name: digest[:12] for name, digest in settings.course_parts},
     }
 
 
 def _with_digest(path: Path | None, digest: str) -> str:
     if path is None:
         return ""
-    return f"{path} (files {digest[:12]})" if digest else str(path)
+    return f"{path} (contents {digest[:12]})" if digest else str(path)
 
 
 def _shared(settings: JobSettings) -> list[str]:

@@ -75,12 +75,12 @@ TOO_LARGE = (
 )
 
 TIMEOUT = (
-    "{call} did not finish within {seconds} s (the time limit per test) — look for an infinite "
-    "loop or a very slow step."
+    "{call} did not finish within {seconds} s of computing (the time limit per test, counting "
+    "any process it started) — look for an infinite loop or a very slow step."
 )
 NOT_RUN_AFTER_HANGS = (
     "{call} was not run again: it already ran past the time limit ({seconds} s) in {count} "
-    "earlier tests — look for an infinite loop or a very slow step."
+    "earlier tests — look for an infinite loop, a very slow step or a wait that never ends."
 )
 TIMEOUT_WAITING = (
     "{call} did not finish within {seconds} s, most of them spent waiting rather than "

@@ -70,13 +70,14 @@ def test_force_grades_everyone_with_the_new_settings(tmp_path):
     records = store.read_records(out)
     assert len({r.settings for r in records}) == 1
     options = json.loads((out / store.RUN_FILE).read_text())["options"]
-    course = f"{TOY_COURSE} (files {contents.course_digest(load_course(TOY_COURSE))[:12]})"
+    parts = contents.course_parts(load_course(TOY_COURSE))
     assert options == {
         "--deadline": "",
         "--timeout": "5.0",
         "--seed": "0",
         "--manifest": "",
-        "--course": course,
+        "--course": str(TOY_COURSE),
+        **{name: digest[:12] for name, digest in parts.items()},
     }
     assert grade_class_main(roster, out, test_timeout=5.0) == 1  # the same settings: kept
 
@@ -155,17 +156,28 @@ def test_an_edited_course_is_another_setting(tmp_path, capsys):
     shutil.copytree(TOY, course, ignore=shutil.ignore_patterns("__pycache__"))
     toml = course / "course.toml"
     assert grade_class_main(roster, out, course=toml) == 1
-    before_digest = contents.course_digest(load_course(toml))
     toml.write_text(toml.read_text().replace("points = 10", "points = 40", 1))
-    after_digest = contents.course_digest(load_course(toml))
     capsys.readouterr()
     assert grade_class_main(roster, out, course=toml) == 2
     said = " ".join(capsys.readouterr().err.split())
-    old, new = before_digest[:12], after_digest[:12]
-    differences = f"--course {toml} (files {old}) there, {toml} (files {new}) here"
-    assert said == _refused(out.resolve(), differences)
+    assert said == _refused(out.resolve(), "the course's course.toml changed")
     (course / "tests" / "graders" / "visible" / "extra.py").write_text("# an edited grader\n")
-    assert contents.course_digest(load_course(toml)) != after_digest
+    (course / "solution" / "toypkg" / "extra.py").write_text("# an edited reference\n")
+    assert grade_class_main(roster, out, course=toml) == 2
+    said = " ".join(capsys.readouterr().err.split())
+    assert said.endswith(
+        "(the course's course.toml, graders and references changed); this run would grade them "
+        "again and replace those rows. Run the command with the same settings to go on, add "
+        "--force to grade everyone again with these, or give another --out."
+    )
+
+
+def test_the_course_timeout_given_as_an_option_is_the_same_setting(tmp_path):
+    roster, out = _class(tmp_path)
+    assert grade_class_main(roster, out) == 1
+    before = _folders(out)
+    assert grade_class_main(roster, out, test_timeout=10.0) == 1  # course.toml's own: kept
+    assert _folders(out) == before
 
 
 def test_a_manifest_is_its_bytes_not_its_path(tmp_path, capsys):

@@ -106,10 +106,11 @@ def test_a_slow_learner_is_named_on_the_bar_while_graded_and_not_once_done(tmp_p
 
 
 def test_the_error_count_starts_from_the_error_rows_kept(tmp_path, toy_class, monkeypatch):
-    """A rerun keeps an error row (an empty repository) and grades a new learner: the bar
-    ends with 'errors 1', as many as the gradebook's error rows (it said 'errors 0')."""
+    """A rerun keeps an error row (a folder without the package) and grades a new learner: the
+    count ends at 'errors 1', as many as the gradebook's error rows (it said 'errors 0')."""
     roster, out = tmp_path / "roster", tmp_path / "out"
-    (roster / "empty").mkdir(parents=True)
+    (roster / "broken").mkdir(parents=True)
+    (roster / "broken" / "notes.txt").write_text("no package here\n")
     assert grade_class_main(roster, out) == 1
     shutil.copytree(toy_class["roster"] / "good", roster / "good")
     console = Console(file=io.StringIO(), width=200, force_terminal=False)
@@ -120,4 +121,4 @@ def test_the_error_count_starts_from_the_error_rows_kept(tmp_path, toy_class, mo
     monkeypatch.setattr(grade_class, "grade_pending", onto_console)
     assert grade_class_main(roster, out) == 1
     shown = console.file.getvalue()
-    assert "2/2" in shown and "errors 1" in shown
+    assert "grading: 2 of 2 learners done (errors 1)" in shown  # no terminal: plain lines

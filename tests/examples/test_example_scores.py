@@ -50,9 +50,9 @@ RUN_LIMIT = 600  # seconds; a group that takes this long is a failure, not a slo
 
 NOT_IMPLEMENTED = "is not implemented yet"
 FORBIDDEN = "torch.nn.MultiheadAttention is a library implementation of it"
-# Both time-out sentences: "did not finish within 2 s (the time limit per test)" and, once a
-# function has run out of time in two tests, "was not run again: it already ran past the time
-# limit (2 s) in 2 earlier tests".
+# Both time-out sentences: "did not finish within 2 s of computing (the time limit per test,
+# ...)" and, once a function has run out of time in two tests, "was not run again: it already
+# ran past the time limit (2 s) in 2 earlier tests".
 TIMED_OUT = "the time limit"
 
 

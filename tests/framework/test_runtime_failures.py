@@ -159,8 +159,8 @@ def test_an_infinite_loop_times_out_and_the_next_call_gets_a_fresh_worker(sessio
     assert 1.9 < time.monotonic() - started < 15  # 2 s budget, then the kill
     assert info.value.kind == "timeout"
     assert info.value.feedback == (
-        "spin(...) did not finish within 2 s (the time limit per test) — look for an infinite "
-        "loop or a very slow step."
+        "spin(...) did not finish within 2 s of computing (the time limit per test, counting "
+        "any process it started) — look for an infinite loop or a very slow step."
     )
     assert wait_gone(old_pid)
     with pytest.raises(LearnerError) as info:
