@@ -31,7 +31,7 @@ MAX_EXPORT_FILES = 50_000  # files and folders of the graded commit (200,000 too
 
 MISSING = "The repository {path} does not exist."
 NOT_FOLDER = "The repository {path} is a file, not a folder."
-EMPTY = "The repository {path} is empty."
+EMPTY = "The folder {path} is empty, so there is nothing to grade."  # a repository or not
 NO_COMMITS = "The repository {path} has no commits yet, so there is nothing to grade."
 HEAD_MISSING = (
     "The repository {path} has commits, but its default branch {head} does not exist (its "

@@ -81,7 +81,9 @@ def test_every_learner_gets_one_row_with_the_deadline_commit(whole: Path, toy_cl
     assert mistake["tamper"] == "changed tests/graders/visible/test_toy_scale.py"
     assert good["tamper"] == "missing tests/graders/visible/test_toy_scale.py"  # the manifest
     assert "no commit at or before the deadline" in rows["late"]["errors"]
-    assert rows["late"]["total"] == "" and rows["empty"]["errors"].endswith("is empty.")
+    assert rows["late"]["total"] == "" and rows["empty"]["errors"].endswith(
+        "is empty, so there is nothing to grade."
+    )
     assert not rows["good"]["errors"] and not rows["mistake"]["errors"]
     # the learner's clone is left as it was: HEAD is still the late, broken commit
     assert git(toy_class["roster"] / "good", "rev-parse", "HEAD") == toy_class["good_broken"]
@@ -105,7 +107,10 @@ def test_each_learner_has_reports_and_the_class_report_is_written(
     assert said in results["output"]  # what Gradescope shows first
     empty = (whole / "empty" / "summary.md").read_text()
     # named by the learner's id, not by where the instructor keeps the repository
-    assert "The repository empty is empty." in empty and str(toy_class["roster"]) not in empty
+    assert (
+        "The folder empty is empty, so there is nothing to grade." in empty
+        and str(toy_class["roster"]) not in empty
+    )
     report = (whole / "report.md").read_text()
     assert "2 of 4 learners graded." in report
     assert ", 2 s of learner code per test)." in report  # --timeout 2 (H46)
