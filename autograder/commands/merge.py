@@ -32,7 +32,7 @@ from pathlib import Path
 
 from autograder.commands.grade_class import finish
 from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
-from autograder.gradebook import lock, report, store
+from autograder.gradebook import changed_settings, lock, report, store
 from autograder.gradebook.roster import RESERVED_IDS
 
 NO_SHARDS = "Name at least one shard output folder to merge."
@@ -43,9 +43,12 @@ TWICE = (
     "of one sharded run, each shard once."
 )
 MIXED = (
-    "The shard folders {first} and {second} were graded with different settings (--deadline, "
-    "--timeout, --seed, --manifest, or the course's files: course.toml, graders, references); "
+    "The shard folders {first} and {second} were graded with different settings ({what}); "
     "merge the shards of one run, each graded with the same options and course."
+)
+MIXED_UNNAMED = (
+    "--deadline, --timeout, --seed, --manifest, or the course's files: course.toml, graders, "
+    "references"
 )
 OLDER = (
     "The shard folder {old} was graded by an older version of the autograder, which did not "
@@ -134,7 +137,10 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
             instants[shard] = run["same_as"] if run else ""
             given.append(run["shard"] if run else _recorded_shard(records))
         refusal = (
-            _settings_refusal(digests, instants) or _run_refusal(runs) or _whole_runs(runs) or twice
+            _settings_refusal(digests, instants, _options(runs))
+            or _run_refusal(runs)
+            or _whole_runs(runs)
+            or twice
         )
         reserved = sorted(learner for learner in found if learner.lower() in RESERVED_IDS)
         if reserved:  # learners of versions that allowed these ids: their folder is a file now
@@ -156,7 +162,7 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
             given = sorted(set(given) | set(earlier["merged"])) if all(given) else []
             runs[out] = earlier
         refusal = (
-            _settings_refusal(digests, instants)
+            _settings_refusal(digests, instants, _options(runs))
             or _run_refusal(runs)
             or _whole_runs(runs)
             or store.foreign(out, list(found))
@@ -216,6 +222,10 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
         return EXIT_MISSING_SHARDS if missing or unfinished else status
 
 
+def _options(runs: dict[Path, dict]) -> dict[Path, dict]:
+    return {shard: run["options"] for shard, run in runs.items()}
+
+
 def _recorded_shard(records: list[store.LearnerRecord]) -> str:
     """The "i/n" every record of a folder without run.json names (H48: such a shard, its
     run.json lost, merged alone as a complete class), or "" when they do not agree."""
@@ -271,10 +281,14 @@ def _whole_runs(runs: dict[Path, dict]) -> str:
     return WHOLE_RUN.format(path=whole[0]) if whole and len(runs) > 1 else ""
 
 
-def _settings_refusal(digests: dict[Path, str], instants: dict[Path, str]) -> str:
+def _settings_refusal(
+    digests: dict[Path, str], instants: dict[Path, str], options: dict[Path, dict] | None = None
+) -> str:
     """Why shards graded with different settings must not be merged ("" when they may be).
     ``instants``: their digests with the deadline as an instant (job.instant_settings; "" from
-    versions before it): shards that differ only in how the deadline was written may be."""
+    versions before it): shards that differ only in how the deadline was written may be.
+    ``options``: each shard's options as given (run.json), to name what differs."""
+    options = options or {}
     known = {shard: digest for shard, digest in digests.items() if digest}
     unknown = [shard for shard, digest in digests.items() if not digest]
     if known and unknown:
@@ -287,7 +301,10 @@ def _settings_refusal(digests: dict[Path, str], instants: dict[Path, str]) -> st
         if len(same) == 1 and "" not in same:
             return ""  # one deadline, written in other words
         first, second = list(firsts.values())[:2]
-        return MIXED.format(first=first, second=second)
+        what = changed_settings.differences(
+            options.get(first, {}), options.get(second, {}), f"in {first}", f"in {second}"
+        )
+        return MIXED.format(first=first, second=second, what=what or MIXED_UNNAMED)
     return ""
 
 

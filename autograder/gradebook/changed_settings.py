@@ -61,18 +61,40 @@ def _differences(other: list[store.LearnerRecord], settings: JobSettings, run: d
     else:  # an older version's folder: only the records' deadline is known
         changed = ["--deadline"] if _deadlines_differ(other, settings.deadline) else []
         old = {"--deadline": sorted({r.deadline for r in other})[0]}
+    return described(changed, old, new) or UNNAMED
+
+
+def differences(old: dict[str, str], new: dict[str, str], there: str, here: str) -> str:
+    """What differs between two runs' options as run.json keeps them ("" when they agree or
+    one of them is not known): for merge's refusal of shards graded otherwise (``there`` and
+    ``here`` name where each comes from)."""
+    if not old or not new:
+        return ""
+    changed = [name for name in new if old.get(name, "") != new[name]]
+    return described(changed, old, new, there=there, here=here)
+
+
+def described(
+    changed: list[str],
+    old: dict[str, str],
+    new: dict[str, str],
+    *,
+    there: str = "there",
+    here: str = "here",
+) -> str:
+    """'--seed 0 there, 7 here; the course's graders changed' for the ``changed`` options."""
     if not changed:
-        return UNNAMED
+        return ""
     parts = [name for name in changed if name in COURSE_PARTS]
     said = [
-        f"{n} {_shown(n, old.get(n, ''))} there, {_shown(n, new[n])} here"
+        f"{n} {_shown(n, old.get(n, ''))} {there}, {_shown(n, new[n])} {here}"
         for n in changed
         if n not in COURSE_PARTS and n != "--course"
     ]
     if parts:
-        said.append(f"the course's {_and(parts)} changed")
+        said.append(f"the course's {_and(parts)} {'differs' if len(parts) == 1 else 'differ'}")
     elif "--course" in changed:
-        said.append(f"--course {old.get('--course', '')} there, {new['--course']} here")
+        said.append(f"--course {old.get('--course', '')} {there}, {new['--course']} {here}")
     return "; ".join(said)
 
 

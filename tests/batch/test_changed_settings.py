@@ -160,13 +160,13 @@ def test_an_edited_course_is_another_setting(tmp_path, capsys):
     capsys.readouterr()
     assert grade_class_main(roster, out, course=toml) == 2
     said = " ".join(capsys.readouterr().err.split())
-    assert said == _refused(out.resolve(), "the course's course.toml changed")
+    assert said == _refused(out.resolve(), "the course's course.toml differs")
     (course / "tests" / "graders" / "visible" / "extra.py").write_text("# an edited grader\n")
     (course / "solution" / "toypkg" / "extra.py").write_text("# an edited reference\n")
     assert grade_class_main(roster, out, course=toml) == 2
     said = " ".join(capsys.readouterr().err.split())
     assert said.endswith(
-        "(the course's course.toml, graders and references changed); this run would grade them "
+        "(the course's course.toml, graders and references differ); this run would grade them "
         "again and replace those rows. Run the command with the same settings to go on, add "
         "--force to grade everyone again with these, or give another --out."
     )

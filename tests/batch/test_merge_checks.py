@@ -43,7 +43,8 @@ def test_shards_graded_with_other_settings_are_not_merged(tmp_path: Path, capsys
     out = tmp_path / "merged"
     assert merge.main(shards=[first, second], out=out, course=TOY_COURSE, quiet=True) == 2
     err = " ".join(capsys.readouterr().err.split())
-    assert merge.MIXED.format(first=first, second=second) in err
+    # run.json without options (written before them): the settings are named as a kind
+    assert merge.MIXED.format(first=first, second=second, what=merge.MIXED_UNNAMED) in err
     assert not out.exists()
 
 
@@ -367,3 +368,20 @@ def test_a_shard_without_run_json_is_known_by_its_records(tmp_path: Path, capsys
     assert merge.main(shards=[folder], out=out, course=TOY_COURSE, quiet=True) == 3
     said = report.MISSING_SHARDS.format(have="shard 1", count=2, missing="2")
     assert said in " ".join(capsys.readouterr().err.split())
+
+
+def test_shards_graded_otherwise_are_told_what_differs(tmp_path: Path, capsys) -> None:
+    """H49: merge named every setting it compares, though run.json says which one differs."""
+    options = {"--deadline": "", "--timeout": "10.0", "--seed": "0", "--manifest": ""}
+    folders = []
+    for index, (settings, seed) in enumerate((("aaaa", "0"), ("bbbb", "7")), start=1):
+        folder = tmp_path / f"s{index}"
+        folder.mkdir()
+        given = {**options, "--seed": seed}
+        store.write_run(folder, f"{index}/2", settings, learners=[], options=given)
+        folders.append(folder)
+    out = tmp_path / "merged"
+    assert merge.main(shards=folders, out=out, course=TOY_COURSE, quiet=True) == 2
+    what = f"--seed 0 in {folders[0]}, 7 in {folders[1]}"
+    said = merge.MIXED.format(first=folders[0], second=folders[1], what=what)
+    assert " ".join(capsys.readouterr().err.split()) == said
