@@ -74,42 +74,41 @@ def test_a_starved_call_may_finish_what_its_budget_pays_for(timing):
     assert BUDGET < took < BUDGET * cpu_time.WALL_FACTOR  # past the old wall-clock limit
 
 
-def test_a_call_that_computes_past_its_budget_still_times_out_at_it(timing):
-    session, module = timing
-    session.begin_test("slow")
+def _time_out(session, call) -> tuple[float, str]:
+    """Run call() in a test of its own, which must run out of time: how long it took (wall
+    seconds) and its sentence."""
+    session.begin_test("timed")
     started = time.monotonic()
     with pytest.raises(LearnerError) as info:
-        module.work(30.0)
-    # 2 s of CPU time: as long in wall time on an idle machine, longer on a busy one
-    assert BUDGET - 0.1 < time.monotonic() - started < BUDGET * cpu_time.WALL_FACTOR + 2.0
-    assert info.value.feedback == messages.TIMEOUT.format(call="work(...)", seconds="2")
+        call()
+    took = time.monotonic() - started
     assert session.end_test().timed_out
+    return took, info.value.feedback
+
+
+def test_a_call_that_computes_past_its_budget_still_times_out_at_it(timing):
+    session, module = timing
+    took, said = _time_out(session, lambda: module.work(30.0))
+    # 2 s of CPU time: as long in wall time on an idle machine, longer on a busy one
+    assert BUDGET - 0.1 < took < BUDGET * cpu_time.WALL_FACTOR + 2.0
+    assert said == messages.TIMEOUT.format(call="work(...)", seconds="2")
 
 
 def test_a_call_that_waits_times_out_at_the_wall_limit_and_says_so(timing):
     session, module = timing
-    session.begin_test("waiting")
-    started = time.monotonic()
-    with pytest.raises(LearnerError) as info:
-        module.nap(60)
-    took = time.monotonic() - started
+    took, said = _time_out(session, lambda: module.nap(60))
     wall = BUDGET * cpu_time.WALL_FACTOR
     assert wall - 0.1 < took < wall + 2.0
-    assert info.value.feedback == messages.TIMEOUT_WAITING.format(call="nap(...)", seconds="6")
-    assert session.end_test().timed_out
+    assert said == messages.TIMEOUT_WAITING.format(call="nap(...)", seconds="6")
 
 
 def test_without_a_usable_cpu_count_the_wall_clock_is_the_limit(timing):
     """Learner code runs in the worker and may break what it reports of its CPU time."""
     session, module = timing
     module.forge()
-    session.begin_test("forged")
-    started = time.monotonic()
-    with pytest.raises(LearnerError) as info:
-        module.nap(60)
-    assert BUDGET - 0.1 < time.monotonic() - started < BUDGET + 2.0
-    assert info.value.feedback == messages.TIMEOUT.format(call="nap(...)", seconds="2")
-    assert session.end_test().timed_out
+    took, said = _time_out(session, lambda: module.nap(60))
+    assert BUDGET - 0.1 < took < BUDGET + 2.0
+    assert said == messages.TIMEOUT.format(call="nap(...)", seconds="2")
 
 
 def test_the_tree_of_a_process_counts_its_childrens_time():
