@@ -364,7 +364,7 @@ def problem_lines(records: list[store.LearnerRecord]) -> list[str]:
     ERRORS_SHOWN), then one line for the learners who gave nothing to grade and one for those
     not graded yet (H49: a line each, in the present tense, repeated on every rerun and one per
     learner of a missing shard)."""
-    errors = [r for r in records if r.failed and not r.pending and not r.nothing_submitted]
+    errors = [r for r in records if r.grading_error]
     lines = [f"{r.learner}: {r.error}" for r in errors[:ERRORS_SHOWN]]
     if len(errors) > ERRORS_SHOWN:
         lines.append(
@@ -470,7 +470,7 @@ def _reusable(record: store.LearnerRecord | None, settings: JobSettings, learner
 def _error_row(record: store.LearnerRecord | None) -> bool:
     """What the progress bar counts as an error: a learner the grader could not grade (not one
     who gave nothing to grade; no row at all after the learner's turn: an error)."""
-    return record is None or (record.failed and not record.nothing_submitted)
+    return record is None or record.grading_error
 
 
 def _kept(record: store.LearnerRecord | None, settings: JobSettings, learner, forced: str) -> bool:

@@ -57,10 +57,10 @@ def _differences(other: list[store.LearnerRecord], settings: JobSettings, run: d
     new = shared_options(settings)
     old = (run or {}).get("options") or {}
     if old and {r.settings for r in other} == {(run or {}).get("settings")}:
-        changed = [name for name in new if old.get(name, "") != new[name]]
-    else:  # an older version's folder: only the records' deadline is known
-        changed = ["--deadline"] if _deadlines_differ(other, settings.deadline) else []
-        old = {"--deadline": sorted({r.deadline for r in other})[0]}
+        return differences(old, new, "there", "here") or UNNAMED
+    # an older version's folder: only the records' deadline is known
+    changed = ["--deadline"] if _deadlines_differ(other, settings.deadline) else []
+    old = {"--deadline": sorted({r.deadline for r in other})[0]}
     return described(changed, old, new) or UNNAMED
 
 

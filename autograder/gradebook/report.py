@@ -266,11 +266,7 @@ def build_report(
             (titles.get(c, c), tuple(who))
             for c, who in sorted(stubs.items(), key=lambda i: (order.get(i[0], len(order)), i[0]))
         ],
-        errored=[
-            (r.learner, r.error)
-            for r in records
-            if r.failed and not r.pending and not r.nothing_submitted
-        ],
+        errored=[(r.learner, r.error) for r in records if r.grading_error],
         nothing_submitted=[(r.learner, r.error) for r in records if r.nothing_submitted],
         tampered=[(r.learner, "; ".join(r.tamper)) for r in records if r.tamper],
         notes=notes,

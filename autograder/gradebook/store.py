@@ -78,6 +78,12 @@ class LearnerRecord:
         """The learner got no grade (the row carries an error instead)."""
         return bool(self.error)
 
+    @property
+    def grading_error(self) -> bool:
+        """No grade because grading could not be done: not a learner who gave nothing to grade,
+        nor one not graded yet (what the progress bar counts and the report lists as errored)."""
+        return self.failed and not self.pending and not self.nothing_submitted
+
     def to_json(self) -> str:
         fields = asdict(self)
         del fields["pending"]  # a pending row is never saved: record.json keeps its keys
