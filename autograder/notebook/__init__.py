@@ -2,14 +2,16 @@
 
 A course keeps an nbgrader course folder beside course.toml (course.py says where); a learner
 keeps the notebook at assignments/notebooks/<id>.ipynb. `autograder grade` runs nbgrader's own
-generate_assignment and autograde on a private copy, sandboxed like module code (sandbox.py,
-runner.py), with two grading rules added to nbgrader's pipeline (preprocessors.py), and reports
-each autograded cell as a test (grade.py, results.py). `autograder release` calls
-generate_learner_notebook (release.py).
+generate_assignment and autograde on a private copy, sandboxed like module code (nbgrader_run.py,
+runner.py), with grading rules added to nbgrader's pipeline (preprocessors.py), and reports
+each autograded cell as a test (autograde.py, component.py). `autograder release` calls
+generate_learner_notebook (learner_copy.py).
 
 Only preprocessors.py and runner.py import nbgrader; importing this package does not.
 """
 
+from autograder.notebook.autograde import grade_notebook, grade_notebooks, notebook_tools_installed
+from autograder.notebook.component import with_notebook
 from autograder.notebook.course import (
     COMPONENT,
     NotebookAssignment,
@@ -18,9 +20,7 @@ from autograder.notebook.course import (
     notebook_components,
     only_assignment,
 )
-from autograder.notebook.grade import grade_notebook, grade_notebooks, notebook_tools_installed
-from autograder.notebook.release import NotebookReleaseError, generate_learner_notebook
-from autograder.notebook.results import with_notebook
+from autograder.notebook.learner_copy import NotebookReleaseError, generate_learner_notebook
 
 __all__ = [
     "COMPONENT",

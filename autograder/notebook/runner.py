@@ -1,6 +1,6 @@
 """The sandboxed side of notebook grading: nbgrader's own commands on a private course copy.
 
-Run by autograder/notebook/sandbox.py as::
+Run by autograder/notebook/nbgrader_run.py as::
 
     python -m autograder.notebook.runner MODE COURSE_DIR ASSIGNMENT STUDENTS MEMORY_MB FILE_MB \
         CELL_TIMEOUT OUT_JSON [PLAN]
@@ -14,7 +14,7 @@ kernels talk to nbgrader over Unix sockets (jupyter_client's `ipc` transport): a
 no network, not even loopback. It writes OUT_JSON: {"ok", "log", "isolation", "students":
 {STUDENT: {"ok", "error", "cells": [{grade_id, score, max_score, needs_manual, error}],
 "timeouts": [cell ids], "failed": [[cell id, error]]}}}.
-Everything it reports is checked again by the trusted side (autograder/notebook/grade.py)
+Everything it reports is checked again by the trusted side (autograder/notebook/autograde.py)
 against the instructor's source notebook.
 """
 

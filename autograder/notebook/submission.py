@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from autograder.config import CourseConfig
+from autograder.notebook.autograde import DEFAULT_CELL_TIMEOUT, FEEDBACK_NAME, grade_notebook
+from autograder.notebook.component import with_notebook
 from autograder.notebook.course import COMPONENT, find_notebook_assignments
-from autograder.notebook.grade import DEFAULT_CELL_TIMEOUT, FEEDBACK_NAME, grade_notebook
-from autograder.notebook.results import with_notebook
 from autograder.results import GradeResult
 
 NOTEBOOK = COMPONENT

@@ -1,6 +1,7 @@
-"""A failing notebook test cell's message (autograder/notebook/grade.py): its own error, then the
-earlier cell that failed first, each a sentence ending with one full stop; the earlier cell named
-as the learner sees it in Jupyter (its first line and section), its grade_id in parentheses."""
+"""A failing notebook test cell's message (autograder/notebook/autograde.py): its own error,
+then the earlier cell that failed first, each a sentence ending with one full stop; the earlier
+cell named as the learner sees it in Jupyter (its first line and section), its grade_id in
+parentheses."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from autograder.notebook.autograde import _cell_message
 from autograder.notebook.course import only_assignment
-from autograder.notebook.grade import _cell_message
-from autograder.notebook.sandbox import LearnerReport, RunReport
+from autograder.notebook.nbgrader_run import LearnerReport, RunReport
 from autograder.reports.sanitize import first_sentence
 
 NOT_DONE = "NotImplementedError: Replace this line with your code; this step is not done yet."
@@ -83,7 +84,7 @@ def test_an_error_that_ends_a_sentence_gets_no_second_full_stop():
 def test_a_notebook_nbgrader_gave_up_on_says_why_when_the_reason_is_known(error, sentence):
     """H43: a kernel ended by os._exit, 100 MB printed or edited metadata all read 'check that
     it opens in Jupyter and runs with Restart & Run All', which does not help."""
-    from autograder.notebook import grade
+    from autograder.notebook import autograde as grade
 
     report = RunReport(ok=True, learners={"ada": LearnerReport(ok=False, error=f"...\n{error}")})
     got = grade._run_failure(report, report.learners["ada"], only_assignment(ROOT))

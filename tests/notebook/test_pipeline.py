@@ -46,14 +46,14 @@ import pytest
 pytest.importorskip("nbgrader", reason="needs the notebook extra: pip install -e '.[notebook]'")
 
 from autograder.notebook import generate_learner_notebook, grade_notebooks  # noqa: E402
-from autograder.notebook.course import only_assignment  # noqa: E402
-from autograder.notebook.grade import (  # noqa: E402
+from autograder.notebook.autograde import (  # noqa: E402
     CELL_TIMED_OUT,
     EARLIER_TIMEOUT,
     NOT_A_NOTEBOOK,
 )
+from autograder.notebook.course import only_assignment  # noqa: E402
 from autograder.notebook.hidden import SCRUBBED, hidden_lines  # noqa: E402
-from autograder.notebook.sandbox import run_nbgrader  # noqa: E402
+from autograder.notebook.nbgrader_run import run_nbgrader  # noqa: E402
 from autograder.runtime import isolation  # noqa: E402
 from tests.notebook.conftest import EXAMPLES, LEARNER_PATH, ROOT  # noqa: E402
 from tests.notebook.probes import outputs, probe_notebook, probe_result  # noqa: E402

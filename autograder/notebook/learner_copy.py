@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from autograder.notebook.autograde import DEFAULT_CELL_TIMEOUT, notebook_tools_installed
 from autograder.notebook.course import NotebookAssignment, only_assignment
-from autograder.notebook.grade import DEFAULT_CELL_TIMEOUT, notebook_tools_installed
-from autograder.notebook.sandbox import run_nbgrader
+from autograder.notebook.nbgrader_run import run_nbgrader
 
 NOT_INSTALLED = (
     "The learner notebook cannot be generated without nbgrader; install the notebook extra "

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from autograder.notebook.course import GradeCell, NotebookAssignment
 from autograder.notebook.hidden import hidden_lines, scrub
-from autograder.notebook.sandbox import (
+from autograder.notebook.nbgrader_run import (
     MAX_NOTEBOOK_BYTES,
     LearnerReport,
     RunReport,
