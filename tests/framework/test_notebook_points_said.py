@@ -26,7 +26,7 @@ def test_the_notebook_points_are_twenty_autograded_and_five_by_hand() -> None:
 
 def test_docs_course_toml_and_the_notebook_say_the_same_points() -> None:
     notebook = only_assignment(ROOT)
-    docs = _flat((ROOT / "docs" / "notebook.md").read_text(encoding="utf-8"))
+    docs = _flat((ROOT / "docs" / "instructor" / "notebook.md").read_text(encoding="utf-8"))
     assert "The autograded cells total **20 points**" in docs
     assert "a submission with the notebook is graded out of **120**" in docs
     assert "The written answer (5 points) is graded by hand in nbgrader" in docs
