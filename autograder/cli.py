@@ -93,6 +93,7 @@ SHORT_HELP = {
     "grade": "Grade learner repositories; reports and a table of points.",
     "grade-class": "Grade a whole class (a roster) into a gradebook.",
     "merge": "Merge the output folders of grade-class --shard runs.",
+    "publish": "Send a gradebook's grades to GitHub as commit statuses.",
     "release": "Build the learner repository: stubs, visible graders, CI.",
 }
 INTERRUPTED_EARLY = "Interrupted before anything was graded; run the same command again."
@@ -396,6 +397,73 @@ def merge(shards: tuple[Path, ...], out: Path, course: Path | None, quiet: bool)
     from autograder.commands import merge as command
 
     raise SystemExit(command.main(shards=list(shards), out=out, course=course, quiet=quiet))
+
+
+@cli.command(short_help=SHORT_HELP["publish"])
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--roster",
+    "roster",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="The roster CSV the class was graded from; its github column (owner/name) or its "
+    "clone URLs name each learner's repository.",
+)
+@_course_option("The course.toml graded with (default: the nearest one above the current folder).")
+@click.option(
+    "--statuses", is_flag=True, help="Set a commit status on each graded commit (the score)."
+)
+@click.option(
+    "--comment",
+    is_flag=True,
+    help="Post or edit one score comment on the learner's open pull requests whose head is "
+    "the graded commit.",
+)
+@click.option(
+    "--dry-run", is_flag=True, help="Print each request instead of sending it (needs no token)."
+)
+@click.option(
+    "--pass-rule",
+    metavar="RULE",
+    help="'all' or 'min_score:N': success or failure (default: [ci] pass_rule in course.toml).",
+)
+@click.option(
+    "--resend", is_flag=True, help="Send again the statuses already sent for the same grade."
+)
+def publish(
+    out: Path,
+    roster: Path,
+    course: Path | None,
+    statuses: bool,
+    comment: bool,
+    dry_run: bool,
+    pass_rule: str | None,
+    resend: bool,
+) -> None:
+    """Publish the grades in OUT (a grade-class or merge output folder) on GitHub: a commit
+    status on each graded commit of each learner's repository, through the REST API at
+    $GITHUB_API_URL (default https://api.github.com) with the token in $GH_TOKEN.
+
+    Only learners whose grade changed since the last publish are sent (OUT/<learner>/
+    published.json records what was); rate limits are waited out. The token is never printed.
+
+    Exit status: 0 sent (or nothing left to send), 1 some learners failed (the table says
+    why), 2 nothing could be sent (the reason is printed).
+    """
+    from autograder.commands import publish_statuses as command
+
+    raise SystemExit(
+        command.main(
+            out=out,
+            roster_path=roster,
+            course=course,
+            statuses=statuses,
+            comment=comment,
+            dry_run=dry_run,
+            pass_rule=pass_rule,
+            resend=resend,
+        )
+    )
 
 
 @cli.command(short_help=SHORT_HELP["check"])
