@@ -320,6 +320,13 @@ def release(
     help="Grade this learner again even if they have a result in --out (repeatable): after "
     "they fixed their repository, or for a regrade request; the others are kept.",
 )
+@click.option(
+    "--regrade-moved",
+    is_flag=True,
+    help="Also grade again every learner whose repository's HEAD is another commit than "
+    "their row in --out names (git ls-remote for clone URLs): a scheduled run grades only "
+    "those who pushed since.",
+)
 @_timeout_option()
 @click.option("--seed", type=int, default=0, show_default=True, metavar="N", help="Base seed.")
 @_quiet_option("No progress bar and no table; only problems.")
@@ -336,6 +343,7 @@ def grade_class(
     shard: str | None,
     force: bool,
     regrade: tuple[str, ...],
+    regrade_moved: bool,
     test_timeout: float | None,
     seed: int,
     quiet: bool,
@@ -366,6 +374,7 @@ def grade_class(
             shard=shard,
             force=force,
             regrade=regrade,
+            regrade_moved=regrade_moved,
             test_timeout=test_timeout,
             seed=seed,
             quiet=quiet,

@@ -54,6 +54,7 @@ from autograder.gradebook import (
     fetch,
     lock,
     newer_commits,
+    remote_heads,
     report,
     roster,
     snapshot,
@@ -128,9 +129,11 @@ def main(
     quiet: bool,
     manifest: Path | None = None,
     regrade: Sequence[str] = (),
+    regrade_moved: bool = False,
 ) -> int:
     """Grade the roster into out; return the exit status of the module docstring.
-    ``regrade``: learner ids graded again even when they have a result (--regrade)."""
+    ``regrade``: learner ids graded again even when they have a result (--regrade);
+    ``regrade_moved``: also those whose repository moved on since (gradebook/remote_heads.py)."""
     try:
         config = load_course(course if course else find_course_file(Path.cwd()))
         selection = roster.parse_shard(shard)
@@ -179,6 +182,8 @@ def main(
         (out / store.PARTIAL_DIR).mkdir()
         learners = fetch.locate(learners, out)  # a clone URL's copy: DIR/.repos/<id>.git
         records = {learner.id: store.read_record(out, learner.id) for learner in learners}
+        if regrade_moved:  # asks each server its HEAD: fetches only the learners that moved
+            regrade = [*regrade, *remote_heads.moved(learners, records, _stderr)]
         deadline = _as_recorded(deadline, records.values())
         settings = JobSettings(
             course=config.path,
@@ -609,6 +614,10 @@ RESUMING = (
     "{done} of {total} learners already have a result in {out} from the same settings; grading "
     "the others (--force regrades everyone)."
 )
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr)
 
 
 def _error(sentence: str) -> int:
