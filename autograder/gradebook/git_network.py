@@ -1,5 +1,4 @@
-"""git commands that talk to a server (clone, fetch, ls-remote), run so that none outlives
-the command that started it.
+"""git commands that talk to a server (clone, fetch, ls-remote), none outliving its command.
 
 * Each git runs in a process group of its own (with its helpers: git-remote-https, ssh,
   index-pack), so that it can be stopped whole: at its time-out, or when the command is

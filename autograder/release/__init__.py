@@ -1,2 +1,6 @@
-"""Building the learner release: an ordered pipeline of small steps (pipeline.py), the
-manifest of protected files (manifest.py) and the leak checks (leaks.py)."""
+"""Building the learner release (`autograder release`).
+
+* pipeline.py: the ordered pipeline of small steps;
+* manifest.py: the manifest of protected files;
+* leaks.py: the checks that no reference, hidden test or instructor path ships.
+"""
