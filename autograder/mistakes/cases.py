@@ -5,10 +5,12 @@ a folder) graded with the real pipeline:
 
 * `reference`: the references (course.toml `reference_dir`); every component full marks;
 * `stubs`: the learner package as released (`package_dir`); every component zero;
-* one per mutant (mutants.py): the references with one catalogued mistake planted; the
-  mistake's component loses points, its failing feedback names the mistake (`[<id>]`), and
+* one per mutant (mutants.py): the references with one catalogued mistake planted (or a
+  real-world implementation with one or more); the mistake's component loses points, each
+  failing test's feedback names one of its mistakes (`[<id>]`) and each of them is named, and
   every other component keeps full marks, even one that builds on it (`depends_on`): a learner
-  must not pay twice for one mistake;
+  must not pay twice for one mistake; a mutant with a `score` must get exactly that score in
+  its component;
 * one per variant (variants.py): a valid other way to write a reference; full marks;
 * one per catalogued mistake that no mutant plants: a failure before any grading.
 
@@ -60,15 +62,22 @@ class Case:
 
     key: the case's folder name and batch learner id ("mutant.attention.no-scale");
     label: how the table names it ("reference", "attention/no-scale");
-    mistake: the full id a mutant must be named by (also set for `uncovered`)."""
+    mistakes: the full ids a mutant must be named by (also set for `uncovered`);
+    score: the score its own component must get exactly (None: any, as its kind says)."""
 
     key: str
     kind: Kind
     label: str
     component: str = ""
-    mistake: str = ""
+    mistakes: tuple[str, ...] = ()
     source: Path | None = None
     edits: tuple[Edit, ...] = ()
+    score: float | None = None
+
+    @property
+    def mistake(self) -> str:
+        """The first mistake a mutant plants ("" for other cases)."""
+        return self.mistakes[0] if self.mistakes else ""
 
     @property
     def graded(self) -> bool:
@@ -130,20 +139,24 @@ def plan_cases(config: CourseConfig, components: list[str] | tuple[str, ...] = (
     for component in config.components:
         if component.name not in wanted:
             continue
-        planted: dict[str, int] = {}
+        planted: set[str] = set()  # mistakes planted alone: a mutant proves each of them
+        labels: dict[str, int] = {}
         for mutant in (m for m in mutants if m.component == component.name):
-            planted[mutant.mistake] = planted.get(mutant.mistake, 0) + 1
-            count = planted[mutant.mistake]
+            if len(mutant.mistakes) == 1:
+                planted.add(mutant.mistake)
+            labels[mutant.label] = labels.get(mutant.label, 0) + 1
+            count = labels[mutant.label]
             suffix = f"#{count}" if count > 1 else ""
             cases.append(
                 Case(
-                    key=_key("mutant", mutant.mistake, count),
+                    key=_key("mutant", mutant.label, count),
                     kind="mutant",
-                    label=mutant.mistake + suffix,
+                    label=mutant.label + suffix,
                     component=component.name,
-                    mistake=mutant.mistake,
+                    mistakes=mutant.mistakes,
                     source=reference,
                     edits=mutant.edits,
+                    score=mutant.score,
                 )
             )
         for mistake in catalogue.for_component(component.name):
@@ -154,7 +167,7 @@ def plan_cases(config: CourseConfig, components: list[str] | tuple[str, ...] = (
                         kind="uncovered",
                         label=mistake.id,
                         component=component.name,
-                        mistake=mistake.id,
+                        mistakes=(mistake.id,),
                     )
                 )
     for variant in variants:

@@ -1,4 +1,4 @@
-"""Mutants: the reference implementation with exactly one catalogued mistake planted in it.
+"""Mutants: the reference implementation with a catalogued mistake planted in it.
 
 Instructor-only (they are edits of the hidden reference, so they never ship). course.toml names
 their folder (`[course] mutants = "solutions/mutants"`), one TOML file per component, named after
@@ -12,34 +12,65 @@ the component like the catalogue's files:
     #                               # component's module file
 
 A mutant that needs several edits lists them instead: `edits = [{find = ..., replace = ...}, ...]`
-(each may name its own `file`). `write_mutant` copies the reference package and applies the
-edits; `autograder check` grades the copy and expects the mistake's own component to lose
-points, with the mistake's id in the feedback.
+(each may name its own `file`); `source = "../corpus/x/attention.py"` replaces the whole file
+(edits.py lists every kind of edit). A real-world implementation adapted to the course's API,
+which may hold several mistakes, is a mutant too:
+
+    [[mutants]]
+    name = "annotated-transformer"              # the check's label (default: the mistake's id)
+    mistakes = ["custom-layer-norm", "unbiased-variance"]   # every one must be named
+    source = "../corpus/annotated_transformer/add_norm.py"
+    origin = "https://github.com/harvardnlp/annotated-transformer, LayerNorm"
+    licence = "MIT"
+    changes = "what was changed to fit the course's API"
+    score = 2.5                                 # optional: its component's score, exactly
+
+`write_mutant` copies the reference package and applies the edits; `autograder check` grades
+the copy and expects the mistake's own component to lose points, with the id of one of its
+mistakes in each failing test's feedback and each of its mistakes in some.
 """
 
 from __future__ import annotations
 
-import shutil
 import tomllib
 from collections.abc import Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Annotated, TypeVar
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    ConfigDict,
-    Field,
-    ValidationError,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from autograder.config import CourseConfig
 from autograder.mistakes.catalogue import SLUG_PATTERN, Catalogue, details
+from autograder.mistakes.edits import (
+    DEST_EXISTS,
+    FIND_COUNT,
+    NO_FILE,
+    Edit,
+    EditsEntry,
+    MutantError,
+    apply_edits,
+    resolve_sources,
+)
+
+__all__ = [  # the edit names moved to edits.py; still importable here
+    "DEST_EXISTS",
+    "FIND_COUNT",
+    "NO_FILE",
+    "Edit",
+    "EditsEntry",
+    "Mutant",
+    "MutantError",
+    "Provenance",
+    "apply_edits",
+    "component_files",
+    "load_mutants",
+    "read_model",
+    "write_mutant",
+]
 
 M = TypeVar("M", bound=BaseModel)
 
-# Instructor-facing sentences (tests reuse them). {what} is e.g. "mutant attention/no-scale".
+# Instructor-facing sentences (tests reuse them).
 NO_FOLDER = "The mutants folder {path} does not exist; expected a folder of TOML files."
 BAD_FILE = "The mutants file {path} is not valid: {detail}."
 UNKNOWN_FILE = (
@@ -49,83 +80,67 @@ UNCATALOGUED = (
     "The mutant {index} in {path} plants {id}, which the catalogue {catalogue} does not list; "
     "add the mistake there first."
 )
-FIND_COUNT = (
-    "The {what} cannot be applied: its text to find occurs {count} times in {file}; "
-    "expected exactly once. Update it after changing the reference."
-)
-NO_FILE = "The {what} edits {file}, which the reference package {package} does not have."
-DEST_EXISTS = "The {what} cannot be written to {dest}: that folder already exists."
 
 
-class MutantError(ValueError):
-    """A mutant (or variant) cannot be read or applied; the message says which and why."""
+class Provenance(BaseModel):
+    """Where a real-world implementation came from (a mutant or variant taken from public
+    code): `origin` (its URL and file), `licence`, and `changes`, what was changed to fit the
+    course's API. All three, or none."""
 
-
-def _inside_package(file: str | None) -> str | None:
-    """An edit's `file`: a relative path inside the package (H43: an absolute path, or one
-    with "..", had `autograder check` rewrite the reference itself, or read any file)."""
-    if file is None:
-        return None
-    path = PurePosixPath(file)
-    if not file or path.is_absolute() or ".." in path.parts or "\\" in file:
-        raise ValueError(
-            f"file must be a path inside the reference package, such as 'attention.py'; "
-            f"got {file!r}"
-        )
-    return file
-
-
-InsideFile = Annotated[str | None, AfterValidator(_inside_package)]
-
-
-class Edit(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    find: str = Field(min_length=1)
-    replace: str
-    file: InsideFile = None
+    origin: str | None = Field(default=None, min_length=1)
+    licence: str | None = Field(default=None, min_length=1)
+    changes: str | None = Field(default=None, min_length=1)
+
+    @model_validator(mode="after")
+    def _all_or_none(self) -> Provenance:
+        given = [v is not None for v in (self.origin, self.licence, self.changes)]
+        if any(given) and not all(given):
+            raise ValueError("origin, licence and changes go together")
+        return self
 
 
 class Mutant(BaseModel):
-    """One mutant: the full id of the mistake it plants, and its edits of the reference."""
+    """One mutant: the full ids of the mistakes it plants (one for a planted mutant; a real-world
+    implementation may have several), its edits of the reference, and, optionally, its name
+    (the check's label; default the mistake's id), where it came from and the score its own
+    component must get."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    mistake: str
+    mistakes: tuple[str, ...] = Field(min_length=1)
     component: str
     edits: tuple[Edit, ...] = Field(min_length=1)
+    name: str = ""
+    provenance: Provenance = Provenance()
+    score: float | None = None
+
+    @property
+    def mistake(self) -> str:
+        """The first (for most mutants, the only) mistake it plants."""
+        return self.mistakes[0]
+
+    @property
+    def label(self) -> str:
+        return f"{self.component}/{self.name}" if self.name else self.mistake
 
 
-class EditsEntry(BaseModel):
-    """The edit part of a mutants or variants file entry: find and replace (and file), or a
-    list of edits."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    find: str | None = None
-    replace: str | None = None
-    file: InsideFile = None
-    edits: tuple[Edit, ...] = ()
+class _Entry(EditsEntry, Provenance):
+    mistake: str | None = Field(default=None, pattern=SLUG_PATTERN)
+    mistakes: tuple[Annotated[str, Field(pattern=SLUG_PATTERN)], ...] = ()
+    name: str | None = Field(default=None, pattern=SLUG_PATTERN)
+    score: float | None = Field(default=None, ge=0)
 
     @model_validator(mode="after")
-    def _one_form(self) -> EditsEntry:
-        single = self.find is not None or self.replace is not None
-        if single == bool(self.edits):
-            raise ValueError("give either find and replace, or a list of edits, not both")
-        if single and (self.find is None or self.replace is None):
-            raise ValueError("find and replace go together")
+    def _one_mistake_form(self) -> _Entry:
+        if (self.mistake is None) == (not self.mistakes):
+            raise ValueError("give either mistake or a list of mistakes, not both")
         return self
 
-    def edits_for(self, module_file: str) -> tuple[Edit, ...]:
-        """The edits, each with its file (module_file, the component's, when none is named)."""
-        edits = self.edits or (
-            Edit(find=self.find or "", replace=self.replace or "", file=self.file),
-        )
-        return tuple(e if e.file else e.model_copy(update={"file": module_file}) for e in edits)
-
-
-class _Entry(EditsEntry):
-    mistake: str = Field(pattern=SLUG_PATTERN)
+    @property
+    def slugs(self) -> tuple[str, ...]:
+        return (self.mistake,) if self.mistake else self.mistakes
 
 
 class _File(BaseModel):
@@ -143,43 +158,38 @@ def load_mutants(folder: Path, config: CourseConfig, catalogue: Catalogue) -> li
         if path is None:
             continue
         for index, entry in enumerate(read_model(path, _File, bad_file=BAD_FILE).mutants):
-            full_id = f"{component.name}/{entry.mistake}"
-            if full_id not in catalogue:
-                raise MutantError(
-                    UNCATALOGUED.format(
-                        index=index + 1, path=path, id=full_id, catalogue=catalogue.path
+            full_ids = tuple(f"{component.name}/{slug}" for slug in entry.slugs)
+            for full_id in full_ids:
+                if full_id not in catalogue:
+                    raise MutantError(
+                        UNCATALOGUED.format(
+                            index=index + 1, path=path, id=full_id, catalogue=catalogue.path
+                        )
                     )
+            label = f"{component.name}/{entry.name}" if entry.name else full_ids[0]
+            what = f"mutant {label}"
+            edits = resolve_sources(
+                entry.edits_for(component.module_file), path, config.root, what=what
+            )
+            mutants.append(
+                Mutant(
+                    mistakes=full_ids,
+                    component=component.name,
+                    edits=edits,
+                    name=entry.name or "",
+                    provenance=Provenance(
+                        origin=entry.origin, licence=entry.licence, changes=entry.changes
+                    ),
+                    score=entry.score,
                 )
-            edits = entry.edits_for(component.module_file)
-            mutants.append(Mutant(mistake=full_id, component=component.name, edits=edits))
+            )
     return mutants
 
 
 def write_mutant(mutant: Mutant, package: Path, dest: Path) -> Path:
     """Copy the reference package folder to dest (which must not exist) and plant the mutant's
     edits in the copy; returns dest. MutantError when an edit does not apply exactly once."""
-    return apply_edits(mutant.edits, package, dest, what=f"mutant {mutant.mistake}")
-
-
-def apply_edits(edits: Sequence[Edit], package: Path, dest: Path, *, what: str) -> Path:
-    """Copy the package folder to dest (which must not exist), then apply each edit, in order,
-    to the copy; returns dest. MutantError (naming `what`) when an edit's file is missing or
-    its text to find does not occur exactly once."""
-    dest = Path(dest)
-    if dest.exists():
-        raise MutantError(DEST_EXISTS.format(what=what, dest=dest))
-    shutil.copytree(package, dest, ignore=shutil.ignore_patterns("__pycache__"))
-    for edit in edits:
-        target = dest / (edit.file or "")
-        inside = target.resolve().is_relative_to(dest.resolve())
-        if not inside or not target.is_file():
-            raise MutantError(NO_FILE.format(what=what, file=edit.file, package=package))
-        text = target.read_text(encoding="utf-8")
-        count = text.count(edit.find)
-        if count != 1:
-            raise MutantError(FIND_COUNT.format(what=what, count=count, file=edit.file))
-        target.write_text(text.replace(edit.find, edit.replace), encoding="utf-8")
-    return dest
+    return apply_edits(mutant.edits, package, dest, what=f"mutant {mutant.label}")
 
 
 def mutants_by_component(mutants: Sequence[Mutant]) -> dict[str, list[Mutant]]:

@@ -9,6 +9,10 @@ component, in the mutants' edit format with a `name` instead of a `mistake`:
     find = "Q @ np.swapaxes(K, -1, -2)"              # reference text occurring exactly once
     replace = "np.einsum('...qd,...kd->...qk', Q, K)"
 
+Any edit of edits.py works: a real-world implementation adapted to the course's API replaces
+the whole module file (`source = "../corpus/d2l/add_norm.py"`) and says where it came from
+(`origin`, `licence`, `changes`, as mutants do).
+
 A variant's full id is `<component>/<name>`. `autograder check` writes each one with
 `write_variant` and expects every component to keep full marks: a grader that fails a correct
 alternative (a different but valid order of operations, dtype or layout) is a grader bug.
@@ -22,14 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from autograder.config import CourseConfig
 from autograder.mistakes.catalogue import SLUG_PATTERN
-from autograder.mistakes.mutants import (
-    Edit,
-    EditsEntry,
-    MutantError,
-    apply_edits,
-    component_files,
-    read_model,
-)
+from autograder.mistakes.edits import Edit, EditsEntry, MutantError, apply_edits, resolve_sources
+from autograder.mistakes.mutants import Provenance, component_files, read_model
 
 # Instructor-facing sentences (tests reuse them).
 NO_FOLDER = "The variants folder {path} does not exist; expected a folder of TOML files."
@@ -48,9 +46,10 @@ class Variant(BaseModel):
     id: str
     component: str
     edits: tuple[Edit, ...] = Field(min_length=1)
+    provenance: Provenance = Provenance()
 
 
-class _Entry(EditsEntry):
+class _Entry(EditsEntry, Provenance):
     name: str = Field(pattern=SLUG_PATTERN)
 
 
@@ -73,8 +72,15 @@ def load_variants(folder: Path, config: CourseConfig) -> list[Variant]:
             full_id = f"{component.name}/{entry.name}"
             if any(v.id == full_id for v in variants):
                 raise MutantError(DUPLICATE.format(id=full_id, path=path))
-            edits = entry.edits_for(component.module_file)
-            variants.append(Variant(id=full_id, component=component.name, edits=edits))
+            edits = resolve_sources(
+                entry.edits_for(component.module_file), path, config.root, what=f"variant {full_id}"
+            )
+            provenance = Provenance(
+                origin=entry.origin, licence=entry.licence, changes=entry.changes
+            )
+            variants.append(
+                Variant(id=full_id, component=component.name, edits=edits, provenance=provenance)
+            )
     return variants
 
 

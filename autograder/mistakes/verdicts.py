@@ -34,6 +34,8 @@ NOT_ZERO = "not zero"
 NOT_APPLIED = "not applied"
 ERROR = "error"
 NO_MUTANT = "no mutant"
+SCORE_DIFFERS = "score differs"
+SCORE_TOLERANCE = 0.005  # a score is compared as the table shows it, to two decimals
 
 # What each kind of case must score (the table's Expected column): full marks, zero, less than
 # full marks in its own component (and full marks elsewhere), or a mutant written for it.
@@ -61,11 +63,23 @@ MUTANT_NOT_NAMED = (
     "The graders catch this mistake but no failing test of {component} names [{id}]{instead}; "
     "pass mistake({id!r}) to the check that fails."
 )
+MUTANT_NONE_NAMED = (
+    "The graders catch this implementation but no failing test of {component} names any of its "
+    "mistakes, {ids}{instead}; pass mistake(...) to the checks that fail."
+)
 NAMED_INSTEAD = " (they name {ids} instead)"
 MUTANT_PARTLY_NAMED = (
-    "The graders name [{id}] in {named} of the {failing} failing tests of {component}, but not "
-    "in {tests}: a learner with this mistake reads those messages too; pass mistake({id!r}) "
-    "to their failing checks (or as their hint)."
+    "The graders name {id} in {named} of the {failing} failing tests of {component}, but not "
+    "in {tests}: a learner with this mistake reads those messages too; pass "
+    "mistake({mistake!r}) to their failing checks (or as their hint)."
+)
+MUTANT_SOME_UNNAMED = (
+    "No failing test of {component} names {unnamed}, which this implementation also has: a "
+    "learner with it is never told; find it in a failing check and pass its mistake() there."
+)
+MUTANT_SCORE = (
+    "Its notes predict {expected} points in {component}, but it scores {got}: the graders "
+    "charge its mistakes differently from what its entry says."
 )
 MUTANT_LEAKS = (
     "It also costs points in {where}; only the mistake's own component should lose points, so "
@@ -190,7 +204,12 @@ def judge(plan: Plan, case: Case, outcome: Outcome | None, problem: str = "") ->
             )
         return row
 
-    # A mutant.
+    return _judge_mutant(plan, case, outcome, row, scores, maxima, lost)
+
+
+def _judge_mutant(plan, case, outcome, row, scores, maxima, lost) -> Row:
+    """A mutant's row: caught in its own component, each failing test naming one of its
+    mistakes and each of them named, no other component losing points, its score if given."""
     own = case.component
     also = [name for name in lost if name != own]
     failing = outcome.failures.get(own, [])
@@ -200,27 +219,14 @@ def judge(plan: Plan, case: Case, outcome: Outcome | None, problem: str = "") ->
         verdicts.append(MISSED)
         row.reasons.append(MUTANT_MISSED.format(component=own))
     else:
-        silent = [test for test, message in failing if case.mistake not in NAMED.findall(message)]
-        row.named = case.mistake in named_ids and not silent
-        row.named_in = (len(failing) - len(silent), len(failing))
-        if case.mistake not in named_ids:
-            others = sorted(named_ids & {m.id for m in plan.catalogue})
-            instead = NAMED_INSTEAD.format(ids=", ".join(others)) if others else ""
-            verdicts.append(NOT_NAMED)
-            row.reasons.append(
-                MUTANT_NOT_NAMED.format(component=own, id=case.mistake, instead=instead)
+        verdicts += _naming(plan, case, failing, named_ids, row)
+    if case.score is not None and abs(scores.get(own, 0.0) - case.score) > SCORE_TOLERANCE:
+        verdicts.append(SCORE_DIFFERS)
+        row.reasons.append(
+            MUTANT_SCORE.format(
+                component=own, expected=_short(case.score), got=_short(scores.get(own, 0.0))
             )
-        elif silent:
-            verdicts.append(PARTLY_NAMED)
-            row.reasons.append(
-                MUTANT_PARTLY_NAMED.format(
-                    id=case.mistake,
-                    named=len(failing) - len(silent),
-                    failing=len(failing),
-                    component=own,
-                    tests=_list([f'"{test}"' for test in silent]),
-                )
-            )
+        )
     if also:
         verdicts.append(LEAKS)
         reason = MUTANT_LEAKS.format(where=_where(also, scores, maxima))
@@ -237,6 +243,46 @@ def judge(plan: Plan, case: Case, outcome: Outcome | None, problem: str = "") ->
     if row.verdict != ERROR and verdicts:
         row.verdict = verdicts[0]
     return row
+
+
+def _naming(plan, case, failing, named_ids, row) -> list[str]:
+    """The naming verdicts of a caught mutant (and their reasons, added to row)."""
+    own, ids = case.component, set(case.mistakes)
+    silent = [test for test, message in failing if not ids & set(NAMED.findall(message))]
+    unnamed = [full_id for full_id in case.mistakes if full_id not in named_ids]
+    row.named = not silent and not unnamed
+    row.named_in = (len(failing) - len(silent), len(failing))
+    shown = ", ".join(f"[{full_id}]" for full_id in case.mistakes)
+    if len(unnamed) == len(case.mistakes):
+        others = sorted(named_ids & {m.id for m in plan.catalogue})
+        instead = NAMED_INSTEAD.format(ids=", ".join(others)) if others else ""
+        if len(ids) == 1:
+            reason = MUTANT_NOT_NAMED.format(component=own, id=case.mistake, instead=instead)
+        else:
+            reason = MUTANT_NONE_NAMED.format(component=own, ids=shown, instead=instead)
+        row.reasons.append(reason)
+        return [NOT_NAMED]
+    verdicts = []
+    if unnamed:
+        verdicts.append(PARTLY_NAMED)
+        row.reasons.append(
+            MUTANT_SOME_UNNAMED.format(
+                component=own, unnamed=_list([f"[{full_id}]" for full_id in unnamed])
+            )
+        )
+    if silent:
+        verdicts.append(PARTLY_NAMED)
+        row.reasons.append(
+            MUTANT_PARTLY_NAMED.format(
+                id=shown,
+                named=len(failing) - len(silent),
+                failing=len(failing),
+                component=own,
+                tests=_list([f'"{test}"' for test in silent]),
+                mistake=case.mistake,
+            )
+        )
+    return verdicts
 
 
 def _short(value: float) -> str:

@@ -158,7 +158,7 @@ def test_mutant_that_does_not_apply_and_mistake_without_mutant(toy, tmp_path):
         kind="mutant",
         label="normalize/no-sqrt",
         component="normalize",
-        mistake="normalize/no-sqrt",
+        mistakes=("normalize/no-sqrt",),
         source=toy.course.reference_dir,
         edits=(Edit(find="not in the reference", replace="x", file="normalize.py"),),
     )
@@ -167,7 +167,7 @@ def test_mutant_that_does_not_apply_and_mistake_without_mutant(toy, tmp_path):
         kind="uncovered",
         label="scale/accepts-infinity",
         component="scale",
-        mistake="scale/accepts-infinity",
+        mistakes=("scale/accepts-infinity",),
     )
     plan = replace(plan, cases=(gone, uncovered))
     rows = check.run_check(plan, tmp_path, jobs=1, test_timeout=None, err=Console(quiet=True))
