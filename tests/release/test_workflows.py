@@ -13,6 +13,8 @@ from autograder.release.steps import HIDDEN_REPO_VARIABLE, HIDDEN_TOKEN_SECRET, 
 from .conftest import ROOT
 
 CI = ROOT / ".github/workflows/ci.yml"
+HIDDEN = ROOT / ".github/workflows/hidden-grading.yml"
+REGRADE = ROOT / ".github/workflows/regrade.yml"
 PINNED = re.compile(r"^[\w.-]+/[\w.-]+@[0-9a-f]{40}$")
 
 
@@ -39,9 +41,10 @@ def test_triggers_permissions_and_concurrency(workflow):
     assert workflow["jobs"]["comment"]["permissions"] == {"pull-requests": "write"}
 
 
-@pytest.mark.parametrize("path", ["release", "ci"])
+@pytest.mark.parametrize("path", ["release", "ci", "hidden", "regrade"])
 def test_every_action_is_pinned_by_commit_and_checkout_keeps_no_token(path, grade_yml):
-    text = (grade_yml if path == "release" else CI).read_text()
+    files = {"release": grade_yml, "ci": CI, "hidden": HIDDEN, "regrade": REGRADE}
+    text = files[path].read_text()
     data = yaml.safe_load(text)
     for step in _steps(data):
         if "uses" in step:
@@ -91,7 +94,8 @@ def _tool(name):
 
 def test_actionlint_accepts_every_workflow(grade_yml):
     tool = _tool("actionlint")
-    done = subprocess.run([tool, str(CI), str(grade_yml)], capture_output=True, text=True)
+    files = [str(CI), str(HIDDEN), str(REGRADE), str(grade_yml)]
+    done = subprocess.run([tool, *files], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -102,3 +106,18 @@ def test_zizmor_finds_nothing_in_any_workflow(grade_yml):
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "No findings" in done.stdout + done.stderr
+
+
+def test_hidden_grading_runs_on_a_schedule_and_writes_only_its_gradebook_branch():
+    data = yaml.safe_load(HIDDEN.read_text())
+    assert set(data[True]) == {"schedule", "workflow_dispatch"}  # `on:`
+    assert data["permissions"] == {"contents": "read"}
+    assert data["concurrency"] == {"group": "hidden-grading", "cancel-in-progress": False}
+    jobs = data["jobs"]
+    assert [name for name, job in jobs.items() if "permissions" in job] == ["publish"]
+    assert jobs["publish"]["permissions"] == {"contents": "write"}
+    grade = next(s for s in jobs["grade"]["steps"] if "grade-class" in s.get("run", ""))["run"]
+    assert "--regrade-moved" in grade and '--shard "$SHARD/$SHARDS"' in grade
+    publish = next(s for s in jobs["publish"]["steps"] if s.get("id") == "publish")
+    assert publish["env"]["GH_TOKEN"] == "${{ secrets.ROSTER_TOKEN }}"
+    assert "--statuses" in publish["run"]
