@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from autograder.github.commit_status import context_for
 from autograder.github.pass_rule import PassRule
 from autograder.release.manifest import ProtectedChange
 from autograder.reports.markdown import render_summary
@@ -24,8 +25,9 @@ PROBLEM_LIMIT = 300
 HEADING = "## {course}: {score} / {max_score}"
 HIDDEN_RAN = "The hidden tests ran too."
 HIDDEN_NOT_RUN = (
-    "Only the visible tests ran: hidden tests are not configured for this repository, so "
-    "your instructor's grade may differ."
+    "Only the visible tests ran here. Your instructor grades with hidden tests too, in their "
+    "own repository: that score appears as the commit status **{context}** on your commit "
+    "once their next grading run has reached it."
 )
 FEEDBACK_ONLY = (
     "This score is feedback. Your instructor's grade comes from their own run with the "
@@ -43,6 +45,11 @@ NOT_GRADED_HEADING = "## Not graded"
 CUT = "\n\n(The rest of this comment was cut: it was too long.)\n"
 
 
+def hidden_not_run(course: str) -> str:
+    """HIDDEN_NOT_RUN for a course: the commit status that shows the hidden-test score."""
+    return HIDDEN_NOT_RUN.format(context=markdown_github(context_for(course)))
+
+
 def verdict_lines(
     result: GradeResult, rule: PassRule, changes: Sequence[ProtectedChange]
 ) -> list[str]:
@@ -57,7 +64,8 @@ def verdict_lines(
         "",
         f"{icon} {rule.verdict(result)}",
         "",
-        f"{HIDDEN_RAN if result.hidden_included else HIDDEN_NOT_RUN} {FEEDBACK_ONLY}",
+        f"{HIDDEN_RAN if result.hidden_included else hidden_not_run(result.course)} "
+        f"{FEEDBACK_ONLY}",
         "",
     ]
     if changes:

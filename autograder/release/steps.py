@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 import autograder
+from autograder.github.commit_status import context_for
 from autograder.github.summary import COMMENT_MARKER
 from autograder.release import leaks
 from autograder.release.manifest import MANIFEST_PATH, render_manifest
@@ -25,9 +26,6 @@ if TYPE_CHECKING:
 
 #: The torch the learner workflow installs (a CPU build, from PyTorch's CPU wheel index).
 TORCH_VERSION = "2.13.0"
-#: Repository secret and variable the workflow reads for the hidden tests.
-HIDDEN_TOKEN_SECRET = "T101_INSTRUCTOR_TOKEN"
-HIDDEN_REPO_VARIABLE = "T101_INSTRUCTOR_REPO"
 WORKFLOW_PATH = ".github/workflows/grade.yml"
 SKIPPED_PARTS = {"__pycache__", ".pytest_cache", ".ruff_cache"}
 
@@ -206,6 +204,7 @@ def add_readme(release: Release) -> None:
         "PASS_RULE": _pass_rule_sentence(release),
         "NOTES": release.notes.strip() or _default_notes(release),
         "NOTEBOOKS": _notebooks_section(release),
+        "STATUS_CONTEXT": context_for(config.course.name),
     }
     release.add("README.md", _render("README.md.tmpl", values).encode(), protected=False)
 
@@ -232,12 +231,10 @@ def add_workflow(release: Release) -> None:
         "PACKAGE_DIR": str(release.config.course.package_dir),
         "PASS_RULE": str(release.pass_rule),
         "TORCH": TORCH_VERSION,
-        "SECRET": HIDDEN_TOKEN_SECRET,
-        "REPO_VARIABLE": HIDDEN_REPO_VARIABLE,
         "MARKER": COMMENT_MARKER,
         "MANIFEST": MANIFEST_PATH,
-        # The instructor's course grades a shipped notebook with nbgrader: its extra.
-        "HIDDEN_EXTRAS": "[notebook]" if release.notebooks else "",
+        # Where the instructor's grade with the hidden tests appears (autograder publish).
+        "STATUS_CONTEXT": context_for(release.config.course.name),
     }
     release.add(WORKFLOW_PATH, _render("grade.yml.tmpl", values).encode(), protected=True)
 

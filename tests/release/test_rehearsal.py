@@ -22,7 +22,7 @@ import yaml
 from autograder.config import load_course
 from autograder.github.pass_rule import PassRule
 from autograder.github.publish import publish_grade
-from autograder.github.summary import COMMENT_MARKER, HIDDEN_NOT_RUN, PROTECTED_HEADING
+from autograder.github.summary import COMMENT_MARKER, PROTECTED_HEADING, hidden_not_run
 from autograder.release.pipeline import build_release, write_release
 from autograder.results import ComponentResult, GradeResult, TestResult
 
@@ -192,7 +192,8 @@ def test_summary_has_the_verdict_table_notes_and_tampering(hostile):
     summary = hostile["summary"]
     assert summary.startswith("## Toy Course: 0.00 / 15.00\n")
     assert "❌ Not passed yet: the pass rule asks for every test to pass." in summary
-    assert HIDDEN_NOT_RUN in summary
+    assert hidden_not_run("Toy Course") in summary
+    assert "**Toy Course / hidden tests**" in summary
     assert PROTECTED_HEADING in summary
     assert f"- {TAMPERED} was changed" in summary  # test_toy_normalize: no escape needed
     rows = [line for line in summary.splitlines() if line.startswith("| Scaling ")]
