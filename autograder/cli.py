@@ -232,12 +232,12 @@ def grade(
 
 @contextmanager
 def _warm_workers(*, batch: bool = False) -> Iterator[None]:
-    """A fork server for this command's untrusted workers (runtime/zygote_client.py), started
-    before the command imports torch, so that the two imports overlap. ``batch``: then the
-    fork server of the batch's session process (commands/session_server.py), which every
-    learner of a batch waits for, before this command's own imports and argument checks; after
-    the zygote, whose address it must inherit."""
-    from autograder.runtime import zygote_client
+    """A fork server for this command's untrusted workers (runtime/harness/zygote_client.py),
+    started before the command imports torch, so that the two imports overlap. ``batch``: then the
+    fork server of the batch's session process (commands/session_server.py), which every learner of
+    a batch waits for, before this command's own imports and argument checks; after the zygote,
+    whose address it must inherit."""
+    from autograder.runtime.harness import zygote_client
 
     with zygote_client.serving():
         if batch:

@@ -33,14 +33,13 @@ temporary name, then renamed: a reader never sees half a file), and reads the fi
 wrote before each learner (`refresh`); the session process reads them before each fork, so new
 children inherit them through fork.
 
-Security (SECURITY.md, "Expected values"): only the trusted harness reads or writes entries.
-The folder is inside DIR, which learner code never sees (the worker covers it with an empty
-read-only mount) and which is emptied when a batch starts, so entries never outlive the graders
-and references that computed them. Entries are read with the wire codec's unpickler
-(runtime/wire.py), which builds no object but builtins, arrays and tensors, never with pickle.
-A key holds every argument, so a value computed from a learner's data (their output passed to a
-mistake detector) can only be found again by a call with exactly that data: no learner can
-plant a value for another learner's grade.
+Security (SECURITY.md, "Expected values"): only the trusted harness reads or writes entries. The
+folder is inside DIR, which learner code never sees (the worker covers it with an empty read-only
+mount) and which is emptied when a batch starts, so entries never outlive the graders and references
+that computed them. Entries are read with the wire codec's unpickler (runtime/shared/wire.py), which
+builds no object but builtins, arrays and tensors, never with pickle. A key holds every argument, so
+a value computed from a learner's data (their output passed to a mistake detector) can only be found
+again by a call with exactly that data: no learner can plant a value for another learner's grade.
 """
 
 from __future__ import annotations
@@ -61,7 +60,7 @@ import torch
 
 from autograder.feedback import AnyOf
 from autograder.reports.files import atomic_write_bytes
-from autograder.runtime import wire
+from autograder.runtime.shared import wire
 
 __all__ = [
     "ExpectedValueImpure",

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:  # imported when needed: importing autograder.runtime may import torch
-    from autograder.runtime.errors import LearnerError
+    from autograder.runtime.shared.errors import LearnerError
 
 # Learner-facing sentence templates. Tests reuse these names.
 FAILED_CHECK = "{message}"
@@ -240,7 +240,7 @@ def expect_raises(
     crash (or any non-exception) LearnerError is re-raised unchanged: its own sentence says more.
     """
     what = shown_what(what)
-    from autograder.runtime.errors import LearnerError
+    from autograder.runtime.shared.errors import LearnerError
 
     try:
         fn(*args, **kwargs)
@@ -252,7 +252,7 @@ def expect_raises(
         where = f" at {error.location}" if error.location else ""
         got = error.exc_type or "an exception"
         if is_hidden() and error.exc_type:  # a name learner code can build from the inputs
-            from autograder.runtime.describe import hidden_class_name
+            from autograder.runtime.shared.messages import hidden_class_name
 
             got = hidden_class_name(error.exc_type, error.exc_mro)
         raise GradingFailure(

@@ -591,7 +591,7 @@ def _autograder_test() -> Iterator[None]:
 
 def _end_test(item: pytest.Item, session: Any) -> None:
     """Keep the learner's output of this test (forbidden calls are read once, at the end)."""
-    from autograder.runtime.errors import LearnerError
+    from autograder.runtime.shared.errors import LearnerError
 
     outcome = item.stash.setdefault(OUTCOME, _Outcome())
     if session.answer_bytes >= RELEASE_AFTER_BYTES:
@@ -641,7 +641,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 def _explain(excinfo: Any, item: pytest.Item, state: _RunState) -> tuple[str, str]:
     """(learner-facing message, error kind) for the exception that failed a phase."""
-    from autograder.runtime.errors import LearnerError
+    from autograder.runtime.shared.errors import LearnerError
 
     error = excinfo.value if excinfo is not None else None
     if isinstance(error, GradingFailure):

@@ -14,8 +14,9 @@ enter the block only after the heavy imports (torch, numpy).
 A cache folder that cannot be used is skipped without a word (grading then compiles in memory,
 as before): one that cannot be created or written; one inside the course or a submission; one
 writable by other users, who could plant bytecode that the trusted harness would run; one
-outside the user's home folder, which every confined worker covers (sandbox.confinement_plan),
-because the cache holds the compiled hidden graders that learner code must not read.
+outside the user's home folder, which every confined worker covers
+(runtime/harness/isolation.confinement_plan), because the cache holds the compiled hidden
+graders that learner code must not read.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from pathlib import Path
 
 import platformdirs
 
-from autograder.runtime import isolation
+from autograder.runtime.harness import isolation
 
 APP_NAME = "t101-autograder"
 SUBFOLDER = "pycache"

@@ -26,8 +26,8 @@ WARM_MODULES = [
     "autograder.pytest_plugin",
     "autograder.grading",
     "autograder.gradebook.session",
-    "autograder.runtime.client",
-    "autograder.runtime.zygote_client",
+    "autograder.runtime.harness.learner_session",
+    "autograder.runtime.harness.zygote_client",
 ]
 
 

@@ -45,7 +45,7 @@ from autograder.mistakes.catalogue import named_mistake_in_full
 from autograder.reports.files import atomic_write_text
 from autograder.reports.sanitize import clean, first_sentence, markdown_inline
 from autograder.results import capitalised
-from autograder.runtime.messages import NOT_RUN_AFTER_HANGS, TIMEOUT
+from autograder.runtime.shared.messages import NOT_RUN_AFTER_HANGS, TIMEOUT
 
 MARKDOWN_FILE = "report.md"
 HTML_FILE = "report.html"
@@ -344,7 +344,7 @@ def _failure_key(output: str, component: str) -> tuple[str, str, str]:
     return component, "", as_sentence(message) if message else NO_MESSAGE
 
 
-#: The sentence of a call not run again after it hung in earlier tests (runtime/messages.py).
+#: The sentence of a call not run again after it hung in earlier tests (runtime/shared/messages.py).
 _NOT_RUN_AGAIN = re.compile(
     re.escape(NOT_RUN_AFTER_HANGS.split("{call}")[1].split("{seconds}")[0])
     + r"(?P<seconds>.*?)"

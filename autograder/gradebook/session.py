@@ -19,7 +19,7 @@ process only hands out learners, records a learner whose child died without a gr
 child takes the next one), and reports each learner done on `progress`. Each child runs on one
 CPU, the one the fewest running children use, and its workers run on it too: a harness and its
 worker take turns, and a turn that wakes a process on another CPU costs more than the call
-(runtime/affinity.py).
+(runtime/shared/affinity.py).
 
 The session process and its children hold the graders and references, as every learner's
 harness does; never learner code, which runs only in the sandboxed workers, one per learner
@@ -67,7 +67,7 @@ from autograder.gradebook.job import (
 )
 from autograder.gradebook.roster import Learner
 from autograder.reports.files import cannot_write
-from autograder.runtime import affinity
+from autograder.runtime.shared import affinity
 
 SESSION_LOG = ".session.log"  # in DIR: pytest's console up to collection (why graders failed)
 SESSION_LOG_HEADER = (
@@ -303,8 +303,8 @@ class BatchSession:
         self.started = False
         self.hidden_included = True
         self.running: dict[int, _Harness] = {}
-        # Each child runs on one of these, its workers with it (runtime/affinity.py); with one
-        # CPU or none known there is nothing to choose.
+        # Each child runs on one of these, its workers with it (runtime/shared/affinity.py); with
+        # one CPU or none known there is nothing to choose.
         allowed = affinity.allowed()
         self.cpus = allowed if len(allowed) > 1 else []
         # Held while a child is forked and while the children are stopped (from the thread that

@@ -13,19 +13,19 @@ Layout of one run's private temporary directory (mode 0700)::
       report.json               what the runner reports (autograder/notebook/runner.py)
       output.log                the runner's and the kernel's stdout/stderr
 
-The runner process gets the module worker's treatment (autograder/runtime/sandbox.py): an
+The runner process gets the module worker's treatment (runtime/harness/worker_handle.py): an
 allow-listed environment, its own session (process group), the address-space and file-size
 limits, no core dumps, and a wall-clock limit after which the whole group is killed. Inside it,
 nbgrader interrupts any cell running past the per-cell time-out; the wall-clock limit is the
 backstop for a kernel that ignores the interrupt.
 
-It is also confined like the module worker, at the level autograder/runtime/isolation.py finds
-(SECURITY.md): under `unshare` it is PID 1 of its own PID namespace (the kernel and anything
-learner code starts die with it), has no network (the kernel talks to nbgrader over Unix
-sockets, runner.py), and, before nbgrader starts, covers the course root (references, hidden
-module tests, the source notebook), the harness's folder and home and the learners' original
-notebooks with empty read-only mounts, and makes every other file system read-only except this
-private folder. Without namespaces it falls back to the process group, as the worker does.
+It is also confined like the module worker, at the level autograder/runtime/harness/isolation.py
+finds (SECURITY.md): under `unshare` it is PID 1 of its own PID namespace (the kernel and anything
+learner code starts die with it), has no network (the kernel talks to nbgrader over Unix sockets,
+runner.py), and, before nbgrader starts, covers the course root (references, hidden module tests,
+the source notebook), the harness's folder and home and the learners' original notebooks with empty
+read-only mounts, and makes every other file system read-only except this private folder. Without
+namespaces it falls back to the process group, as the worker does.
 
 The autograded notebook kept for the learner has its hidden tests cut out and its outputs
 scrubbed of quoted hidden lines (hidden.py; nbgrader puts them back into the test cells to run
@@ -48,8 +48,9 @@ from typing import Any
 
 from autograder.notebook.course import CONFIG_FILE, NotebookAssignment
 from autograder.notebook.hidden import hidden_lines, without_hidden_tests
-from autograder.runtime import isolation
-from autograder.runtime.sandbox import RUNTIME_DIR, confinement_plan, worker_environment
+from autograder.runtime.harness import isolation
+from autograder.runtime.harness.isolation import confinement_plan
+from autograder.runtime.harness.worker_launch import copy_worker_side, worker_environment
 
 MAX_NOTEBOOK_BYTES = 5 * 1024 * 1024
 MAX_REPORT_BYTES = 2 * 1024 * 1024
@@ -187,7 +188,8 @@ def notebook_environment(home: Path, framework: Path) -> dict[str, str]:
 
 def _framework(base: Path) -> Path:
     """base/framework: a stub `autograder` package holding the runner, the preprocessors that
-    nbgrader_config.py names and a copy of autograder/runtime (confine, the rlimits)."""
+    nbgrader_config.py names and a copy of the worker side of autograder/runtime (confine, the
+    rlimits)."""
     framework = base / "framework"
     package = framework / "autograder"
     (package / "notebook").mkdir(parents=True)
@@ -195,7 +197,7 @@ def _framework(base: Path) -> Path:
     (package / "notebook" / "__init__.py").write_text(_STUB_INIT)
     for name in FRAMEWORK_FILES:
         shutil.copyfile(NOTEBOOK_DIR / name, package / "notebook" / name)
-    shutil.copytree(RUNTIME_DIR, package / "runtime", ignore=shutil.ignore_patterns("__pycache__"))
+    copy_worker_side(package / "runtime")
     return framework
 
 

@@ -7,11 +7,11 @@ Run by autograder/notebook/nbgrader_run.py as::
 
 MODE is ``release`` (nbgrader generate_assignment only) or ``autograde`` (generate_assignment,
 then nbgrader autograde of ``submitted/STUDENT/ASSIGNMENT`` for each comma-separated STUDENT, one
-after the other, nbgrader imported once). Before importing nbgrader the process confines itself
-with PLAN (the JSON plan of autograder/runtime/isolation.confine, as the module worker does) and
+after the other, nbgrader imported once). Before importing nbgrader the process confines itself with
+PLAN (the JSON plan of autograder/runtime/worker/confine.confine, as the module worker does) and
 applies the module worker's rlimits, so the learners' kernels (its children) inherit both. The
-kernels talk to nbgrader over Unix sockets (jupyter_client's `ipc` transport): a confined run has
-no network, not even loopback. It writes OUT_JSON: {"ok", "log", "isolation", "students":
+kernels talk to nbgrader over Unix sockets (jupyter_client's `ipc` transport): a confined run has no
+network, not even loopback. It writes OUT_JSON: {"ok", "log", "isolation", "students":
 {STUDENT: {"ok", "error", "cells": [{grade_id, score, max_score, needs_manual, error}],
 "timeouts": [cell ids], "failed": [[cell id, error]]}}}.
 Everything it reports is checked again by the trusted side (autograder/notebook/autograde.py)
@@ -34,8 +34,7 @@ MAX_ERROR_CHARS = 600
 def main(argv: list[str]) -> int:
     mode, course_dir, assignment, students, memory_mb, file_mb, cell_timeout, out = argv[:8]
     plan = json.loads(argv[8]) if len(argv) > 8 else {}
-    from autograder.runtime.isolation import confine
-    from autograder.runtime.sandbox import apply_worker_limits
+    from autograder.runtime.worker.confine import apply_worker_limits, confine
 
     confined = confine(plan)
     apply_worker_limits(int(memory_mb), int(file_mb))

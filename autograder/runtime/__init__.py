@@ -1,6 +1,15 @@
 """The trust boundary: learner code runs in a separate, limited worker process.
 
-Graders and the pytest plugin use LearnerSession; everything else here is private.
+Graders and the pytest plugin use LearnerSession; everything else here is private. The package
+is split by the side each module runs on:
+
+* ``harness/``: the trusted side (LearnerSession and its proxies, starting, confining and
+  timing workers, the fork server's client, the failures the harness builds);
+* ``worker/``: what runs in the untrusted worker (its request loop, the importer, the
+  forbidden-API recorders, its own confinement, the fork server it is forked from); it imports
+  nothing from ``harness/`` and only ``worker/``, ``shared/`` and ``standins.py`` are copied for it;
+* ``shared/``: what both sides read (the wire codec, learner-facing sentences, LearnerError,
+  the confinement levels, CPU affinity).
 
 The names below are imported on first use (PEP 562), so that importing a light module of this
 package (zygote_client, which a command starts before it imports torch) does not import torch.
@@ -12,33 +21,37 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from autograder.runtime.client import DEFAULT_FORBIDDEN_MESSAGE, LearnerSession, ParameterInfo
-    from autograder.runtime.errors import KINDS, LearnerError
-    from autograder.runtime.limits import Limits
-    from autograder.runtime.remote import (
+    from autograder.runtime.harness.learner_session import (
+        DEFAULT_FORBIDDEN_MESSAGE,
+        LearnerSession,
+        ParameterInfo,
+    )
+    from autograder.runtime.harness.limits import Limits
+    from autograder.runtime.harness.remote import (
         CallResult,
         RemoteCallable,
         RemoteMethod,
         RemoteModule,
         RemoteObject,
     )
-    from autograder.runtime.trace import TestTrace
-    from autograder.runtime.wire import WireError
+    from autograder.runtime.harness.trace import TestTrace
+    from autograder.runtime.shared.errors import KINDS, LearnerError
+    from autograder.runtime.shared.wire import WireError
 
 _HOME = {
-    "CallResult": "remote",
-    "DEFAULT_FORBIDDEN_MESSAGE": "client",
-    "KINDS": "errors",
-    "LearnerError": "errors",
-    "LearnerSession": "client",
-    "Limits": "limits",
-    "ParameterInfo": "client",
-    "RemoteCallable": "remote",
-    "RemoteMethod": "remote",
-    "RemoteModule": "remote",
-    "RemoteObject": "remote",
-    "TestTrace": "trace",
-    "WireError": "wire",
+    "CallResult": "harness.remote",
+    "DEFAULT_FORBIDDEN_MESSAGE": "harness.learner_session",
+    "KINDS": "shared.errors",
+    "LearnerError": "shared.errors",
+    "LearnerSession": "harness.learner_session",
+    "Limits": "harness.limits",
+    "ParameterInfo": "harness.learner_session",
+    "RemoteCallable": "harness.remote",
+    "RemoteMethod": "harness.remote",
+    "RemoteModule": "harness.remote",
+    "RemoteObject": "harness.remote",
+    "TestTrace": "harness.trace",
+    "WireError": "shared.wire",
 }
 __all__ = [
     "CallResult",

@@ -2,11 +2,11 @@
 submodules so that a wiring test grades the learner's composition and nothing beneath it.
 
 A grader asks for one with ``LearnerSession.set_standin(obj, "self_attn", kind, config, state)``
-(see ops.Worker.op_set_standin). The request carries only plain data: the kind's name (a key of
-KINDS), its configuration (ints, floats, bools) and its weights (a state dict of tensors). The
-worker builds the module with ``build`` -- trusted code, no learner code runs while it is built --
-and sets it on the learner's module. The harness builds the same module with ``build`` and the
-same weights to compute what the learner's wiring must return.
+(see worker/handler.RequestHandler.op_set_standins). The request carries only plain data: the kind's
+name (a key of KINDS), its configuration (ints, floats, bools) and its weights (a state dict of
+tensors). The worker builds the module with ``build`` -- trusted code, no learner code runs while it
+is built -- and sets it on the learner's module. The harness builds the same module with ``build``
+and the same weights to compute what the learner's wiring must return.
 
 Kinds and their call conventions (symbols: B batch, L queries, S keys, d_model width,
 h = num_heads, d_ff inner width; masks are bool, True where a query MAY attend to a key, the

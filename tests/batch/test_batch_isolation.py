@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.runtime import isolation
+from autograder.runtime.harness import isolation
 
 from .conftest import TOY, TOY_COURSE
 

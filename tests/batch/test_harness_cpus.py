@@ -1,5 +1,5 @@
 """A batch's harness children each run on one CPU, different ones while there are CPUs to go
-round, and each learner's worker runs on its harness's CPU (runtime/affinity.py says why)."""
+round, and each learner's worker runs on its harness's CPU (runtime/shared/affinity.py says why)."""
 
 from __future__ import annotations
 
@@ -50,7 +50,9 @@ def _wait_for_two_workers(command: int) -> tuple[list[set[int]], list[set[int]]]
         time.sleep(0.2)
         session = session_pid(command)
         zygotes = [
-            pid for pid in children(command) if "autograder.runtime.zygote" in cmdline(pid).split()
+            pid
+            for pid in children(command)
+            if "autograder.runtime.worker.zygote" in cmdline(pid).split()
         ]
         if session is None or len(zygotes) != 1:
             continue

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from autograder.gradebook.report import NOT_SUBMITTED
-from autograder.runtime import isolation
+from autograder.runtime.harness import isolation
 from tests.batch.conftest import ROOT, read_gradebook, run_cli
 from tests.notebook.probes import outputs
 

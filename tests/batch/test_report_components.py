@@ -169,7 +169,7 @@ def test_who_names_the_first_learners_then_counts_the_rest():
 
 def test_a_call_not_run_again_after_a_hang_is_the_same_row_as_the_hang(tmp_path):
     """H32: one infinite loop showed as two rows, 'did not finish' and 'was not run again'."""
-    from autograder.runtime import failures
+    from autograder.runtime.harness import failures
 
     hang = failures.timeout("softmax(x (2, 3))", 2.0).feedback
     again = failures.not_run_after_hangs("softmax(x (4, 5))", 1, 2.0).feedback

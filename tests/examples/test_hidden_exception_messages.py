@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.runtime import messages
+from autograder.runtime.shared import messages
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "solutions" / "t101"

@@ -16,7 +16,7 @@ import torch
 from autograder import expected
 from autograder.expected import ExpectedValueImpure, expected_value
 from autograder.feedback import AnyOf
-from autograder.runtime import wire
+from autograder.runtime.shared import wire
 
 calls: list[tuple] = []
 

@@ -19,7 +19,7 @@ from autograder.feedback import (
     hidden_context,
     is_hidden,
 )
-from autograder.runtime.errors import LearnerError
+from autograder.runtime.shared.errors import LearnerError
 
 
 def failure(fn, *args, **kwargs) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from autograder.feedback import GradingFailure
-from autograder.runtime.errors import LearnerError
+from autograder.runtime.shared.errors import LearnerError
 from tests.graders.support.params import (
     FORWARD_RIGHT,
     NO_GRADIENT,

@@ -5,7 +5,8 @@ import textwrap
 import pytest
 
 from autograder import pytest_plugin as plugin
-from autograder.runtime import LearnerError, LearnerSession, Limits, messages
+from autograder.runtime import LearnerError, LearnerSession, Limits
+from autograder.runtime.shared import messages
 from tests.framework.test_plugin import make_course, run
 
 #: float64 entries of one output: just over the bytes after which the harness frees memory

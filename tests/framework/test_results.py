@@ -208,7 +208,7 @@ def test_a_call_from_code_compiled_under_another_name_says_so(config):
 
 
 def test_a_call_from_no_file_of_the_package_names_no_file():
-    from autograder.runtime.guard import UNKNOWN_FILE
+    from autograder.runtime.worker.guard import UNKNOWN_FILE
 
     config = load_course(TOY / "course.toml")
     (use,) = forbidden_uses(config, [("a.b", UNKNOWN_FILE, 0, "scale")])

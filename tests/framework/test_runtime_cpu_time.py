@@ -1,5 +1,5 @@
 """The time limit per test counts the worker's CPU time, up to three times it in wall time
-(runtime/cpu_time.py; H48: a correct but slow learner lost points when another learner's
+(runtime/harness/cpu_time.py; H48: a correct but slow learner lost points when another learner's
 processes, or any load, took the CPU from it)."""
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ import time
 
 import pytest
 
-from autograder.runtime import LearnerError, Limits, cpu_time, messages
+from autograder.runtime import LearnerError, Limits
+from autograder.runtime.harness import cpu_time
+from autograder.runtime.shared import messages
 from tests.framework.toy_sessions import toy_session
 
 TOY = {

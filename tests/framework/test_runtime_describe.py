@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder.runtime import messages
-from autograder.runtime.describe import classify, compose, describe, shown_path
-from autograder.runtime.importer import ImportFailure, LearnerImporter
+from autograder.runtime.shared import messages
+from autograder.runtime.shared.messages import compose
+from autograder.runtime.worker.describe import classify, describe, shown_path
+from autograder.runtime.worker.importer import ImportFailure, LearnerImporter
 
 
 @pytest.mark.parametrize(

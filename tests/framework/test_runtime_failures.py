@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.runtime import LearnerError, LearnerSession, Limits, messages
+from autograder.runtime import LearnerError, LearnerSession, Limits
+from autograder.runtime.shared import messages
 from tests.framework.toy_sessions import toy_session
 from tests.processes import running_with
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from autograder.runtime import LearnerSession, Limits, RemoteMethod
-from autograder.runtime.ops import _method_names
+from autograder.runtime.worker.handler import _method_names
 
 HOSTILE = """
     from torch import nn

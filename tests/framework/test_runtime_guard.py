@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.runtime import guard
+from autograder.runtime.worker import guard
 
 LEARNER_SOURCE = """\
 import fakelib_for_guard as lib

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.runtime import isolation
+from autograder.runtime.harness import isolation
 
 
 def make(root: Path, *names: str) -> None:

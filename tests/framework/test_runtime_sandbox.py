@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.runtime import LearnerError, LearnerSession, Limits, messages, sandbox
+from autograder.runtime import LearnerError, LearnerSession, Limits
+from autograder.runtime.harness import private_copy, worker_launch
+from autograder.runtime.shared import messages
 
 
 @pytest.fixture
@@ -23,7 +25,7 @@ def package(tmp_path: Path) -> Path:
     return pkg
 
 
-def copied_files(copy: sandbox.PrivateCopy) -> list[str]:
+def copied_files(copy: private_copy.PrivateCopy) -> list[str]:
     found = []
     for dirpath, _, filenames in os.walk(copy.root):
         for name in filenames:
@@ -32,7 +34,7 @@ def copied_files(copy: sandbox.PrivateCopy) -> list[str]:
 
 
 def test_copy_holds_the_regular_files_and_no_bytecode(package: Path):
-    copy = sandbox.copy_package(package, "toypkg")
+    copy = private_copy.copy_package(package, "toypkg")
     try:
         assert copied_files(copy) == ["toypkg/__init__.py", "toypkg/funcs.py", "toypkg/sub/deep.py"]
         assert copy.refused == {}
@@ -48,7 +50,7 @@ def test_symlinks_out_of_the_package_are_refused_and_inner_ones_copied(package: 
     (package / "leak.py").symlink_to(secret)
     (package / "alias.py").symlink_to(package / "funcs.py")
     (package / "loop").symlink_to(package)
-    copy = sandbox.copy_package(package, "toypkg")
+    copy = private_copy.copy_package(package, "toypkg")
     try:
         assert copy.refused == {
             "leak.py": "a symbolic link to outside your package",
@@ -62,16 +64,16 @@ def test_symlinks_out_of_the_package_are_refused_and_inner_ones_copied(package: 
 
 
 def test_a_package_over_the_size_cap_is_refused_and_leaves_nothing(package, monkeypatch):
-    monkeypatch.setattr(sandbox, "MAX_PACKAGE_BYTES", 10)
+    monkeypatch.setattr(private_copy, "MAX_PACKAGE_BYTES", 10)
     before = set(Path(os.environ.get("TMPDIR", "/tmp")).glob("autograder-*"))
     (package / "weights.bin").write_bytes(b"\x00" * 64)
-    with pytest.raises(sandbox.PackageTooLarge):
-        sandbox.copy_package(package, "toypkg")
+    with pytest.raises(private_copy.PackageTooLarge):
+        private_copy.copy_package(package, "toypkg")
     assert set(Path(os.environ.get("TMPDIR", "/tmp")).glob("autograder-*")) == before
 
 
 def test_a_missing_package_gives_an_empty_private_root(tmp_path: Path):
-    copy = sandbox.copy_package(tmp_path / "nowhere" / "toypkg", "toypkg")
+    copy = private_copy.copy_package(tmp_path / "nowhere" / "toypkg", "toypkg")
     try:
         assert copy.root.is_dir() and list(copy.root.iterdir()) == []
     finally:
@@ -83,7 +85,7 @@ def test_worker_environment_is_an_allow_list(monkeypatch, tmp_path: Path):
     monkeypatch.setenv("AUTOGRADER_CANARY", "visible-only-to-the-harness")
     monkeypatch.setenv("PYTHONPATH", "/somewhere/else")
     monkeypatch.setenv("OPENBLAS_CORETYPE", "Haswell")
-    env = sandbox.worker_environment(tmp_path / "root", tmp_path / "framework")
+    env = worker_launch.worker_environment(tmp_path / "root", tmp_path / "framework")
     assert "GITHUB_TOKEN" not in env and "AUTOGRADER_CANARY" not in env
     assert env["HOME"] == env["TMPDIR"] == str(tmp_path / "root")
     assert env["PYTHONPATH"] == str(tmp_path / "framework")
@@ -98,7 +100,7 @@ def test_worker_environment_is_an_allow_list(monkeypatch, tmp_path: Path):
 
 
 def test_a_session_on_a_too_large_package_fails_every_call_without_a_worker(package, monkeypatch):
-    monkeypatch.setattr(sandbox, "MAX_PACKAGE_BYTES", 10)
+    monkeypatch.setattr(private_copy, "MAX_PACKAGE_BYTES", 10)
     (package / "weights.bin").write_bytes(b"\x00" * 64)
     session = LearnerSession(
         package, package="toypkg", limits=Limits(), display_dir="assignments/toypkg"

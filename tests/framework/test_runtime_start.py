@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.runtime import client
+from autograder.runtime.harness import learner_session as client
 from tests.framework.toy_sessions import toy_session
 
 CODE = "def double(x):\n    return 2 * x\n"

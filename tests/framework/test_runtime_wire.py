@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 import torch
 
-from autograder.runtime import failures, ops, wire
+from autograder.runtime.harness import failures
+from autograder.runtime.shared import wire
+from autograder.runtime.worker import handler as ops
 
 
 def roundtrip(value, **kwargs):

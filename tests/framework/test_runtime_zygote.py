@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.runtime import LearnerError, LearnerSession, Limits, isolation, zygote_client
-from autograder.runtime import zygote as zygote_module
+from autograder.runtime import LearnerError, LearnerSession, Limits
+from autograder.runtime.harness import isolation, zygote_client
+from autograder.runtime.worker import zygote as zygote_module
 from tests.processes import python_output, running_with
 
 pytestmark = pytest.mark.skipif(not zygote_client.supported(), reason="fork servers need Linux")
@@ -286,13 +287,14 @@ def _processes_mentioning(marker: str) -> list[str]:
 
 WORKER_START_IMPORTS = """
 import random, sys
-from autograder.runtime import zygote
+from autograder.runtime.worker import zygote
 zygote._warm_up()
 before = set(sys.modules)
 random.seed()
 import numpy
 numpy.random.seed()
-from autograder.runtime import affinity, isolation, worker
+from autograder.runtime.shared import affinity
+from autograder.runtime.worker import confine, serve
 print(sorted(set(sys.modules) - before))
 """
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from autograder.reports.sanitize import first_sentence
-from autograder.runtime import isolation
+from autograder.runtime.harness import isolation
 from tests.hostile.cases import CASES, RUNS
 from tests.hostile.corpus import MAX_TESTS_PER_COMPONENT, POINTS, ROOT, Run, build
 from tests.hostile.corpus import leftover_processes as leftovers

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.runtime import LearnerSession, Limits, isolation
+from autograder.runtime import LearnerSession, Limits
+from autograder.runtime.harness import isolation
+from autograder.runtime.harness.worker_launch import write_framework
 
 PROBE = """
 import os, socket
@@ -147,8 +149,8 @@ def test_shared_memory_is_private_to_the_worker(probe):
 
 USERNS_PROBE = """
 import ctypes, json, os, sys
-sys.path.insert(0, sys.argv[1])
-import isolation
+sys.path.insert(0, sys.argv[1] + "/framework")
+from autograder.runtime.worker import confine as isolation
 folder = sys.argv[1]
 os.chdir(folder + "/base")
 plan = {"level": isolation.USER_NAMESPACES, "hide": [folder + "/secret"],
@@ -180,7 +182,7 @@ def test_the_user_namespace_level_confines_an_unprivileged_worker(tmp_path):
         (folder / "secret").mkdir()
         (folder / "secret" / "reference.py").write_text("ANSWER = 42\n")
         (folder / "base").mkdir()
-        shutil.copy(isolation.__file__, folder / "isolation.py")
+        write_framework(folder)
         for path in [folder, *folder.rglob("*")]:
             path.chmod(0o755 if path.is_dir() else 0o644)
         os.chown(folder / "base", isolation.NOBODY, isolation.NOBODY)
@@ -216,8 +218,8 @@ def test_the_user_namespace_level_confines_an_unprivileged_worker(tmp_path):
 
 FORKED_USERNS_PROBE = """
 import json, os, sys
-sys.path.insert(0, sys.argv[1])
-import isolation
+sys.path.insert(0, sys.argv[1] + "/framework")
+from autograder.runtime.worker import confine as isolation
 folder = sys.argv[1]
 os.chdir(folder + "/base")
 read, write = os.pipe()
@@ -244,7 +246,7 @@ print(json.dumps({"child": json.loads(data), "status": os.waitstatus_to_exitcode
 
 
 def test_the_forked_user_namespace_path_confines_an_unprivileged_worker():
-    """What the zygote's child does at the user-namespaces level (isolation.enter_namespaces,
+    """What the zygote's child does at the user-namespaces level (confine.enter_namespaces,
     then confine), run as `nobody` with the system Python: PID 1 of its own namespace, the
     secret covered, and its exit status passed on by the process that waited for it."""
     setpriv, python = shutil.which("setpriv"), "/usr/bin/python3"
@@ -255,7 +257,7 @@ def test_the_forked_user_namespace_path_confines_an_unprivileged_worker():
         (folder / "secret").mkdir()
         (folder / "secret" / "reference.py").write_text("ANSWER = 42\n")
         (folder / "base").mkdir()
-        shutil.copy(isolation.__file__, folder / "isolation.py")
+        write_framework(folder)
         for path in [folder, *folder.rglob("*")]:
             path.chmod(0o755 if path.is_dir() else 0o644)
         os.chown(folder / "base", isolation.NOBODY, isolation.NOBODY)

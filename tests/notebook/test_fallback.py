@@ -14,7 +14,7 @@ pytest.importorskip("nbgrader", reason="needs the notebook extra: pip install -e
 
 from autograder.notebook.course import only_assignment  # noqa: E402
 from autograder.notebook.nbgrader_run import run_nbgrader  # noqa: E402
-from autograder.runtime import isolation  # noqa: E402
+from autograder.runtime.harness import isolation  # noqa: E402
 from tests.notebook.conftest import ROOT  # noqa: E402
 from tests.notebook.probes import probe_notebook, probe_result  # noqa: E402
 

@@ -26,7 +26,7 @@ import torch.nn.functional as F
 
 from autograder.expected import expected_value
 from autograder.feedback import GradingFailure, Lazy
-from autograder.runtime.errors import LearnerError
+from autograder.runtime.shared.errors import LearnerError
 from tests.graders.support.catalogue import mistake
 from tests.graders.support.softmax_mistakes import NAN_ALL_INF, axis_mistakes, softmax_over
 

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 import torch
 
 from autograder.feedback import GradingFailure, expect, shown_what
-from autograder.runtime.errors import LearnerError
+from autograder.runtime.shared.errors import LearnerError
 from tests.graders.support.inputs import like_state
 
 WRONG_PARAMETERS = "{what} has the wrong parameters: {difference}. Expected exactly: {expected}."

@@ -18,7 +18,7 @@ from __future__ import annotations
 import torch
 
 from autograder.feedback import Lazy, expect, expect_close, expect_shape, shown_what
-from autograder.runtime.errors import LearnerError
+from autograder.runtime.shared.errors import LearnerError
 from tests.graders.support.catalogue import mistake
 from tests.graders.support.params import difference
 from tests.graders.support.standins import LayerParts

@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from autograder.feedback import expect
-from autograder.runtime.errors import LearnerError
+from autograder.runtime.shared.errors import LearnerError
 from tests.graders.support import wiring
 from tests.graders.support.inputs import key_mask, tensor
 from tests.graders.support.params import expect_gradients, expect_names, forward_first

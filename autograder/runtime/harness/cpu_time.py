@@ -6,7 +6,7 @@ work it had not been given the CPU to do. Now a call may go on while the CPU tim
 process tree has used stays within the budget, up to WALL_FACTOR times the budget in wall time
 (a call that sleeps, waits for input or is blocked computes nothing, and must still end).
 
-How a request is timed (client.LearnerSession):
+How a request is timed (learner_session.LearnerSession):
 
 * the worker reports its own CPU time (user + system, all its threads) in every answer and in
   its ready message: the CPU time it had when the next request starts;
@@ -76,10 +76,3 @@ def _children(pid: int) -> list[int]:
         except OSError:
             continue
     return children
-
-
-def own_seconds() -> float:
-    """This process's user + system CPU seconds, all threads and the children it waited for
-    (what `tree_seconds` counts of it); in the worker, for its answers."""
-    times = os.times()
-    return times.user + times.system + times.children_user + times.children_system

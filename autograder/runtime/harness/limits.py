@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from autograder.runtime.wire import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
+from autograder.runtime.shared.wire import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ class TestState:
     """The running test: its remaining time budget and what it collected so far."""
 
     name: str
-    remaining: float  # CPU seconds of the worker (runtime/cpu_time.py)
+    remaining: float  # CPU seconds of the worker (runtime/harness/cpu_time.py)
     output_cap: int
     wall_remaining: float = float("inf")  # wall-clock seconds, however little it computed
     output: list[str] = field(default_factory=list)

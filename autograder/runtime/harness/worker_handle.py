@@ -1,4 +1,4 @@
-"""Starting the worker: a private copy of the package, an allow-listed environment, rlimits, kill.
+"""The harness's handle on one running worker: start it, read its output, kill it.
 
 Layout of one worker's temporary directory (mode 0700)::
 
@@ -7,8 +7,9 @@ Layout of one worker's temporary directory (mode 0700)::
         t101/            the learner's package, copied (regular files only)
       framework/         on the worker's PYTHONPATH
         autograder/__init__.py      an empty stub
-        autograder/runtime/         a copy of the runtime package (the worker imports nothing
-                                    else of ours; a copy, because the original may be hidden)
+        autograder/runtime/         a copy of the runtime's worker side and shared modules
+                                    (worker_launch.py; the worker imports nothing else of ours;
+                                    a copy, because the original may be hidden)
       output.log         the worker's fds 1 and 2 (learner stdout and stderr), append mode
 
 Where the platform allows it the worker starts in its own namespaces and hides the course, the
@@ -24,152 +25,34 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from autograder.runtime import isolation
+from autograder.runtime.harness import isolation, zygote_client
+from autograder.runtime.harness.isolation import confinement_plan
+from autograder.runtime.harness.private_copy import copy_package
+from autograder.runtime.harness.worker_launch import (
+    PYTHON_FLAGS,
+    WORKER_MODULE,
+    worker_environment,
+    write_framework,
+)
 
-#: The runtime package, made importable in the worker (alone: the worker never imports the
-#: rest of the framework) through a symlink under a stub ``autograder`` package.
-RUNTIME_DIR = Path(__file__).resolve().parent
-_STUB_INIT = '"""Only autograder.runtime is importable in the worker."""\n'
-MAX_PACKAGE_BYTES = 20 * 1024 * 1024
-MAX_PACKAGE_FILES = 2000
-ENV_PASSTHROUGH = ("PATH", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
-# Equivalent to `python -I` (no user site, no script directory on sys.path), except that the
-# PYTHON* variables of our own allow-listed environment take effect (-I would ignore
-# PYTHONHASHSEED). -B: no bytecode files; -u: unbuffered, so output survives a kill.
-PYTHON_FLAGS = ("-s", "-P", "-B", "-u")
-WORKER_MODULE = "autograder.runtime.worker"
 #: The capture file: created new (never an existing file or link), read and cleared by fd.
 _CAPTURE_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-class PackageTooLarge(Exception):
-    """The learner's package holds more than MAX_PACKAGE_BYTES (or MAX_PACKAGE_FILES)."""
-
-
-@dataclass
-class PrivateCopy:
-    """Where the copy went and which entries were refused, by path relative to the package."""
-
-    base: Path
-    root: Path
-    refused: dict[str, str] = field(default_factory=dict)
-
-
-def copy_package(package_dir: Path, package: str) -> PrivateCopy:
-    """Copy the package's regular files into a fresh private temp dir (missing dir: empty root).
-
-    Skips ``__pycache__``; a symlink is followed only if its target stays inside the package
-    (else it is refused, with a reason). Raises PackageTooLarge past the size or file cap.
-    """
-    base = Path(tempfile.mkdtemp(prefix="autograder-")).resolve()
-    root = base / "root"
-    copy = PrivateCopy(base=base, root=root)
-    try:
-        root.mkdir()
-        if package_dir.is_dir():
-            _copy_tree(package_dir.resolve(), root / package, copy)
-    except BaseException:
-        shutil.rmtree(base, ignore_errors=True)
-        raise
-    return copy
-
-
-def _copy_tree(source: Path, target: Path, copy: PrivateCopy) -> None:
-    total = 0
-    files = 0
-    pending = [Path()]
-    target.mkdir()
-    while pending:
-        relative_dir = pending.pop()
-        for entry in sorted(os.scandir(source / relative_dir), key=lambda e: e.name):
-            relative = relative_dir / entry.name
-            if entry.name == "__pycache__":
-                continue
-            path = Path(entry.path)
-            if entry.is_symlink():
-                real = path.resolve()
-                if not real.is_relative_to(source):
-                    copy.refused[relative.as_posix()] = "a symbolic link to outside your package"
-                    continue
-                if not real.is_file():
-                    copy.refused[relative.as_posix()] = "a symbolic link to a folder"
-                    continue
-                path = real
-            if path.is_dir():
-                (target / relative).mkdir()
-                pending.append(relative)
-            elif path.is_file():
-                files += 1
-                total += path.stat().st_size
-                if total > MAX_PACKAGE_BYTES or files > MAX_PACKAGE_FILES:
-                    raise PackageTooLarge()
-                shutil.copyfile(path, target / relative, follow_symlinks=False)
-
-
-def worker_environment(private_root: Path, framework_dir: Path) -> dict[str, str]:
-    """The worker's whole environment: an allow-list, never the parent's tokens or secrets."""
-    env = {name: os.environ[name] for name in ENV_PASSTHROUGH if name in os.environ}
-    env.setdefault("PATH", os.defpath)
-    env.update(
-        LANG="C.UTF-8",
-        LC_ALL="C.UTF-8",
-        HOME=str(private_root),
-        TMPDIR=str(private_root),
-        PYTHONPATH=str(framework_dir),
-        PYTHONDONTWRITEBYTECODE="1",
-        PYTHONHASHSEED="0",
-        PYTHONNOUSERSITE="1",
-        OMP_NUM_THREADS="1",
-        MKL_NUM_THREADS="1",
-    )
-    return env
-
-
-def apply_worker_limits(memory_mb: int, file_mb: int) -> None:
-    """Called by the worker on itself, before any learner code: memory, file size, no cores."""
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the cap fail with EFBIG instead
-    _lower_limit(resource.RLIMIT_CORE, 0)
-    _lower_limit(resource.RLIMIT_FSIZE, file_mb * 1024 * 1024)
-    _lower_limit(resource.RLIMIT_AS, memory_mb * 1024 * 1024)
-
-
-def _lower_limit(which: int, value: int) -> None:
-    """Set soft and hard limits to value, or to the hard limit already in force if lower."""
-    _, hard = resource.getrlimit(which)
-    if hard != resource.RLIM_INFINITY:
-        value = min(value, hard)
-    resource.setrlimit(which, (value, value))
-
-
-def write_framework(base: Path) -> Path:
-    """``base/framework``: a stub ``autograder`` package holding a copy of the runtime."""
-    framework_dir = base / "framework"
-    (framework_dir / "autograder").mkdir(parents=True)
-    (framework_dir / "autograder" / "__init__.py").write_text(_STUB_INIT)
-    shutil.copytree(
-        RUNTIME_DIR,
-        framework_dir / "autograder" / "runtime",
-        ignore=shutil.ignore_patterns("__pycache__"),
-    )
-    return framework_dir
-
-
-class WorkerProcess:
-    """One running worker: its process group, its channel, its capture file, its temp dir.
+class WorkerHandle:
+    """The harness's handle on one running worker: its process group, channel, capture file and
+    private copy.
 
     Forked by the zygote serving this process (zygote_client.py) when there is one, else a
     fresh interpreter; ``started_by`` says which ("zygote" or "fresh"). Both confine themselves
@@ -234,8 +117,6 @@ class WorkerProcess:
         self, level: str, hide: list[Path], memory_mb: int, file_mb: int, timeout: float
     ) -> tuple[Any, Connection] | None:
         """(process, channel) of a worker forked by the zygote; None without a zygote."""
-        from autograder.runtime import zygote_client
-
         address = zygote_client.address()
         if address is None:
             return None
@@ -301,25 +182,8 @@ class WorkerProcess:
         self._finalizer()
 
 
-def confinement_plan(
-    level: str, base: Path, hide: Sequence[Path], keep: Sequence[Path] = ()
-) -> dict[str, Any]:
-    """What the worker does to itself before learner code runs (isolation.confine); ``keep``:
-    folders it must still read besides the Python installation and ``base``."""
-    if level == isolation.PROCESS_GROUP:
-        return {"level": level}
-    keep = sorted({*isolation.needed_paths(base), *(Path(os.path.realpath(k)) for k in keep)})
-    roots = [*hide, Path.home(), Path.cwd()]
-    return {
-        "level": level,
-        "hide": isolation.hide_targets(roots, keep),
-        "writable": str(base),
-        "uid_ok": isolation.nobody_can_reach([k for k in keep if k != base]),
-    }
-
-
 def _kill_group(process: Any) -> None:
-    """SIGKILL the process group of a Popen or a zygote_client.ForkedProcess, and reap it."""
+    """SIGKILL the process group of a Popen or a zygote_client.ZygoteChild, and reap it."""
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):

@@ -1,10 +1,11 @@
-"""The untrusted worker: imports and runs learner code on request.
+"""The untrusted worker's request loop: imports and runs learner code on request.
 
-Started by sandbox.WorkerProcess as ``python -s -P -B -u -m autograder.runtime.worker FD MEMORY_MB
-FILE_MB PLAN`` (PLAN: the JSON confinement plan of isolation.confine, applied first) with an
-allow-listed environment: the isolation of ``python -I`` (no user site, no script directory
-on sys.path, no inherited PYTHON* variables), except that our own PYTHONHASHSEED and PYTHONPATH
-(a folder exposing only ``autograder.runtime``) take effect. FD is its end of a socket pair,
+Started by harness/worker_handle.WorkerHandle as ``python -s -P -B -u -m autograder.runtime.worker
+FD MEMORY_MB FILE_MB PLAN`` (worker/__main__.py; PLAN: the JSON confinement plan, applied first
+by confine.confine) with an allow-listed environment: the isolation of ``python -I`` (no user
+site, no script directory on sys.path, no inherited PYTHON* variables), except that our own
+PYTHONHASHSEED and PYTHONPATH (a folder exposing only the worker side of ``autograder.runtime``)
+take effect. FD is its end of a socket pair,
 the only protocol channel; fds 1 and 2 are the capture file, so nothing the learner prints
 can reach it.
 
@@ -22,9 +23,9 @@ the guard and answers ``{"ok": True, "ready": ...}``. Then one response per requ
     parameter_grads  target, args, kwargs, cotangent -> {name: grad or None}
     parameters  target                        -> [(name, shape, dtype, storage key)]
     set_standins target, parts [{path, kind, config, state}] -> None (standins.py;
-                                              ops.op_set_standins; a failure names its "part")
+                                              handler.op_set_standins; a failure names its "part")
     chain       target[, call], steps [{name, args, kwargs}], stop -> [object, step values]
-                                              (ops.op_chain: obj = target(*call), then
+                                              (handler.op_chain: obj = target(*call), then
                                               obj.name(...) for each step; before each later
                                               part a frame {"progress": part, "type": name})
     release     (only the "release" field)    -> None
@@ -39,6 +40,7 @@ instead of taking it for this answer and every later answer for the request befo
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from multiprocessing.connection import Connection
@@ -58,20 +60,18 @@ def main(argv: list[str] | None = None) -> int:
 def serve(fd: int, memory_mb: int, file_mb: int, plan: dict[str, Any]) -> int:
     """Confine this process by ``plan``, apply the limits, then answer requests on ``fd`` until
     it closes. A fresh worker (main) and one forked by the zygote (zygote.py) both end here."""
-    from autograder.runtime.isolation import confine
-    from autograder.runtime.sandbox import apply_worker_limits
+    from autograder.runtime.worker.confine import apply_worker_limits, confine
 
     sys.dont_write_bytecode = True
     confined = confine(plan)
     apply_worker_limits(memory_mb, file_mb)
     conn = Connection(fd)
 
-    from autograder.runtime import wire
-    from autograder.runtime.cpu_time import own_seconds
-    from autograder.runtime.ops import Worker
+    from autograder.runtime.shared import wire
+    from autograder.runtime.worker.handler import RequestHandler
 
     init = wire.loads(conn.recv_bytes())
-    worker = Worker(init, memory_mb=memory_mb)
+    worker = RequestHandler(init, memory_mb=memory_mb)
 
     def progress(tree: dict[str, Any]) -> None:  # between the parts of one request (op_chain)
         _restore_streams()
@@ -89,8 +89,7 @@ def serve(fd: int, memory_mb: int, file_mb: int, plan: dict[str, Any]) -> int:
 
 
 def _respond(worker: Any, frame: bytes) -> bytes:
-    from autograder.runtime import wire
-    from autograder.runtime.cpu_time import own_seconds
+    from autograder.runtime.shared import wire
 
     seq = None
     try:
@@ -125,6 +124,13 @@ def _cpu(own_seconds: Any) -> float:
         return -1.0
 
 
+def own_seconds() -> float:
+    """This process's user + system CPU seconds, all threads and the children it waited for
+    (what harness/cpu_time.tree_seconds counts of it), for its answers."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
 def _restore_streams() -> None:
     """Flush learner output and undo any replacement of sys.stdout / sys.stderr."""
     for name in ("stdout", "stderr"):
@@ -136,7 +142,3 @@ def _restore_streams() -> None:
             except Exception:
                 pass
         setattr(sys, name, original)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -15,8 +15,9 @@ import types
 from pathlib import Path
 from typing import Any
 
-from autograder.runtime import messages
-from autograder.runtime.describe import compose, shown_path
+from autograder.runtime.shared import messages
+from autograder.runtime.shared.messages import compose
+from autograder.runtime.worker.describe import shown_path
 
 
 class ImportFailure(Exception):

@@ -8,8 +8,11 @@ it, such as ``assignments/t101/softmax.py`` (so they can open it), ``where`` a s
 
 from __future__ import annotations
 
+import builtins
 import re
 import signal
+from collections.abc import Iterable
+from typing import Any
 
 MESSAGE_CAP = 2000
 
@@ -159,3 +162,66 @@ def a_type(value: object) -> str:
 def seconds(value: float) -> str:
     """2.0 -> "2", 2.5 -> "2.5"."""
     return f"{value:g}"
+
+
+_BY_TEMPLATE = {
+    "NO_TENSOR": NO_TENSOR,
+    "NOT_CONNECTED": NOT_CONNECTED,
+    "NOT_AN_OBJECT": NOT_AN_OBJECT,
+}
+
+
+def compose(error: dict[str, Any], call: str, *, hidden: bool = False) -> str:
+    """The learner's sentence for a worker error raised by ``call`` ("softmax(...)" or, for an
+    import, "Importing assignments/t101/softmax.py").
+
+    ``hidden``: the call ran in a hidden test, so an exception's class is named by a built-in
+    base (hidden_class_name) and one raised while calling (kind "exception") is told without
+    its message (EXCEPTION_HIDDEN): both are text the learner's code makes, and could carry the
+    hidden inputs out. Import errors keep their message: a module is imported before
+    the hidden inputs reach it."""
+    if error.get("feedback"):
+        return str(error["feedback"])
+    kind = error["kind"]
+    template = error.get("feedback_template")
+    if template in ("NO_TENSOR", "NOT_CONNECTED", "NOT_AN_OBJECT"):
+        return _BY_TEMPLATE[template].format(call=call, reason=error.get("reason", ""))
+    fields = {
+        "call": call,
+        "exc_type": error.get("exc_type", ""),
+        "message": error.get("message", ""),
+        "where": where(error.get("location", "")),
+        "mb": error.get("memory_mb", "?"),
+        "reason": error.get("reason", ""),
+    }
+    if hidden and fields["exc_type"]:
+        fields["exc_type"] = hidden_class_name(fields["exc_type"], error.get("exc_mro", ()))
+    if kind == "not_implemented":
+        return NOT_IMPLEMENTED.format(**fields)
+    if kind == "exit":
+        return EXIT.format(**fields)
+    if kind == "memory":
+        return MEMORY.format(**fields)
+    if kind == "bad_return":
+        return BAD_RETURN.format(**fields)
+    if hidden and kind == "exception":
+        return EXCEPTION_HIDDEN.format(**fields)
+    if not fields["message"]:
+        return EXCEPTION_NO_MESSAGE.format(**fields)
+    return EXCEPTION.format(**fields)
+
+
+def hidden_class_name(exc_type: str, exc_mro: Iterable[str]) -> str:
+    """How a hidden test names an exception's class: its name when it is one of Python's own
+    exceptions ("ValueError"), else the sentence OWN_EXCEPTION_CLASS with its nearest built-in
+    base from ``exc_mro`` (a class's name is a string learner code can build at run time)."""
+    names = [str(exc_type), *(str(n) for n in exc_mro)]
+    builtin = [name for name in names if _is_builtin_exception(name)]
+    if builtin and builtin[0] == names[0]:
+        return names[0]
+    return OWN_EXCEPTION_CLASS.format(base=builtin[0] if builtin else "Exception")
+
+
+def _is_builtin_exception(name: str) -> bool:
+    value = getattr(builtins, name, None) if name.isidentifier() else None
+    return isinstance(value, type) and issubclass(value, BaseException)

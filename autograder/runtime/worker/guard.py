@@ -13,7 +13,8 @@ Stand-ins (standins.py) the harness put into a learner's module may wrap a forbi
 running one of ``codes`` (a stand-in's forward) with ``self`` one of ``objects`` comes before
 any learner frame: the learner's code called the stand-in, not the API. Only the stand-ins the
 harness installed on the object a request is about are exempt, and only during that request (see
-ops.Worker.handle); a learner frame met first (learner code the stand-in reached) still records.
+handler.RequestHandler.handle); a learner frame met first (learner code the stand-in reached)
+still records.
 
 Code can name any file as its own (``compile(source, torch.__file__, "exec")``), so a call with no
 learner frame on the stack is still recorded while the worker runs learner code

@@ -1,12 +1,11 @@
 """The warm fork server ("zygote") of the untrusted worker: torch imported once, a fork each.
 
-Started once per grading command (``zygote_client.serving``) as ``python -s -P -B -u -m
-autograder.runtime.zygote LISTEN_FD FOLDER``, with the worker's allow-listed environment and the
-same copy of the runtime package a fresh worker imports. It imports numpy, torch and the
-worker's code, checks that it runs one thread (a fork copies only the calling thread), and from
-then on only forks. It never receives a grader, a reference, a course file or learner code: a
-request holds a folder name, an environment, limits, a confinement plan and CPU numbers,
-nothing else.
+Started once per grading command (``harness/zygote_client.serving``) as ``python -s -P -B -u -m
+autograder.runtime.worker.zygote LISTEN_FD FOLDER``, with the worker's allow-listed environment and
+the same copy of the runtime's worker side a fresh worker imports. It imports numpy, torch and the
+worker's code, checks that it runs one thread (a fork copies only the calling thread), and from then
+on only forks. It never receives a grader, a reference, a course file or learner code: a request
+holds a folder name, an environment, limits, a confinement plan and CPU numbers, nothing else.
 
 Protocol, one ``SOCK_SEQPACKET`` connection per worker (the listening socket lives in a folder
 only the harness's user can enter, which every worker covers):
@@ -25,7 +24,7 @@ stdin (a pipe from the process that started it) reaches end of file.
 The forked child then does what a fresh worker does before learner code runs (see
 ``_become_worker``): its harness's CPUs, its own session, fds 0/1/2 and the channel only, the
 harness's environment for this learner, fresh random seeds, the namespaces of the ``unshare``
-prefix (``isolation.enter_namespaces``), and ``worker.serve``: confinement, rlimits, guard,
+prefix (``confine.enter_namespaces``), and ``serve.serve``: confinement, rlimits, guard,
 requests.
 """
 
@@ -42,12 +41,9 @@ import tempfile
 import traceback
 from typing import Any, NoReturn
 
+from autograder.runtime.shared.zygote_protocol import CONTROL_DIR, READY_FILE
+
 MAX_REQUEST_BYTES = 1 << 20
-#: FOLDER's subfolder only the harness's user may enter: the socket, the log, READY_FILE.
-CONTROL_DIR = "control"
-#: Made in FOLDER/control once the imports are done, before the first fork: a zygote without it
-#: has no worker and cannot read its lifeline yet, so the command stops it at once.
-READY_FILE = "ready"
 CHANNEL_FD = 3  # where the child puts its end of the channel
 NOT_SINGLE_THREADED = (
     "The worker fork server runs {threads} threads after importing the worker's libraries; "
@@ -83,15 +79,14 @@ def _warm_up() -> None:
     import numpy.random  # numpy loads it lazily: else in every worker, at its seeding (17 ms)
     import torch
 
-    import autograder.runtime.affinity
-    import autograder.runtime.describe
-    import autograder.runtime.guard
-    import autograder.runtime.importer
-    import autograder.runtime.isolation
-    import autograder.runtime.ops
-    import autograder.runtime.sandbox
-    import autograder.runtime.wire
-    import autograder.runtime.worker  # noqa: F401
+    import autograder.runtime.shared.affinity
+    import autograder.runtime.shared.wire
+    import autograder.runtime.worker.confine
+    import autograder.runtime.worker.describe
+    import autograder.runtime.worker.guard
+    import autograder.runtime.worker.handler
+    import autograder.runtime.worker.importer
+    import autograder.runtime.worker.serve  # noqa: F401
 
     torch.set_num_threads(1)
     x = torch.ones(2, 3)
@@ -210,7 +205,7 @@ def _become_worker(request: dict[str, Any], channel: int, capture: int) -> NoRet
     would be, then serve. Never returns."""
     code = 70
     try:
-        from autograder.runtime import affinity
+        from autograder.runtime.shared import affinity
 
         affinity.run_on(request.get("cpus") or ())
         os.setsid()  # its own session and process group, as start_new_session=True gives
@@ -229,10 +224,11 @@ def _become_worker(request: dict[str, Any], channel: int, capture: int) -> NoRet
         import numpy
 
         numpy.random.seed()
-        from autograder.runtime import isolation, worker
+        from autograder.runtime.shared.confinement import PROCESS_GROUP
+        from autograder.runtime.worker import confine, serve
 
-        isolation.enter_namespaces(request["plan"].get("level", isolation.PROCESS_GROUP))
-        code = worker.serve(CHANNEL_FD, request["memory_mb"], request["file_mb"], request["plan"])
+        confine.enter_namespaces(request["plan"].get("level", PROCESS_GROUP))
+        code = serve.serve(CHANNEL_FD, request["memory_mb"], request["file_mb"], request["plan"])
     except BaseException:
         try:
             traceback.print_exc()

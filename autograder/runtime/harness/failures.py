@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from autograder.feedback import is_hidden
-from autograder.runtime import messages
-from autograder.runtime.describe import compose
-from autograder.runtime.errors import LearnerError
-from autograder.runtime.wire import WireError
+from autograder.runtime.shared import messages
+from autograder.runtime.shared.errors import LearnerError
+from autograder.runtime.shared.messages import compose
+from autograder.runtime.shared.wire import WireError
 
 Record = tuple[str, str, int]
 #: Call labels of imports start with this; timeouts of imports get their own sentence.
@@ -18,7 +18,7 @@ IMPORT_LABEL = "the import of "
 
 def from_worker(error: dict[str, Any], label: str) -> LearnerError:
     """A LearnerError from the fields the worker sent, for the call named ``label``. In a hidden
-    test the feedback leaves out the exception's message (describe.compose); ``message`` keeps
+    test the feedback leaves out the exception's message (messages.compose); ``message`` keeps
     it for graders, which must not show it either."""
     return LearnerError(
         kind=str(error.get("kind", "exception")),
@@ -43,7 +43,7 @@ def timeout(label: str, seconds: float) -> LearnerError:
 
 def timeout_waiting(label: str, seconds: float) -> LearnerError:
     """``label`` lasted ``seconds`` of wall time while computing for less than its CPU budget:
-    it slept, waited for input or was blocked (runtime/cpu_time.py)."""
+    it slept, waited for input or was blocked (runtime/harness/cpu_time.py)."""
     shown = messages.seconds(seconds)
     if label.startswith(IMPORT_LABEL):
         file = label.removeprefix(IMPORT_LABEL)

@@ -1,4 +1,4 @@
-"""The worker's operations on learner code (see worker.py for the protocol).
+"""The worker's operations on learner code (see serve.py for the protocol).
 
 Everything here runs inside the untrusted worker. Learner code runs only inside ``_learner``
 blocks, whose exceptions become LearnerError fields; any other exception is a framework bug and is
@@ -17,9 +17,11 @@ from typing import Any
 import numpy  # noqa: F401  (imported before learner code, like torch)
 import torch
 
-from autograder.runtime import guard, messages, standins, wire
-from autograder.runtime.describe import describe, relative
-from autograder.runtime.importer import ImportFailure, LearnerImporter
+from autograder.runtime import standins
+from autograder.runtime.shared import messages, wire
+from autograder.runtime.worker import guard
+from autograder.runtime.worker.describe import describe, relative
+from autograder.runtime.worker.importer import ImportFailure, LearnerImporter
 
 #: A stand-in's place: attribute names or ModuleList indices, dotted ("self_attn", "layers.0").
 _STANDIN_PATH = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(\.([A-Za-z_][A-Za-z0-9_]*|[0-9]+))*")
@@ -33,7 +35,10 @@ class LearnerFailed(Exception):
         self.error = error
 
 
-class Worker:
+class RequestHandler:
+    """The worker's state between requests (learner objects by id, the importer, the guard) and
+    one ``op_*`` method per request of the protocol (serve.py)."""
+
     def __init__(self, init: dict[str, Any], *, memory_mb: int) -> None:
         self.package = init["package"]
         self.root = init["root"]
@@ -63,7 +68,7 @@ class Worker:
         self.new_methods: dict[str, list[str]] = {}
         #: id(class) -> (class, its _method_names): the steps op_chain may run
         self.method_sets: dict[int, tuple[type, frozenset[str]]] = {}
-        #: sends a progress frame to the harness (worker.serve sets it; see op_chain)
+        #: sends a progress frame to the harness (serve.serve sets it; see op_chain)
         self.progress: Any = None
 
     def ready_info(self) -> dict[str, Any]:
@@ -397,7 +402,7 @@ class _learner:
     (guard.learner_code), against the file of the object the request is about.
     """
 
-    def __init__(self, worker: Worker, phase: str) -> None:
+    def __init__(self, worker: RequestHandler, phase: str) -> None:
         self.worker = worker
         self.phase = phase
         self.recording = guard.learner_code(getattr(worker, "home", None))

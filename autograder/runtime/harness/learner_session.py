@@ -19,13 +19,15 @@ from typing import Any, NamedTuple
 
 import torch
 
-from autograder.runtime import cpu_time, failures, messages, wire
-from autograder.runtime.errors import LearnerError
-from autograder.runtime.failures import IMPORT_LABEL, Record
-from autograder.runtime.limits import Limits
-from autograder.runtime.remote import CallResult, RemoteCallable, RemoteModule, RemoteObject
-from autograder.runtime.sandbox import MAX_PACKAGE_BYTES, PackageTooLarge, WorkerProcess
-from autograder.runtime.trace import TestState, TestTrace
+from autograder.runtime.harness import cpu_time, failures
+from autograder.runtime.harness.failures import IMPORT_LABEL, Record
+from autograder.runtime.harness.limits import Limits
+from autograder.runtime.harness.private_copy import MAX_PACKAGE_BYTES, PackageTooLarge
+from autograder.runtime.harness.remote import CallResult, RemoteCallable, RemoteModule, RemoteObject
+from autograder.runtime.harness.trace import TestState, TestTrace
+from autograder.runtime.harness.worker_handle import WorkerHandle
+from autograder.runtime.shared import messages, wire
+from autograder.runtime.shared.errors import LearnerError
 
 DEFAULT_FORBIDDEN_MESSAGE = (
     "This course asks you to build this part yourself, so {api} may not be used here."
@@ -62,7 +64,8 @@ class LearnerSession:
 
     ``hide_paths``: folders learner code must not see (the course with its references and hidden
     tests); the harness's folder and home and the original submission are hidden too, where the
-    platform allows it (``isolation`` then says what the worker did: see runtime/isolation.py).
+    platform allows it (``isolation`` then says what the worker did: see
+    runtime/harness/isolation.py).
     """
 
     def __init__(
@@ -85,7 +88,7 @@ class LearnerSession:
         self.display_dir = display_dir if display_dir is not None else str(package_dir)
         self.forbidden_raises = forbidden_raises
         self.hide_paths = tuple(Path(p) for p in hide_paths)
-        #: What the last worker did to confine itself (isolation.confine's report).
+        #: What the last worker did to confine itself (worker/confine.confine's report).
         self.isolation: dict[str, Any] | None = None
         #: How the last worker started: "zygote" (forked warm) or "fresh" (a new interpreter).
         self.worker_start: str | None = None
@@ -95,7 +98,7 @@ class LearnerSession:
         #: Bytes of answers read from workers since the plugin last freed the harness's memory
         #: (pytest_plugin resets it): large learner outputs make it free them between tests.
         self.answer_bytes = 0
-        self._worker: WorkerProcess | None = None
+        self._worker: WorkerHandle | None = None
         self._start_failure: Exception | None = None
         self._skip_init = False
         self._package_ready = False
@@ -113,7 +116,7 @@ class LearnerSession:
         self._remotes: weakref.WeakValueDictionary[int, RemoteObject] = (
             weakref.WeakValueDictionary()
         )
-        #: type name -> its method names (ops._method_names), as this worker generation sent them
+        #: type name -> its method names (worker/handler._method_names), as this worker sent them
         self._methods: dict[str, frozenset[str]] = {}
         self._closed = False
 
@@ -335,7 +338,7 @@ class LearnerSession:
         steps: Sequence[tuple[str, tuple, dict[str, Any]]],
         owner: RemoteObject | None,
     ) -> tuple[Any, list[Any]]:
-        """ops.op_chain: call ``target`` with ``call`` (or take it as it is), then the steps'
+        """handler.op_chain: call ``target`` with ``call`` (or take it as it is), then the steps'
         method calls on the result; the steps the worker left (see op_chain) run here, one
         request each, exactly as the grader's own ``obj.name(...)`` would."""
         steps = list(steps)
@@ -543,9 +546,7 @@ class LearnerSession:
         return self._timeout(phase) * cpu_time.WALL_FACTOR
 
     @staticmethod
-    def _cpu_left(
-        worker: WorkerProcess, baseline: float | None, budget: float, end: float
-    ) -> float:
+    def _cpu_left(worker: WorkerHandle, baseline: float | None, budget: float, end: float) -> float:
         """Seconds more to wait for an answer: what is left of ``budget`` by the CPU time the
         worker's process tree used since ``baseline``, until the wall-clock ``end``; 0 when it
         is spent, or when it cannot be counted (then the wall clock is the limit)."""
@@ -562,7 +563,7 @@ class LearnerSession:
 
     # -- worker lifecycle -------------------------------------------------------------------
 
-    def _ensure_worker(self) -> WorkerProcess:
+    def _ensure_worker(self) -> WorkerHandle:
         if self._closed:
             raise RuntimeError("This LearnerSession is closed; create a new one.")
         if self._start_failure is not None:
@@ -598,9 +599,9 @@ class LearnerSession:
         self._package_ready = False
         return worker
 
-    def _new_worker(self) -> WorkerProcess:
+    def _new_worker(self) -> WorkerHandle:
         try:
-            worker = WorkerProcess(
+            worker = WorkerHandle(
                 self.package_dir,
                 self.package,
                 memory_mb=self.limits.memory_mb,
@@ -616,7 +617,7 @@ class LearnerSession:
             raise self._start_failure from None
         return worker
 
-    def _handshake(self, worker: WorkerProcess) -> dict:
+    def _handshake(self, worker: WorkerHandle) -> dict:
         """Send the init frame and wait for the worker's ready message."""
         init = {
             "package": self.package,
@@ -645,7 +646,7 @@ class LearnerSession:
             self._collect_output(worker)
             worker.close()
 
-    def _collect_output(self, worker: WorkerProcess | None = None) -> str:
+    def _collect_output(self, worker: WorkerHandle | None = None) -> str:
         worker = worker or self._worker
         if worker is None:
             return ""
@@ -661,7 +662,7 @@ class LearnerSession:
             self._test.add_output(text)
         return text
 
-    def _shown_paths(self, text: str, worker: WorkerProcess) -> str:
+    def _shown_paths(self, text: str, worker: WorkerHandle) -> str:
         """The worker's private copy named as the learner's repository names it: a warning
         printed at ``/tmp/autograder-x/root/t101/softmax.py:38`` reads
         ``assignments/t101/softmax.py:38``, as the failure messages do."""
@@ -824,7 +825,7 @@ def _expect_module(obj: Any) -> None:
 
 
 class _Progress:
-    """The progress frames of one request (ops.op_chain): the part now running and the type
+    """The progress frames of one request (handler.op_chain): the part now running and the type
     of the object it is about. A frame that is not a well-formed, forward-moving progress
     frame is left for the caller to read as the answer (or reject as garbled)."""
 

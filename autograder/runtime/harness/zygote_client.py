@@ -1,9 +1,9 @@
-"""The harness's side of the worker fork server (zygote.py): start it, ask it for a worker.
+"""The harness's side of the worker fork server (worker/zygote.py): start it, ask it for a worker.
 
 A grading command wraps its run in ``serving()``: it starts one zygote and names its socket in
 the environment variable AUTOGRADER_ZYGOTE, which the command's own processes inherit (a batch's
 forked harnesses too) and a worker never sees (its environment is an allow-list).
-``sandbox.WorkerProcess`` then asks the zygote for each worker and starts a fresh
+``worker_handle.WorkerHandle`` then asks the zygote for each worker and starts a fresh
 ``python -m autograder.runtime.worker`` only when there is no zygote or it does not answer.
 
 Layout of the zygote's folder (mode 0755)::
@@ -30,13 +30,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from autograder.runtime import affinity, sandbox
-from autograder.runtime.zygote import CONTROL_DIR, READY_FILE
+from autograder.runtime.harness.worker_launch import (
+    PYTHON_FLAGS,
+    worker_environment,
+    write_framework,
+)
+from autograder.runtime.shared import affinity
+from autograder.runtime.shared.zygote_protocol import CONTROL_DIR, MODULE, READY_FILE
 
 ENV = "AUTOGRADER_ZYGOTE"
 SOCKET_NAME = "zygote.sock"
 LOG_NAME = "zygote.log"
-MODULE = "autograder.runtime.zygote"
 STOP_GRACE = 2.0
 
 
@@ -80,7 +84,7 @@ def start() -> Zygote:
     """Start a zygote; it imports torch in the background while the caller goes on."""
     folder = Path(tempfile.mkdtemp(prefix="zygote-autograder-")).resolve()
     try:
-        framework = sandbox.write_framework(folder)
+        framework = write_framework(folder)
         for path in [folder, *folder.rglob("*")]:
             path.chmod(0o755 if path.is_dir() else 0o644)
         home, control = folder / "home", folder / CONTROL_DIR
@@ -90,7 +94,7 @@ def start() -> Zygote:
         with listener, open(control / LOG_NAME, "ab") as log:
             listener.bind(str(control / SOCKET_NAME))
             listener.listen(64)
-            command = [sys.executable, *sandbox.PYTHON_FLAGS, "-m", MODULE]
+            command = [sys.executable, *PYTHON_FLAGS, "-m", MODULE]
             process = subprocess.Popen(
                 [*command, str(listener.fileno()), str(folder)],
                 stdin=subprocess.PIPE,
@@ -98,7 +102,7 @@ def start() -> Zygote:
                 stderr=log,
                 pass_fds=(listener.fileno(),),
                 cwd=home,
-                env=sandbox.worker_environment(home, framework),
+                env=worker_environment(home, framework),
                 start_new_session=True,
             )
     except BaseException:
@@ -143,8 +147,9 @@ def control_dir(address: str) -> Path:
     return Path(address).parent
 
 
-class ForkedProcess:
-    """A worker forked by the zygote, with the part of Popen's interface sandbox.py uses."""
+class ZygoteChild:
+    """A worker forked by the zygote, seen through its connection to the zygote, with the part
+    of Popen's interface worker_handle.py uses (pid, wait, returncode)."""
 
     def __init__(self, conn: socket.socket, pid: int) -> None:
         self._conn = conn
@@ -185,7 +190,7 @@ def spawn(
     channel: int,
     capture: int,
     timeout: float,
-) -> ForkedProcess:
+) -> ZygoteChild:
     """Ask the zygote for a worker on these descriptors; ZygoteUnavailable if it gives none
     within ``timeout`` seconds (it may still be importing torch)."""
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -207,7 +212,7 @@ def spawn(
     if message is None or "pid" not in message:
         conn.close()
         raise ZygoteUnavailable((message or {}).get("error", "it hung up"))
-    return ForkedProcess(conn, int(message["pid"]))
+    return ZygoteChild(conn, int(message["pid"]))
 
 
 def _decode(data: bytes) -> dict[str, Any] | None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from autograder.runtime.client import LearnerSession
+    from autograder.runtime.harness.learner_session import LearnerSession
 
 
 @dataclass

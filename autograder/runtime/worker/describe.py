@@ -8,15 +8,13 @@ and the libraries' frames never reach the learner.
 
 from __future__ import annotations
 
-import builtins
 import linecache
 import os
 import traceback
-from collections.abc import Iterable
 from types import TracebackType
 from typing import Any
 
-from autograder.runtime import messages
+from autograder.runtime.shared import messages
 
 EXIT_TYPES = (SystemExit, KeyboardInterrupt, GeneratorExit)
 _ALLOC_FAILED = "can't allocate memory"  # torch's CPU allocator raises RuntimeError with this
@@ -109,62 +107,6 @@ def describe(
     error["traceback"] = "\n".join(lines)
     error["memory_mb"] = memory_mb
     return error
-
-
-def compose(error: dict[str, Any], call: str, *, hidden: bool = False) -> str:
-    """The learner's sentence for a worker error raised by ``call`` ("softmax(...)" or, for an
-    import, "Importing assignments/t101/softmax.py").
-
-    ``hidden``: the call ran in a hidden test, so an exception's class is named by a built-in
-    base (hidden_class_name) and one raised while calling (kind "exception") is told without
-    its message (EXCEPTION_HIDDEN): both are text the learner's code makes, and could carry the
-    hidden inputs out. Import errors keep their message: a module is imported before
-    the hidden inputs reach it."""
-    if error.get("feedback"):
-        return str(error["feedback"])
-    kind = error["kind"]
-    template = error.get("feedback_template")
-    if template in ("NO_TENSOR", "NOT_CONNECTED", "NOT_AN_OBJECT"):
-        return str(getattr(messages, template)).format(call=call, reason=error.get("reason", ""))
-    fields = {
-        "call": call,
-        "exc_type": error.get("exc_type", ""),
-        "message": error.get("message", ""),
-        "where": messages.where(error.get("location", "")),
-        "mb": error.get("memory_mb", "?"),
-        "reason": error.get("reason", ""),
-    }
-    if hidden and fields["exc_type"]:
-        fields["exc_type"] = hidden_class_name(fields["exc_type"], error.get("exc_mro", ()))
-    if kind == "not_implemented":
-        return messages.NOT_IMPLEMENTED.format(**fields)
-    if kind == "exit":
-        return messages.EXIT.format(**fields)
-    if kind == "memory":
-        return messages.MEMORY.format(**fields)
-    if kind == "bad_return":
-        return messages.BAD_RETURN.format(**fields)
-    if hidden and kind == "exception":
-        return messages.EXCEPTION_HIDDEN.format(**fields)
-    if not fields["message"]:
-        return messages.EXCEPTION_NO_MESSAGE.format(**fields)
-    return messages.EXCEPTION.format(**fields)
-
-
-def hidden_class_name(exc_type: str, exc_mro: Iterable[str]) -> str:
-    """How a hidden test names an exception's class: its name when it is one of Python's own
-    exceptions ("ValueError"), else the sentence OWN_EXCEPTION_CLASS with its nearest built-in
-    base from ``exc_mro`` (a class's name is a string learner code can build at run time)."""
-    names = [str(exc_type), *(str(n) for n in exc_mro)]
-    builtin = [name for name in names if _is_builtin_exception(name)]
-    if builtin and builtin[0] == names[0]:
-        return names[0]
-    return messages.OWN_EXCEPTION_CLASS.format(base=builtin[0] if builtin else "Exception")
-
-
-def _is_builtin_exception(name: str) -> bool:
-    value = getattr(builtins, name, None) if name.isidentifier() else None
-    return isinstance(value, type) and issubclass(value, BaseException)
 
 
 def _safe_str(exc: BaseException) -> str:

@@ -1,0 +1,15 @@
+"""The confinement levels and the plan the harness sends the worker (both sides read them).
+
+A plan is ``{"level", "hide": [paths], "writable": private base, "uid_ok": bool}``: the
+harness computes it (harness/isolation.confinement_plan), the worker applies it to itself
+before any learner code runs (worker/confine.confine). The levels, strongest first, are
+described in harness/isolation.py.
+"""
+
+from __future__ import annotations
+
+NAMESPACES = "namespaces"
+USER_NAMESPACES = "user-namespaces"
+PROCESS_GROUP = "process-group"
+#: The uid the worker becomes where it may (namespaces level, a Python installation others read).
+NOBODY = 65534

@@ -1,0 +1,2 @@
+"""The untrusted worker side of the runtime: it imports nothing from harness/ (see
+autograder/runtime/__init__.py); ``python -m autograder.runtime.worker`` starts a worker."""
