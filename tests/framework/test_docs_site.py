@@ -145,3 +145,19 @@ def test_every_page_is_in_the_navigation_and_every_entry_is_a_page() -> None:
         f"pages not in mkdocs.yml's nav: {sorted(on_disk - in_nav)}; "
         f"nav entries with no page: {sorted(in_nav - on_disk)}"
     )
+
+
+#: Files kept where GitHub shows them, which site pages include (pymdownx.snippets).
+INCLUDED = ["CHANGELOG.md", "SECURITY.md", "benchmarks/README.md"]
+RELATIVE_LINK = re.compile(r"\]\((?!https?://|#)([^)]+)\)")
+
+
+@pytest.mark.parametrize("name", INCLUDED)
+def test_files_the_site_includes_have_no_relative_links(name: str) -> None:
+    """A relative link in an included file is read from the including page's folder, where it
+    points nowhere (mkdocs build --strict fails): name files in code instead."""
+    links = RELATIVE_LINK.findall((ROOT / name).read_text(encoding="utf-8"))
+    assert not links, f"{name} links to {links}: write them as `code`, not as links."
+    assert RELATIVE_LINK.findall("see [publish](docs/instructor/publish.md#x) and [a](#b)") == [
+        "docs/instructor/publish.md#x"
+    ]
