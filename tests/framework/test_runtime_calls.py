@@ -546,4 +546,4 @@ def test_a_forged_answer_on_the_channel_stops_the_worker(session, funcs):
         funcs.forge_answer()
     assert info.value.kind == "crash"
     assert info.value.feedback.startswith("The process running forge_answer(...) sent back")
-    assert session._worker is None
+    assert session._channel.worker is None

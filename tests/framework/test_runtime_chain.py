@@ -194,7 +194,8 @@ def test_a_step_out_of_time_is_named_and_struck_as_before(session, monkeypatch):
     after = error_of(lambda: layers.Sleeper.build(2))
     same_error(before, after)
     assert after.kind == "timeout" and "Sleeper.eval(...)" in after.feedback
-    assert session._hangs == {"Sleeper.eval(...)": 2}
+    assert session._channel.strikes.labels_out() == ["Sleeper.eval(...)"]
+    assert session._channel.strikes.count("Sleeper.eval(...)") == 2
     # Struck out twice: the worker stops before eval and the harness refuses it at once.
     sent = count_requests(session, monkeypatch)
     third = error_of(lambda: layers.Sleeper.build(2))
@@ -227,4 +228,5 @@ def test_a_progress_frame_forged_by_learner_code_stops_the_worker(session):
     error = error_of(lambda: session.module("layers").Forges.build(2))
     assert error.kind == "crash" and "Forges.eval(...)" in error.feedback
     assert "sent back" in error.feedback
-    assert session._worker is None and session._hangs == {}
+    assert session._channel.worker is None and session._channel.strikes.labels_out() == []
+    assert session._channel.strikes.count("Forges.eval(...)") == 0

@@ -17,7 +17,7 @@ from autograder.runtime import LearnerSession, Limits
 session = LearnerSession(Path(sys.argv[1]), package="toypkg", limits=Limits(test_timeout=20))
 root = session.module("where").root()
 # The worker's outermost process as the harness sees it (under namespaces learner code is PID 1).
-print(session._worker.process.pid, root, flush=True)
+print(session._channel.worker.process.pid, root, flush=True)
 # no close(): the interpreter exits with the worker still running
 """
 

@@ -97,7 +97,7 @@ def process_gone(pid: int) -> bool:
 def worker_pid(session: LearnerSession) -> int:
     """The worker's outermost process as the harness sees it (under namespaces, learner code
     sees other pids: it is PID 1 of its own namespace)."""
-    return session._worker.process.pid
+    return session._channel.worker.process.pid
 
 
 def pids_running(marker: str, wait: float = 5.0) -> list[int]:
@@ -266,7 +266,7 @@ def test_close_leaves_no_process_behind(session, bad):
     pid = worker_pid(session)
     marker = f"{60 + os.getpid() % 1000 / 1000:.3f}"  # sleep 60.xyz: unique to this test run
     bad.spawn_sleeper(marker)
-    private_root = session._worker.root
+    private_root = session._channel.worker.root
     sleepers = pids_running(marker)
     assert not process_gone(pid) and len(sleepers) == 1
     session.close()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from autograder.runtime import LearnerSession, Limits, RemoteMethod
-from autograder.runtime.worker.handler import _method_names
+from autograder.runtime.worker.learner_objects import method_names as _method_names
 
 HOSTILE = """
     from torch import nn

@@ -114,6 +114,6 @@ def test_a_session_on_a_too_large_package_fails_every_call_without_a_worker(pack
         )
         with pytest.raises(LearnerError) as again:
             session.module("funcs").g()
-        assert again.value is info.value and session._worker is None
+        assert again.value is info.value and session._channel.worker is None
     finally:
         session.close()

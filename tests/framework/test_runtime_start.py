@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.runtime.harness import learner_session as client
+from autograder.runtime.harness import worker_channel
 from tests.framework.toy_sessions import toy_session
 
 CODE = "def double(x):\n    return 2 * x\n"
@@ -24,7 +24,7 @@ def session(tmp_path: Path):
 def killing_first(monkeypatch, times: int) -> list[int]:
     """The real handshake, after killing the first `times` workers just before it (as an
     outside kill right after the fork would)."""
-    real = client.LearnerSession._handshake
+    real = worker_channel.WorkerChannel._handshake
     killed: list[int] = []
 
     def handshake(self, worker):
@@ -34,7 +34,7 @@ def killing_first(monkeypatch, times: int) -> list[int]:
             worker.process.wait()
         return real(self, worker)
 
-    monkeypatch.setattr(client.LearnerSession, "_handshake", handshake)
+    monkeypatch.setattr(worker_channel.WorkerChannel, "_handshake", handshake)
     return killed
 
 
@@ -51,4 +51,4 @@ def test_a_start_that_fails_twice_is_remembered(session, monkeypatch):
     with pytest.raises(RuntimeError) as again:
         session.module("calc").double(2)
     assert again.value is first.value
-    assert len(killed) == client.START_ATTEMPTS == 2
+    assert len(killed) == worker_channel.START_ATTEMPTS == 2

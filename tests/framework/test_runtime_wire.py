@@ -12,7 +12,7 @@ import torch
 
 from autograder.runtime.harness import failures
 from autograder.runtime.shared import wire
-from autograder.runtime.worker import handler as ops
+from autograder.runtime.worker import learner_objects
 
 
 def roundtrip(value, **kwargs):
@@ -335,5 +335,5 @@ def test_a_value_the_harness_cannot_rebuild_is_the_learners_mistake():
 
 def test_names_learner_code_chose_are_capped():
     """A class whose __qualname__ was 30 million characters filled grader.log and junit.xml."""
-    assert len(ops._capped("Q" * 30_000_000)) == 200
-    assert ops._capped("MultiHeadAttention") == "MultiHeadAttention"
+    assert len(learner_objects.capped("Q" * 30_000_000)) == 200
+    assert learner_objects.capped("MultiHeadAttention") == "MultiHeadAttention"

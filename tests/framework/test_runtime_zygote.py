@@ -142,7 +142,7 @@ def test_the_zygote_runs_one_thread_and_is_not_in_the_workers_namespaces(zygote,
 def test_the_environment_is_the_allow_list_for_this_learner(session, monkeypatch):
     monkeypatch.setenv("T101_CANARY", "canary-value")  # set in the harness after the zygote
     env = session.module("tools").environment()
-    root = session._worker.root
+    root = session._channel.worker.root
     assert env["HOME"] == env["TMPDIR"] == str(root)
     assert "T101_CANARY" not in env and zygote_client.ENV not in env
     assert set(env) <= {

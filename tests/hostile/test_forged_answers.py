@@ -88,7 +88,7 @@ def test_a_forged_answer_is_garbled_and_later_calls_get_their_own_answers(sessio
     assert info.value.kind == "crash"
     assert "sent back something that is not an answer" in info.value.feedback
     assert f"{forger}.load_state_dict(...)" in info.value.feedback
-    assert session._worker is None  # stopped at once: its real answer is never read
+    assert session._channel.worker is None  # stopped at once: its real answer is never read
     x = torch.tensor([1.0, -3.0])
     assert torch.equal(layers.double(x), x * 2)  # a fresh worker, its own answer
     assert torch.equal(layers.double(x + 1), (x + 1) * 2)

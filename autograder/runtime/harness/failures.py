@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from autograder.feedback import is_hidden
+from autograder.runtime.harness.part_labels import PartLabels
 from autograder.runtime.shared import messages
 from autograder.runtime.shared.errors import LearnerError
 from autograder.runtime.shared.messages import compose
@@ -29,6 +30,24 @@ def from_worker(error: dict[str, Any], label: str) -> LearnerError:
         location=str(error.get("location", "")),
         traceback=str(error.get("traceback", "")),
     )
+
+
+def of_failed_answer(
+    response: dict[str, Any], label: str, part_labels: PartLabels | None = None
+) -> Exception:
+    """What an answer with ``ok`` false means: the grader's own failure (a RuntimeError with
+    the worker's traceback) or the learner's error, naming the part of a fused request the
+    worker says failed."""
+    if "internal" in response:
+        return RuntimeError(
+            f"The grading worker failed while running {label}:\n{response['internal']}"
+        )
+    error = response["error"]
+    if part_labels is not None and isinstance(error, dict):
+        part, type_name = error.get("part"), error.get("type")
+        if type(part) is int and (type_name is None or type(type_name) is str):
+            label = part_labels.label(part, type_name) or label
+    return from_worker(error, label)
 
 
 def timeout(label: str, seconds: float) -> LearnerError:

@@ -1,8 +1,8 @@
 """The worker's operations on learner code (see serve.py for the protocol).
 
-Everything here runs inside the untrusted worker. Learner code runs only inside ``_learner``
-blocks, whose exceptions become LearnerError fields; any other exception is a framework bug and is
-reported as ``internal``.
+Everything here runs inside the untrusted worker. Learner code runs only inside
+``learner_block`` (learner_blocks.py), whose exceptions become LearnerError fields; any other
+exception is a framework bug and is reported as ``internal``.
 """
 
 from __future__ import annotations
@@ -18,21 +18,23 @@ import numpy  # noqa: F401  (imported before learner code, like torch)
 import torch
 
 from autograder.runtime import standins
-from autograder.runtime.shared import messages, wire
+from autograder.runtime.shared import wire
 from autograder.runtime.worker import guard
 from autograder.runtime.worker.describe import describe, relative
 from autograder.runtime.worker.importer import ImportFailure, LearnerImporter
+from autograder.runtime.worker.learner_blocks import (
+    LearnerFailed,
+    bad_return,
+    check_output,
+    expect_instance,
+    first_tensor,
+)
+from autograder.runtime.worker.learner_blocks import learner_block as _learner
+from autograder.runtime.worker.learner_objects import LearnerObjects
 
 #: A stand-in's place: attribute names or ModuleList indices, dotted ("self_attn", "layers.0").
 _STANDIN_PATH = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(\.([A-Za-z_][A-Za-z0-9_]*|[0-9]+))*")
-
-
-class LearnerFailed(Exception):
-    """Learner code failed; ``error`` holds the LearnerError fields."""
-
-    def __init__(self, error: dict[str, Any]) -> None:
-        super().__init__(error.get("message", ""))
-        self.error = error
+_REF_TARGETS = ("ref", "attr")
 
 
 class RequestHandler:
@@ -56,18 +58,9 @@ class RequestHandler:
             refused=init["refused"],
             describe=self.describe,
         )
-        self.objects: dict[int, Any] = {}
-        self.ids: dict[int, int] = {}
+        self.table = LearnerObjects()
         #: ref id of a learner object -> the stand-ins the harness installed in it
         self.standins: dict[int, list[torch.nn.Module]] = {}
-        self.next_id = 1
-        #: type name -> the class described under it (None: several classes share that name);
-        #: the names whose method names were sent; those not yet sent (see _method_names)
-        self.described: dict[str, type | None] = {}
-        self.sent: set[str] = set()
-        self.new_methods: dict[str, list[str]] = {}
-        #: id(class) -> (class, its _method_names): the steps op_chain may run
-        self.method_sets: dict[int, tuple[type, frozenset[str]]] = {}
         #: sends a progress frame to the harness (serve.serve sets it; see op_chain)
         self.progress: Any = None
 
@@ -96,8 +89,8 @@ class RequestHandler:
             response = {"ok": False, "error": failure.error}
         response["forbidden"] = [list(record) for record in guard.drain()]
         response["home"] = self.home
-        if self.new_methods:
-            response["methods"], self.new_methods = self.new_methods, {}
+        if self.table.new_methods:
+            response["methods"] = self.table.take_new_methods()
         return response
 
     def op_ping(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -125,7 +118,7 @@ class RequestHandler:
         args, kwargs = self.decode(request["args"]), self.decode(request["kwargs"])
         with _learner(self, "call"):
             result = function(*args, **kwargs)
-        _expect_instance(function, result)
+        expect_instance(function, result)
         if request.get("args_back", True) is False:  # a plain f(x): the value only
             return {"value": self.encode(result)}
         return {
@@ -161,8 +154,8 @@ class RequestHandler:
             for p in params.values():
                 p.grad = None
             with torch.enable_grad():
-                output = _first_tensor(module(*args, **kwargs))
-                _check_output(output, cotangent)
+                output = first_tensor(module(*args, **kwargs))
+                check_output(output, cotangent)
                 (output * cotangent).sum().backward()
             grads = {
                 name: None if p.grad is None else p.grad.detach().clone()
@@ -234,8 +227,8 @@ class RequestHandler:
         ``{"progress": part, "type": ...}`` goes out, so a time-out or crash names the step
         that was running, as separate requests would.
 
-        A step runs here only where a separate call would have been one request too: its name
-        is a function of the object's class (_method_names) and no other class shares that
+        A step runs here only where a separate call would have been one request too: its name is a
+        function of the object's class (learner_objects.method_names) and no other class shares that
         class's name, and its label is not in ``stop`` (calls the harness no longer runs after
         time-outs). The chain ends before any other step; the harness makes those calls itself.
         Value: [the object, each step's return value]."""
@@ -246,7 +239,7 @@ class RequestHandler:
         call = self.decode(call)
         with _learner(self, "call"):
             made = obj(*call["args"], **call["kwargs"])
-        _expect_instance(obj, made)
+        expect_instance(obj, made)
         obj = made
         first = self.encode(obj)
         return {"value": [first, *self.run_steps(obj, request, 1)]}
@@ -256,12 +249,7 @@ class RequestHandler:
         encoded return values of those that ran."""
         kind = type(obj)
         type_name = f"{kind.__module__}.{kind.__qualname__}"
-        names: frozenset[str] = frozenset()
-        if self.described.get(type_name) is kind:
-            cached = self.method_sets.get(id(kind))
-            if cached is None or cached[0] is not kind:
-                cached = self.method_sets[id(kind)] = (kind, frozenset(_method_names(kind)))
-            names = cached[1]
+        names = self.table.step_names(kind, type_name)
         short = type_name.rsplit(".", 1)[-1]
         stop = request.get("stop") or ()
         values = []
@@ -302,13 +290,14 @@ class RequestHandler:
     def target(self, target: list[Any]) -> Any:
         """The object a request is about; sets ``self.home``, the file it belongs to.
         ``["attr", id, name]`` is ``getattr(object id, name)``, read as part of the request:
-        a method call in one round trip (client.py sends it for names _method_names listed)."""
+        a method call in one round trip (the harness sends it for the names
+        learner_objects.method_names listed)."""
         if target[0] == "ref":
-            obj = self.objects[target[1]]
+            obj = self.table.objects[target[1]]
             self.home = self.home_file(obj)
             return obj
         if target[0] == "attr":
-            obj = self.objects[target[1]]
+            obj = self.table.objects[target[1]]
             self.home = self.home_file(obj)
             with _learner(self, "call"):
                 return getattr(obj, str(target[2]))
@@ -350,176 +339,20 @@ class RequestHandler:
         return obj
 
     def decode(self, tree: Any) -> Any:
-        return wire.decode(tree, on_ref=self.lookup, max_depth=self.max_depth)
-
-    def lookup(self, ref_id: int, type_name: str, label: str) -> Any:
-        return self.objects[ref_id]
+        return wire.decode(tree, on_ref=self.table.lookup, max_depth=self.max_depth)
 
     def encode(self, value: Any) -> Any:
         try:
             with _learner(self, "call"):
                 return wire.encode(
                     value,
-                    on_other=self.register,
+                    on_other=self.table.register,
                     max_bytes=self.max_bytes,
                     max_depth=self.max_depth,
                 )
         except wire.WireError as exc:
-            raise LearnerFailed(_bad_return(str(exc))) from None
-
-    def register(self, obj: Any) -> tuple:
-        ref_id = self.ids.get(id(obj))
-        if ref_id is None:
-            ref_id = self.next_id
-            self.next_id += 1
-            self.objects[ref_id] = obj
-            self.ids[id(obj)] = ref_id
-        kind = type(obj)
-        type_name = _capped(f"{kind.__module__}.{kind.__qualname__}")
-        known = self.described.setdefault(type_name, kind)
-        if known is kind and type_name not in self.sent:
-            self.sent.add(type_name)
-            self.new_methods[type_name] = _method_names(kind)
-        elif known is not kind and self.described.get(type_name) is not None:
-            # Two classes under one name (a class defined twice, or made in a function): no
-            # method of that name is fused any more; obj.name(...) reads, then calls.
-            self.described[type_name] = None
-            self.new_methods[type_name] = []
-        return ("ref", ref_id, type_name, _capped(call_label(obj)))
+            raise LearnerFailed(bad_return(str(exc))) from None
 
     def release(self, ref_id: int) -> None:
-        obj = self.objects.pop(ref_id, None)
+        self.table.release(ref_id)
         self.standins.pop(ref_id, None)
-        if obj is not None:
-            self.ids.pop(id(obj), None)
-
-
-class _learner:
-    """Run a block of learner code: its exceptions become LearnerFailed with the error fields.
-
-    WireError (raised by the codec, not by learner code) and our own failures pass through.
-    Inside the block the guard records forbidden calls even with no learner frame on the stack
-    (guard.learner_code), against the file of the object the request is about.
-    """
-
-    def __init__(self, worker: RequestHandler, phase: str) -> None:
-        self.worker = worker
-        self.phase = phase
-        self.recording = guard.learner_code(getattr(worker, "home", None))
-
-    def __enter__(self) -> None:
-        self.recording.__enter__()
-        return None
-
-    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> bool:
-        self.recording.__exit__(None, None, None)
-        if exc is None or isinstance(exc, (wire.WireError, LearnerFailed, ImportFailure)):
-            return False
-        raise LearnerFailed(self.worker.describe(exc, self.phase)) from None
-
-
-_REF_TARGETS = ("ref", "attr")
-_MAX_METHOD_NAMES = 1000
-_MAX_NAME = 200  # characters of a type name, call label or method name sent to the harness
-
-
-def _method_names(kind: type) -> list[str]:
-    """The names under which ``kind`` has a plain Python function (nn.Module's eval,
-    load_state_dict, __getitem__ of a ModuleList...): reading one from an instance gives a bound
-    method, which the harness may then call with an ``attr`` target instead of reading it
-    first. Read from the class dictionaries along the MRO, as instance attribute lookup finds
-    them, without dir() or getattr: no learner code runs (a metaclass's __dir__, a property,
-    __getattr__, a str subclass's __hash__), so listing them cannot fail, hang or differ."""
-    try:
-        mro = type.__dict__["__mro__"].__get__(kind)
-    except Exception:
-        return []
-    first: dict[str, object] = {}
-    for klass in mro:
-        namespace = type.__dict__["__dict__"].__get__(klass)
-        for name, value in namespace.items():
-            if type(name) is str and name not in first:
-                first[name] = value
-    names = [
-        name
-        for name, value in first.items()
-        if type(value) is types.FunctionType and len(name) <= _MAX_NAME
-    ]
-    return names[:_MAX_METHOD_NAMES]
-
-
-def _capped(text: str) -> str:
-    """A name learner code chose (a class's __qualname__ may be megabytes long), as sent."""
-    return text if len(text) <= _MAX_NAME else text[: _MAX_NAME - 1] + "…"
-
-
-def call_label(obj: Any) -> str:
-    """How the learner would name a call of ``obj``: "MultiHeadAttention.forward" and so on."""
-    try:
-        if inspect.ismethod(obj) or inspect.isbuiltin(obj) and hasattr(obj, "__self__"):
-            owner = obj.__self__
-            owner_name = owner.__name__ if inspect.isclass(owner) else type(owner).__name__
-            if inspect.ismodule(owner):
-                return obj.__name__
-            return f"{owner_name}.{obj.__name__}"
-        if isinstance(obj, torch.nn.Module):
-            return f"{type(obj).__name__}.forward"
-        owner, name = getattr(obj, "__self__", None), getattr(obj, "__name__", None)
-        if owner is not None and isinstance(name, str):  # method-wrapper: layers.__len__
-            return f"{type(owner).__name__}.{name}"
-        if inspect.isclass(obj) or inspect.isfunction(obj):
-            return obj.__qualname__
-        return f"{type(obj).__name__}.__call__" if callable(obj) else type(obj).__name__
-    except Exception:
-        return type(obj).__name__
-
-
-def _expect_instance(called: Any, result: Any) -> None:
-    """A class whose call gave no instance of it (``__new__`` returning 42): the learner's
-    mistake, named at the constructor; the grader would otherwise fail calling its methods.
-    Read through type's own descriptors, so no learner code (a metaclass) runs."""
-    if not issubclass(type(called), type):  # type(): no learner __class__ property
-        return
-    try:
-        mro = type.__dict__["__mro__"].__get__(type(result))
-    except Exception:
-        return
-    if called not in mro:
-        reason = messages.a_type(result)
-        raise LearnerFailed({**_bad_return(reason), "feedback_template": "NOT_AN_OBJECT"})
-
-
-def _first_tensor(value: Any) -> torch.Tensor | None:
-    if isinstance(value, torch.Tensor):
-        return value
-    items = value.values() if isinstance(value, dict) else value
-    if isinstance(items, (list, tuple)) or isinstance(value, dict):
-        for item in items:
-            found = _first_tensor(item)
-            if found is not None:
-                return found
-    return None
-
-
-def _check_output(output: torch.Tensor | None, cotangent: Any) -> None:
-    if output is None:
-        raise LearnerFailed({**_bad_return(""), "feedback_template": "NO_TENSOR"})
-    if isinstance(cotangent, torch.Tensor) and tuple(output.shape) != tuple(cotangent.shape):
-        reason = (
-            f"its first output has shape {tuple(output.shape)}, expected {tuple(cotangent.shape)}"
-        )
-        raise LearnerFailed(_bad_return(reason))
-    if not output.requires_grad:
-        raise LearnerFailed({**_bad_return(""), "feedback_template": "NOT_CONNECTED"})
-
-
-def _bad_return(reason: str) -> dict[str, Any]:
-    return {
-        "kind": "bad_return",
-        "exc_type": "",
-        "exc_mro": [],
-        "message": messages.sanitize(reason),
-        "reason": messages.sanitize(reason),
-        "location": "",
-        "traceback": "",
-    }

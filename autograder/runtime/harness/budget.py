@@ -1,0 +1,85 @@
+"""How long one request to the worker may take (cpu_time.py says how the time is counted).
+
+A call in a test may use what is left of the test's CPU budget (``[limits] test_timeout``), up
+to cpu_time.WALL_FACTOR times as many seconds of wall time; an import gets ``import_timeout``
+on the same terms.
+"""
+
+from __future__ import annotations
+
+import time
+
+from autograder.runtime.harness import cpu_time, failures
+from autograder.runtime.harness.failures import IMPORT_LABEL
+from autograder.runtime.harness.limits import Limits
+from autograder.runtime.harness.trace import TestState, TestTrace
+from autograder.runtime.shared.errors import LearnerError
+
+
+class RequestBudget:
+    """The CPU and wall seconds of the next request, from the limits and the running test."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        #: The running test (LearnerSession.begin_test), whose budget requests spend.
+        self.test: TestState | None = None
+
+    def begin_test(self, name: str) -> None:
+        """A fresh time budget of ``limits.test_timeout`` and output buffer."""
+        budget = self.limits.test_timeout
+        self.test = TestState(
+            name=name,
+            remaining=budget,
+            output_cap=self.limits.output_kb * 1024,
+            wall_remaining=budget * cpu_time.WALL_FACTOR,
+        )
+
+    def end_test(self) -> TestTrace:
+        """The running test's output, forbidden calls and time-out; no test runs from now on."""
+        test, self.test = self.test, None
+        if test is None:
+            return TestTrace(output="", forbidden=(), timed_out=False)
+        return test.finish()
+
+    def cpu_seconds(self, phase: str) -> float:
+        """The CPU seconds a request of ``phase`` ("import" or "test") may use."""
+        if phase == "import":
+            return self.limits.import_timeout
+        if self.test is not None:
+            return max(self.test.remaining, 0.0)
+        return self.limits.test_timeout
+
+    def wall_seconds(self, phase: str) -> float:
+        """The wall-clock seconds the request may last, however little it computed."""
+        if phase == "test" and self.test is not None:
+            return max(self.test.wall_remaining, 0.0)
+        return self.cpu_seconds(phase) * cpu_time.WALL_FACTOR
+
+    def limit_of(self, label: str) -> float:
+        """The CPU seconds a call (or an import, by its label) is given."""
+        if label.startswith(IMPORT_LABEL):
+            return self.limits.import_timeout
+        return self.limits.test_timeout
+
+    def timeout_error(self, label: str, *, waiting: bool = False) -> LearnerError:
+        """``label`` ran out of time; ``waiting``: while computing for less than its budget
+        (it slept, waited for input or was blocked), so the wall limit is named."""
+        if waiting:
+            return failures.timeout_waiting(label, self.limit_of(label) * cpu_time.WALL_FACTOR)
+        return failures.timeout(label, self.limit_of(label))
+
+
+def cpu_left(pid: int, baseline: float | None, budget: float, end: float) -> float:
+    """Seconds more to wait for an answer: what is left of ``budget`` by the CPU time process
+    ``pid``'s tree used since ``baseline``, until the wall-clock ``end``; 0 when it is spent,
+    or when it cannot be counted (then the wall clock is the limit)."""
+    now = time.monotonic()
+    if baseline is None or now >= end:
+        return 0.0
+    used = cpu_time.tree_seconds(pid)
+    if used is None:
+        return 0.0
+    left = budget - max(used - baseline, 0.0)
+    if left <= max(budget * cpu_time.SLACK, 0.01):
+        return 0.0
+    return min(left, end - now)

@@ -1,0 +1,362 @@
+"""The request channel to one learner's worker: start it, send a request, wait for its answer.
+
+``WorkerChannel`` holds at most one worker at a time and starts it on the first request (a
+worker that dies before it is ready gets one more try). Each round trip waits within the time
+budget of the running test: the CPU seconds the worker's process tree uses, up to
+cpu_time.WALL_FACTOR times as many in wall time (cpu_time.py). What can go wrong on the way is
+told as a LearnerError and stops the worker: a time-out (and a strike against the call,
+strikes.py), a crash (its exit status), an answer too long to read, or a garbled one (a frame
+learner code wrote to the channel, or one that does not repeat the request's number).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from autograder.runtime.harness import failures
+from autograder.runtime.harness.budget import RequestBudget, cpu_left
+from autograder.runtime.harness.limits import Limits
+from autograder.runtime.harness.part_labels import PartLabels, ProgressFrames
+from autograder.runtime.harness.private_copy import MAX_PACKAGE_BYTES, PackageTooLarge
+from autograder.runtime.harness.strikes import Strikes
+from autograder.runtime.harness.trace import TestState
+from autograder.runtime.harness.worker_handle import WorkerHandle
+from autograder.runtime.shared import messages, wire
+from autograder.runtime.shared.errors import LearnerError
+
+START_ATTEMPTS = 2  # fresh workers tried before a start failure is remembered for the session
+
+
+@dataclass
+class Answer:
+    """A response frame read back: the response, what the learner printed meanwhile, and the
+    label of the call it answers (a fused request's part its last progress frame named)."""
+
+    response: dict[str, Any]
+    output: str
+    label: str
+
+
+@dataclass
+class _Wait:
+    """How waiting for one answer ended."""
+
+    label: str
+    answered: bool = False
+    frame: bytes | None = None
+    too_large: bool = False
+    waiting: bool = False  # the wall limit passed before the CPU budget was used
+
+
+class WorkerChannel:
+    """The harness's line to the learner's worker (see the module docstring).
+
+    ``on_worker_change`` is called when a worker stops and when a new one is ready: what the
+    caller knows of the old worker (its objects, its imports) is void from then on.
+    """
+
+    def __init__(
+        self,
+        package_dir: Path,
+        *,
+        package: str,
+        limits: Limits,
+        display_dir: str,
+        forbidden_apis: Sequence[str],
+        hide_paths: Sequence[Path],
+        on_worker_change: Callable[[], None],
+    ) -> None:
+        self.package_dir = package_dir
+        self.package = package
+        self.display_dir = display_dir
+        self.forbidden_apis = tuple(forbidden_apis)
+        self.hide_paths = tuple(hide_paths)
+        self.on_worker_change = on_worker_change
+        self.strikes = Strikes(limits.hang_strikes)
+        self.budget = RequestBudget(limits)
+        self.limits = limits
+        #: What the last worker did to confine itself (worker/confine.confine's report).
+        self.isolation: dict[str, Any] | None = None
+        #: How the last worker started: "zygote" (forked warm) or "fresh" (a new interpreter).
+        self.worker_start: str | None = None
+        #: The next worker imports a bare package instead of running its ``__init__.py``.
+        self.skip_init = False
+        self.generation = 0
+        #: Bytes of answers read since the plugin last freed the harness's memory.
+        self.answer_bytes = 0
+        #: Ids of worker objects whose last proxy died, released with the next request.
+        self.pending_release: list[int] = []
+        self.worker: WorkerHandle | None = None
+        self.closed = False
+        self._start_failure: Exception | None = None
+        self._seq = 0  # the last request's number; its answer must repeat it (worker/serve.py)
+        # The worker's CPU seconds when it last answered: where the next request's CPU time
+        # starts (cpu_time.py); None before a worker is ready, or when it sent no usable count.
+        self._worker_cpu: float | None = None
+
+    # -- one round trip ---------------------------------------------------------------------
+
+    @property
+    def limits(self) -> Limits:
+        return self._limits
+
+    @limits.setter
+    def limits(self, limits: Limits) -> None:
+        self._limits = self.budget.limits = limits
+        self.strikes.limit = limits.hang_strikes
+
+    @property
+    def test(self) -> TestState | None:
+        """The running test (LearnerSession.begin_test), whose budget requests spend."""
+        return self.budget.test
+
+    @test.setter
+    def test(self, test: TestState | None) -> None:
+        self.budget.test = test
+
+    def round_trip(
+        self,
+        request: dict[str, Any],
+        *,
+        label: str,
+        phase: str,
+        part_labels: PartLabels | None = None,
+    ) -> Answer:
+        """Send ``request`` ("import" or "test" ``phase``) and read its answer. ``part_labels``:
+        for a request about several parts (set_standins, chain), the label of each."""
+        worker = self.ensure_worker()
+        timeout, wall = self.budget.cpu_seconds(phase), self.budget.wall_seconds(phase)
+        test = self.test if phase == "test" else None
+        if test is not None and min(timeout, wall) <= 0:
+            # The test's budget is already spent: the idle worker need not be killed.
+            test.timed_out = True
+            raise self.budget.timeout_error(label)
+        request["release"], self.pending_release = self.pending_release, []
+        self._seq += 1
+        request["seq"] = seq = self._seq
+        started, baseline = time.monotonic(), self._worker_cpu
+        wait = self._wait(worker, request, label, (timeout, wall), part_labels)
+        elapsed = time.monotonic() - started
+        if test is not None:
+            test.wall_remaining -= elapsed
+            test.remaining -= elapsed  # until the answer says how much CPU it took
+        self._worker_cpu = None
+        self._raise_unanswered(worker, wait, phase)
+        output = self.collect_output()
+        response = self._read(wait.frame or b"", seq, wait.label)
+        self._worker_cpu = _cpu_count(response.get("cpu"))
+        if test is not None and None not in (baseline, self._worker_cpu):
+            # The budget pays for what the worker computed, not for waiting on a busy machine
+            test.remaining += elapsed - max(self._worker_cpu - baseline, 0.0)
+        return Answer(response, output, wait.label)
+
+    def _wait(
+        self,
+        worker: WorkerHandle,
+        request: dict[str, Any],
+        label: str,
+        budgets: tuple[float, float],
+        part_labels: PartLabels | None,
+    ) -> _Wait:
+        """Send the request, then wait for a frame that is not a progress frame, within the
+        CPU budget (re-read from /proc when the wait runs out) and the wall budget."""
+        timeout, wall = budgets
+        started = time.monotonic()
+        give_up, baseline = started + min(timeout, wall), self._worker_cpu
+        progress, wait, sent = ProgressFrames(), _Wait(label), False
+        while True:
+            try:
+                if not sent:
+                    worker.conn.send_bytes(wire.dumps(request))
+                    sent = True
+                wait.answered = worker.conn.poll(max(give_up - time.monotonic(), 0.0))
+            except OSError:
+                wait.answered = True  # the worker is gone; recv_bytes below reports how
+            if not wait.answered:
+                more = cpu_left(worker.process.pid, baseline, timeout, started + wall)
+                if more > 0:  # the worker has not computed for its whole budget yet
+                    give_up, wait.waiting = time.monotonic() + more, True
+                    continue
+                wait.waiting = wait.waiting and time.monotonic() >= started + wall
+                return wait
+            try:
+                wait.frame = worker.conn.recv_bytes(3 * self.limits.max_wire_bytes + 2**20)
+                self.answer_bytes += len(wait.frame)
+            except (EOFError, OSError) as error:
+                # multiprocessing's refusal of a longer frame (the worker's own check let a
+                # value through that is larger than it counted): not the worker's death
+                wait.too_large = str(error) == "bad message length"
+                wait.frame = None
+                return wait
+            if part_labels is None or not progress.read(wait.frame, part_labels):
+                return wait
+            wait.label = part_labels.label(progress.part, progress.type_name) or wait.label
+
+    def _raise_unanswered(self, worker: WorkerHandle, wait: _Wait, phase: str) -> None:
+        """The LearnerError of a wait that brought no answer: out of time (a strike against
+        the call), too long an answer, or the worker's death."""
+        if not wait.answered:
+            self.stop()
+            if phase == "test":
+                self.strikes.add(wait.label)
+                if self.test is not None:
+                    self.test.timed_out = True
+            # wait.waiting: the CPU budget was not used, it slept, waited or was blocked
+            raise self.budget.timeout_error(wait.label, waiting=wait.waiting)
+        if wait.too_large:
+            self.stop()
+            raise failures.too_large(wait.label, self.limits.max_wire_bytes)
+        if wait.frame is None:
+            status = worker.wait_exit()
+            self.stop()
+            raise failures.crash(wait.label, status, self.limits.memory_mb) from None
+
+    def _read(self, frame: bytes, seq: int, label: str) -> dict[str, Any]:
+        """The answer to request ``seq``; anything else stops the worker as garbled."""
+        try:
+            response = wire.loads(frame, max_depth=self.limits.max_wire_depth + 8)
+            if type(response) is not dict or type(response.get("ok")) is not bool:
+                raise ValueError("not an answer")  # e.g. a progress frame learner code forged
+            if type(response.get("seq")) is not int or response["seq"] != seq:
+                raise ValueError("not this answer")  # a frame learner code wrote, or a stale one
+            response["forbidden"] = [
+                (str(a), str(f), int(n)) for a, f, n in response.get("forbidden", [])
+            ]
+        except (wire.WireError, TypeError, ValueError, AttributeError):
+            self.stop()
+            raise failures.garbled(label) from None
+        return response
+
+    # -- the worker's lifetime --------------------------------------------------------------
+
+    def ensure_worker(self) -> WorkerHandle:
+        """The running worker, started (and handed the init frame) if there is none."""
+        if self.closed:
+            raise RuntimeError("This LearnerSession is closed; create a new one.")
+        if self._start_failure is not None:
+            raise self._start_failure
+        if self.worker is not None:
+            return self.worker
+        # A worker that dies before its ready message (killed from outside, a fork server
+        # going away) gets one fresh try: only a start that fails twice running is remembered,
+        # and fails every later test at once instead of waiting for each start in turn.
+        for attempt in range(START_ATTEMPTS):
+            worker = self._new_worker()
+            try:
+                ready = self._handshake(worker)
+                break
+            except Exception as exc:
+                head, _ = worker.take_output(8192)
+                worker.close()
+                if attempt + 1 < START_ATTEMPTS:
+                    continue
+                self._start_failure = RuntimeError(
+                    f"The grading worker did not start ({exc}); its output:\n"
+                    + head.decode("utf-8", errors="replace")
+                )
+                raise self._start_failure from None
+        self._worker_cpu = _cpu_count(ready.get("cpu"))
+        worker.take_output(0)  # anything printed while starting is not the learner's
+        self.isolation = ready["ready"].get("isolation")
+        self.worker_start = worker.started_by
+        self.worker = worker
+        self.generation += 1
+        self.on_worker_change()
+        return worker
+
+    def _new_worker(self) -> WorkerHandle:
+        try:
+            return WorkerHandle(
+                self.package_dir,
+                self.package,
+                memory_mb=self.limits.memory_mb,
+                file_mb=self.limits.file_mb,
+                hide=self.hide_paths,
+                startup_timeout=self.limits.startup_timeout,
+            )
+        except PackageTooLarge:
+            feedback = messages.TOO_LARGE.format(
+                expected=self.display_dir, mb=MAX_PACKAGE_BYTES // 2**20
+            )
+            self._start_failure = LearnerError(kind="import_error", feedback=feedback)
+            raise self._start_failure from None
+
+    def _handshake(self, worker: WorkerHandle) -> dict:
+        """Send the init frame and wait for the worker's ready message."""
+        init = {
+            "package": self.package,
+            "root": str(worker.root),
+            "shown_dir": self.display_dir,
+            "forbidden": list(self.forbidden_apis),
+            "refused": worker.copy.refused,
+            "skip_init": self.skip_init,
+            "max_bytes": self.limits.max_wire_bytes,
+            "max_depth": self.limits.max_wire_depth,
+        }
+        worker.conn.send_bytes(wire.dumps(init))
+        if not worker.conn.poll(self.limits.startup_timeout):
+            raise TimeoutError(f"no answer within {self.limits.startup_timeout:g} s")
+        ready = wire.loads(worker.conn.recv_bytes())
+        if not ready.get("ok"):
+            raise RuntimeError(ready.get("internal", "no ready message"))
+        return ready
+
+    def stop(self) -> None:
+        """Kill the worker (keeping what it printed for the running test), if there is one."""
+        worker, self.worker = self.worker, None
+        self.pending_release = []
+        self.on_worker_change()
+        if worker is not None:
+            worker.kill()
+            self.collect_output(worker)
+            worker.close()
+
+    def close(self) -> None:
+        """Stop the worker for good: later requests raise RuntimeError."""
+        self.closed = True
+        self.stop()
+
+    # -- the learner's output ---------------------------------------------------------------
+
+    def collect_output(self, worker: WorkerHandle | None = None) -> str:
+        """What the worker printed since the last call, named and neutralised for reports, and
+        added to the running test's output."""
+        worker = worker or self.worker
+        if worker is None:
+            return ""
+        cap = self.limits.output_kb * 1024
+        head, total = worker.take_output(cap)
+        if not total:
+            return ""
+        text = self._shown_paths(head.decode("utf-8", errors="replace"), worker)
+        text = messages.sanitize(text, cap=cap)
+        if total > len(head):
+            text += f"\n[... {total - len(head)} more bytes of output not shown]\n"
+        if self.test is not None:
+            self.test.add_output(text)
+        return text
+
+    def _shown_paths(self, text: str, worker: WorkerHandle) -> str:
+        """The worker's private copy named as the learner's repository names it: a warning
+        printed at ``/tmp/autograder-x/root/t101/softmax.py:38`` reads
+        ``assignments/t101/softmax.py:38``, as the failure messages do."""
+        root = f"{str(worker.root).rstrip('/')}/"
+        if root not in text:
+            return text
+        return re.sub(
+            re.escape(root) + r"[^/\s]+/", lambda _: f"{self.display_dir.rstrip('/')}/", text
+        )
+
+
+def _cpu_count(value: Any) -> float | None:
+    """A worker's CPU seconds as its answer gives them; None unless a finite number >= 0
+    (learner code runs in that process and may have changed what it reports)."""
+    if type(value) is not float or not math.isfinite(value) or value < 0:
+        return None
+    return value
