@@ -27,7 +27,7 @@ AUTOGRADER_NO_EXPECTED=1 in the environment turns the memo off (every call compu
 compare a grade with and without it.
 
 Stores: one in-process dict, always (a `grade` reuses what its visible tests computed in its
-hidden tests). A batch (gradebook/session.py) also gives a folder, DIR/.expected, with
+hidden tests). A batch (batch/session.py) also gives a folder, DIR/.expected, with
 `use_folder`: each harness child writes its misses there, one file per key (written to a
 temporary name, then renamed: a reader never sees half a file), and reads the files the others
 wrote before each learner (`refresh`); the session process reads them before each fork, so new

@@ -37,11 +37,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from autograder.commands.options import OptionError, check_timeout
 from autograder.config import (
     CourseConfig,
     CourseConfigError,
+    OptionError,
     SubmissionError,
+    check_timeout,
     find_course_file,
     load_course,
 )
@@ -240,7 +241,7 @@ def next_submission(session: pytest.Session, submission: Path) -> None:
     """Before the session's collected tests run again, on ``submission`` (a package folder):
     forget what this plugin kept of the previous run (its results, grader errors, forbidden
     calls, each test's outcome), so that the run is as in a session fresh from collection. A
-    batch's harness child grades several learners in one pytest session (gradebook/session.py).
+    batch's harness child grades several learners in one pytest session (batch/session.py).
     """
     state = session.config.stash[STATE]
     session.config.stash[STATE] = _RunState(

@@ -1,1 +1,1 @@
-"""One module per command, each exposing `main(*, ...) -> int`; cli.py is the click layer."""
+"""One module per command, each exposing `main(*, ...) -> int`; cli/ is the click layer."""

@@ -4,7 +4,7 @@
    (mistakes/cases.py says what each case must score);
 2. write every case's repository (the references, the stubs, each mutant, each variant) into a
    work folder (--keep DIR, or a temporary one);
-3. grade them all with grade-class's machinery (gradebook/job.py: warm forked harness
+3. grade them all with grade-class's machinery (batch/: warm forked harness
    processes, --jobs at a time, visible and hidden tests, the course's pristine graders);
 4. judge each case (mistakes/verdicts.py) and print a table, the mutation score, the variants
    line and one paragraph per failure.
@@ -31,11 +31,17 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from autograder.batch.processes import jobs_or_cores
 from autograder.commands.grade_class import grade_pending
-from autograder.commands.options import OptionError, check_timeout, jobs_or_cores
-from autograder.config import CourseConfigError, find_course_file, load_course
-from autograder.gradebook.job import JobSettings
+from autograder.config import (
+    CourseConfigError,
+    OptionError,
+    check_timeout,
+    find_course_file,
+    load_course,
+)
 from autograder.gradebook.roster import Learner
+from autograder.gradebook.settings import JobSettings
 from autograder.mistakes.cases import CheckError, Plan, plan_cases, write_case
 from autograder.mistakes.catalogue import CatalogueError
 from autograder.mistakes.mutants import MutantError

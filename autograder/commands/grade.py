@@ -21,21 +21,21 @@ from collections.abc import Sequence
 from contextlib import nullcontext
 from pathlib import Path
 
-from autograder.commands.bytecode import bytecode_cache
-from autograder.commands.options import OptionError, check_timeout
 from autograder.config import (
     CourseConfigError,
+    OptionError,
+    check_timeout,
     find_course_file,
     load_course,
 )
-from autograder.github.pass_rule import PassRule, PassRuleError
 from autograder.github.publish import GITHUB_ONE, GithubRun
-from autograder.grading import REPORT_FILES, grade_submission
+from autograder.grading.bytecode import bytecode_cache
+from autograder.grading.one_submission import REPORT_FILES, grade_submission
 from autograder.notebook import notebook_components
 from autograder.release.manifest import ManifestError, read_manifest
 from autograder.reports import terminal
-from autograder.reports.terminal import Ungraded
-from autograder.results import GradeResult
+from autograder.results import GradeResult, Ungraded
+from autograder.results.pass_rule import PassRule, PassRuleError
 
 DEFAULT_OUT = Path("grades")
 

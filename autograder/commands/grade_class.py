@@ -7,9 +7,9 @@
    makes a rerun resume;
 3. clone or update the copies of those given by clone URL (gradebook/fetch.py), then grade
    them in parallel, --jobs at a time, with a progress bar that names the learners
-   being graded and for how long (commands/in_progress.py): one session process
+   being graded and for how long (progress/in_progress.py): one session process
    collects the graders once and forks harness children that grade one learner after another
-   (gradebook/session.py); each learner's folder is committed atomically;
+   (batch/session.py); each learner's folder is committed atomically;
 4. rebuild DIR/gradebook.csv from the records (learner order), write the class report, print
    a per-component table. The components are course.toml's, then the course's notebook
    assignments (`notebook`): a learner whose repository has no notebook has an empty cell there.
@@ -43,11 +43,18 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from autograder.commands import session_server
-from autograder.commands.in_progress import InProgress, InProgressColumn
-from autograder.commands.log_progress import LogLines
-from autograder.commands.options import OptionError, check_timeout, jobs_or_cores
-from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
+from autograder.batch import fork_server
+from autograder.batch.learner_job import failed_record
+from autograder.batch.processes import jobs_or_cores, remove_folder
+from autograder.batch.session import EXPECTED_DIR, SCRATCH_PREFIX, run_batch
+from autograder.config import (
+    CourseConfig,
+    CourseConfigError,
+    OptionError,
+    check_timeout,
+    find_course_file,
+    load_course,
+)
 from autograder.gradebook import (
     changed_settings,
     contents,
@@ -60,17 +67,16 @@ from autograder.gradebook import (
     snapshot,
     store,
 )
-from autograder.gradebook.job import (
+from autograder.gradebook.settings import (
     JobSettings,
-    failed_record,
     instant_settings,
-    remove_folder,
     run_settings,
     settings_key,
     shared_options,
 )
-from autograder.gradebook.session import EXPECTED_DIR, SCRATCH_PREFIX, run_batch
 from autograder.notebook import notebook_components
+from autograder.progress.in_progress import InProgress, InProgressColumn
+from autograder.progress.log_lines import LogLines
 from autograder.release.manifest import ManifestError, read_manifest
 from autograder.results import points
 
@@ -502,14 +508,14 @@ def grade_pending(
     count starts from, so that it ends equal to the error rows, those with nothing submitted
     aside). One session process collects
     the graders once and forks harness children that grade one learner after another
-    (gradebook/session.py); it is itself a fork
+    (batch/session.py); it is itself a fork
     of a warm server (numpy, torch, pytest and the framework imported). Also `autograder
     check`'s engine: every learner's folder holds record.json and, when graded, results.json.
     ``meanwhile``: run in a background thread once the session process is started (not before:
     until then this thread's work is what the batch waits for)."""
     if not pending:
         return
-    context = session_server.start()  # already running when the command line started it
+    context = fork_server.start()  # already running when the command line started it
     reader, writer = context.Pipe(duplex=False)
     # The session process removes this folder when it ends or when this command is killed; this
     # command removes it when the session process is killed.

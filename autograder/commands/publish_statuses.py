@@ -35,13 +35,13 @@ from rich.text import Text
 
 from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
 from autograder.github.commit_status import Status, context_for, run_url, status_for
-from autograder.github.pass_rule import PassRule, PassRuleError
 from autograder.github.pr_comment import Commenter, comment_body
 from autograder.github.published import read_published, write_published
 from autograder.github.repositories import Repository, read_repositories, server_host
 from autograder.github.rest import DEFAULT_API_URL, Api, ApiError
 from autograder.gradebook import store
 from autograder.gradebook.roster import RosterError
+from autograder.results.pass_rule import PassRule, PassRuleError
 
 NOTHING_CHOSEN = "Give --statuses, --comment or both: what to publish."
 NO_ROWS = "{out} holds no gradebook rows (no <learner>/record.json); grade the class first."

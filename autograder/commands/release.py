@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 
 from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
-from autograder.github.pass_rule import PassRule, PassRuleError
 from autograder.release.pipeline import ReleaseError, build_release, write_release
 from autograder.reports.files import PATH_ERRORS
+from autograder.results.pass_rule import PassRule, PassRuleError
 
 WRITTEN = "Wrote the learner release ({count} files) to {out}."
 NOTES_MISSING = "The notes file {path} cannot be read: {reason}; expected a Markdown file."

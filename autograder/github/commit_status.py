@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from autograder.github.pass_rule import PassRule
 from autograder.gradebook.store import LearnerRecord
 from autograder.results import points
+from autograder.results.pass_rule import PassRule
 
 CONTEXT = "{course} / hidden tests"
 DESCRIPTION = "{score} / {max_score} points with the hidden tests: {verdict}"

@@ -21,11 +21,11 @@ from autograder.config import CourseConfig
 from autograder.github import summary
 from autograder.github.annotations import component_annotations
 from autograder.github.commands import Annotation, new_stop_token, resume_commands, stop_commands
-from autograder.github.pass_rule import PassRule
 from autograder.release.manifest import ProtectedChange
 from autograder.reports.files import atomic_write_text
 from autograder.reports.sanitize import for_log
 from autograder.results import GradeResult
+from autograder.results.pass_rule import PassRule
 
 COMMENT_FILE = "comment.md"
 NOT_GRADED_TITLE = "Not graded"

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from autograder.github.commit_status import context_for
-from autograder.github.pass_rule import PassRule
 from autograder.release.manifest import ProtectedChange
 from autograder.reports.markdown import render_summary
 from autograder.reports.sanitize import markdown_github
 from autograder.results import GradeResult, points
+from autograder.results.pass_rule import PassRule
 
 COMMENT_MARKER = "<!-- t101-autograder:score -->"
 #: GitHub refuses comments over 65536 characters; stay well below.

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 from autograder.gradebook import snapshot, store
 from autograder.gradebook.contents import COURSE_PARTS
-from autograder.gradebook.job import JobSettings, run_settings, shared_options
+from autograder.gradebook.settings import JobSettings, run_settings, shared_options
 
 REFUSED = (
     "{out} holds the rows of {learners} made with other settings ({differences}); this "

@@ -41,10 +41,10 @@ from pathlib import Path
 from typing import Any
 
 from autograder.gradebook.store import LearnerRecord, learner_dir, read_run
-from autograder.mistakes.catalogue import named_mistake_in_full
 from autograder.reports.files import atomic_write_text
 from autograder.reports.sanitize import clean, first_sentence, markdown_inline
 from autograder.results import capitalised
+from autograder.results.mistake_tags import named_mistake_in_full
 from autograder.runtime.shared.messages import NOT_RUN_AFTER_HANGS, TIMEOUT
 
 MARKDOWN_FILE = "report.md"

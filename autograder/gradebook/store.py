@@ -5,7 +5,7 @@ Layout of a class output folder DIR:
     DIR/<learner>/record.json   the gradebook row (written last, inside the folder)
     DIR/<learner>/results.json  summary.md, junit.xml, grader.log: the learner's reports
     DIR/.partial/               folders being written; never read, cleared at every start
-    DIR/.pycache/               compiled grader modules shared by the learners' runs (job.py)
+    DIR/.pycache/               compiled grader modules of the learners' runs (grading/bytecode.py)
     DIR/.lock                   held by the command writing DIR (lock.py); names it
     DIR/.repos/<learner>.git    the copy of a repository the roster gives by URL (fetch.py)
     DIR/.forced                 when a --force run began; gone once one grades everyone

@@ -16,7 +16,6 @@ with `Catalogue.sentence(id)`; `autograder check` looks for that id in the feedb
 
 from __future__ import annotations
 
-import re
 import tomllib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -24,6 +23,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from autograder.config import CourseConfig
+from autograder.results.mistake_tags import SENTENCE
 
 SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 
@@ -35,38 +35,6 @@ UNKNOWN_COMPONENT_FILE = (
 BAD_FILE = "The catalogue file {path} is not valid: {detail}."
 DUPLICATE = "The mistake {id} is catalogued twice in {path}; each id must be unique."
 UNKNOWN_ID = "No known mistake is catalogued as {id!r}; check the id against the catalogue {path}."
-
-# Learner-facing: how a named mistake reads in feedback.
-SENTENCE = "[{id}] {explanation} Read: course notes, {notes}."
-#: A named mistake inside any feedback text: "[<component>/<slug>] " then its explanation.
-MARKER = re.compile(r"\[([A-Za-z_][A-Za-z0-9_]*/[a-z0-9]+(?:-[a-z0-9]+)*)\] ")
-
-
-def named_mistake(text: str) -> str | None:
-    """The first named mistake in a feedback text, from its `[id]` marker to the end of its
-    first sentence ("[attention/no-scale] Your scores are not scaled: ... softmax."), or None."""
-    match = MARKER.search(text)
-    if match is None:
-        return None
-    rest = text[match.start() :].split("\n", 1)[0]
-    end = re.search(r"[.!?](\s|$)", rest[match.end() - match.start() :])
-    return rest if end is None else rest[: match.end() - match.start() + end.start() + 1]
-
-
-def named_mistake_in_full(text: str) -> tuple[str, str] | None:
-    """(id, its whole sentence up to and including "Read: course notes, ...") for the first
-    named mistake in a feedback text, or None."""
-    match = MARKER.search(text)
-    if match is None:
-        return None
-    rest = text[match.start() :].split("\n", 1)[0]
-    read = rest.find(" Read: course notes, ")
-    start = read if read >= 0 else match.end() - match.start()
-    end = re.search(r"[.!?](\s|$)", rest[start + 1 :] if read >= 0 else rest[start:])
-    if end is None:
-        return match.group(1), rest
-    stop = (start + 1 if read >= 0 else start) + end.start() + 1
-    return match.group(1), rest[:stop]
 
 
 class CatalogueError(ValueError):

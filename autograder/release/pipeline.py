@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.config import CourseConfig
-from autograder.github.pass_rule import PassRule
 from autograder.release import steps
+from autograder.results.pass_rule import PassRule
 
 #: Modification time of every file in the release (1980-01-01, the earliest a zip can hold).
 FIXED_MTIME = 315532800

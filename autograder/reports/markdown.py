@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.mistakes.catalogue import named_mistake_in_full
 from autograder.reports.files import atomic_write_text
 from autograder.reports.sanitize import (
     markdown_block,
@@ -21,6 +20,7 @@ from autograder.reports.sanitize import (
     neutralise_workflow_commands,
 )
 from autograder.results import GradeResult, TestResult, points
+from autograder.results.mistake_tags import named_mistake_in_full
 
 FILE_NAME = "summary.md"
 #: Characters of one message or one test's output shown in summary.md.

@@ -11,11 +11,10 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from autograder.reports.sanitize import clean, first_sentence
-from autograder.results import GradeResult, points
+from autograder.results import GradeResult, Ungraded, points
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -23,14 +22,6 @@ if TYPE_CHECKING:
     from rich.text import Text
 
 PROBLEM_LIMIT = 300
-
-
-@dataclass(frozen=True)
-class Ungraded:
-    """A submission that could not be graded, with the one sentence saying why."""
-
-    submission: str
-    reason: str
 
 
 VISIBLE_ONLY = (

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from autograder.commands import grade_class
 from autograder.config import load_course
 from autograder.gradebook import changed_settings, contents, store
-from autograder.gradebook.job import run_settings, settings_key
+from autograder.gradebook.settings import run_settings, settings_key
 from autograder.release.manifest import FORMAT
 
 from .conftest import TOY, TOY_COURSE, grade_class_main

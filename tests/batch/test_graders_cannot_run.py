@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from autograder.batch.session import SESSION_LOG_HEADER
 from autograder.gradebook import store
-from autograder.gradebook.session import SESSION_LOG_HEADER
 from tests.batch.conftest import TOY, run_cli
 
 VISIBLE = Path("tests/graders/visible")

@@ -1,4 +1,4 @@
-"""One harness child grades several learners in turn (gradebook/session.py): each learner's
+"""One harness child grades several learners in turn (batch/session.py): each learner's
 reports are exactly those of the same learner graded alone, whatever was graded before them in
 that child (failures, a forbidden call, another learner's full marks); a child killed while it
 grades a learner costs that learner's grade only."""
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from autograder.batch.learner_job import PROCESS_DIED
 from autograder.gradebook import store
-from autograder.gradebook.job import PROCESS_DIED
 from tests.batch.conftest import ROOT, run_cli, start_slow_class, wait_until_recorded
 from tests.processes import children, session_pid
 

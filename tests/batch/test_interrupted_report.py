@@ -11,7 +11,7 @@ import pytest
 
 from autograder.commands import grade_class
 from autograder.gradebook import report, store
-from autograder.gradebook.job import settings_key
+from autograder.gradebook.settings import settings_key
 
 from .conftest import grade_class_main, read_gradebook
 

@@ -6,8 +6,8 @@ import io
 
 from rich.console import Console
 
-from autograder.commands import log_progress
-from autograder.commands.log_progress import LogLines
+from autograder.progress import log_lines
+from autograder.progress.log_lines import LogLines
 
 from .conftest import TOY, copy_package, grade_class_main
 
@@ -46,7 +46,7 @@ def test_a_line_every_minute_while_no_learner_ends():
     lines, stream, clock = _lines(total=1000)
     lines.update(1, 0)  # the first learner: not yet a tenth, not yet a minute
     assert stream.getvalue() == ""
-    clock.now += log_progress.INTERVAL
+    clock.now += log_lines.INTERVAL
     lines.update(1, 0)  # called each second by grade_pending while it waits
     clock.now += 1.0
     lines.update(1, 0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from autograder.gradebook.job import MANY_MISSING, MISSING_LIST_LIMIT, protected_tamper
+from autograder.gradebook.tamper import MANY_MISSING, MISSING_LIST_LIMIT, protected_tamper
 from tests.batch.conftest import (
     BEFORE,
     TOY,

@@ -11,7 +11,7 @@ import pytest
 
 from autograder.commands import merge
 from autograder.gradebook import lock, report, store
-from autograder.gradebook.job import JobSettings, instant_settings, run_settings
+from autograder.gradebook.settings import JobSettings, instant_settings, run_settings
 
 from .conftest import TOY_COURSE, read_gradebook
 

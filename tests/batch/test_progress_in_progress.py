@@ -12,10 +12,10 @@ from rich.console import Console
 
 from autograder.commands import grade_class
 from autograder.commands.grade_class import grade_pending
-from autograder.commands.in_progress import InProgress
 from autograder.gradebook import store
-from autograder.gradebook.job import JobSettings
 from autograder.gradebook.roster import Learner
+from autograder.gradebook.settings import JobSettings
+from autograder.progress.in_progress import InProgress
 from tests.batch.conftest import (
     BEFORE,
     TOY,

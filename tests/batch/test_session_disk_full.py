@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.gradebook import session
+from autograder.batch import session
 
 
 class _Batch:

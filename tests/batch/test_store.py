@@ -95,7 +95,7 @@ def test_grader_bytecode_is_cached_in_the_output_folder_when_writing_is_off(
 ) -> None:
     import sys
 
-    from autograder.gradebook import job
+    from autograder.grading import bytecode as job
 
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
     monkeypatch.setattr(sys, "pycache_prefix", None)

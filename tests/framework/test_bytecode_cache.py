@@ -1,4 +1,4 @@
-"""The per-user bytecode cache of `autograder grade` (autograder/commands/bytecode.py).
+"""The per-user bytecode cache of `autograder grade` (autograder/grading/bytecode.py).
 
 Two real `python -m autograder grade` runs on a copy of the toy course with bytecode writing off
 (PYTHONDONTWRITEBYTECODE=1): the graders' bytecode goes to $XDG_CACHE_HOME and nowhere in the
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.commands.bytecode import APP_NAME, SUBFOLDER, bytecode_cache, cache_folder
+from autograder.grading.bytecode import APP_NAME, SUBFOLDER, bytecode_cache, cache_folder
 
 TOY = Path(__file__).parent / "toy_course"
 

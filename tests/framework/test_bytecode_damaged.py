@@ -1,4 +1,4 @@
-"""A damaged file in the per-user bytecode cache (autograder/commands/bytecode.py): its module is
+"""A damaged file in the per-user bytecode cache (autograder/grading/bytecode.py): its module is
 compiled from the source again and the file rewritten, instead of every later grade failing
 with Python's "bad marshal data"."""
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.commands.bytecode import bytecode_cache
+from autograder.grading.bytecode import bytecode_cache
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,7 +59,7 @@ def test_an_error_of_the_source_itself_still_surfaces(module_dir, tmp_path) -> N
 BATCH = """
 import importlib, sys
 from pathlib import Path
-from autograder.gradebook.job import cache_bytecode
+from autograder.grading.bytecode import cache_bytecode
 cache_bytecode(Path(sys.argv[1]))
 print(importlib.import_module("h11_cached_module").VALUE)
 """

@@ -22,8 +22,7 @@ import autograder
 from autograder import __version__
 from autograder.cli import cli
 from autograder.commands import grade as command
-from autograder.commands.options import BAD_TIMEOUT
-from autograder.config import SUBMISSION_MISSING, load_course
+from autograder.config import BAD_TIMEOUT, SUBMISSION_MISSING, load_course
 from autograder.feedback import FIRST_DIFFERENCE, KNOWN_MISTAKE
 from autograder.pytest_plugin import COLLECT_ERROR, seed_for
 from autograder.results import FORBIDDEN_AT

@@ -1,4 +1,4 @@
-"""How the `autograder` command ends (cli.py): from a command line with ``os._exit`` after the
+"""How the `autograder` command ends (cli/): from a command line with ``os._exit`` after the
 exit handlers, skipping the interpreter's teardown; with arguments (CliRunner) as usual."""
 
 from __future__ import annotations

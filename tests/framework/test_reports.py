@@ -20,7 +20,7 @@ from autograder.reports.sanitize import (
     markdown_inline,
     strip_control,
 )
-from autograder.results import TestResult, build_grade_result
+from autograder.results import TestResult, Ungraded, build_grade_result
 
 TOY = Path(__file__).parent / "toy_course"
 HOSTILE = "A | b `c` <script>alert(1)</script> **bold** [link](x)\n\x1b[31mred\x1b[0m\x07\r\nend"
@@ -294,7 +294,7 @@ def test_terminal_rich_markup_in_learner_text_is_not_interpreted():
     test = TestResult("t", "t::t", "scale", message="[bold red]boom[/bold red] here.")
     graded = build_grade_result(config, [test], submission="s", seed=0, hidden_included=False)
     console = Console(record=True, width=200, color_system=None)
-    terminal.print_class([graded, terminal.Ungraded("gone", "It was missing.")], console)
+    terminal.print_class([graded, Ungraded("gone", "It was missing.")], console)
     terminal.print_submission(graded, console)
     text = console.export_text()
     assert "[bold red]boom[/bold red] here." in text

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from autograder.config import load_course
-from autograder.github.pass_rule import PassRule
 from autograder.release.pipeline import build_release, write_release
+from autograder.results.pass_rule import PassRule
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -4,7 +4,6 @@ import pytest
 
 from autograder.github.annotations import def_line
 from autograder.github.commands import Annotation, escape_data, escape_property
-from autograder.github.pass_rule import BAD_RULE, PassRule, PassRuleError
 from autograder.reports.sanitize import (
     clean,
     for_log,
@@ -12,6 +11,7 @@ from autograder.reports.sanitize import (
     neutralise_workflow_commands,
 )
 from autograder.results import ComponentResult, GradeResult, TestResult
+from autograder.results.pass_rule import BAD_RULE, PassRule, PassRuleError
 
 LEARNER_SOURCE = '''"""A learner module."""
 

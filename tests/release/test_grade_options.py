@@ -3,8 +3,8 @@
 import json
 
 from autograder.commands import grade as command
-from autograder.github.pass_rule import BAD_RULE
 from autograder.github.publish import GITHUB_ONE
+from autograder.results.pass_rule import BAD_RULE
 
 from .conftest import ROOT
 

@@ -8,7 +8,7 @@ import pytest
 from autograder.commands import grade as grade_command
 from autograder.commands import release as release_command
 from autograder.config import CiSection, CourseConfigError, load_course
-from autograder.github.pass_rule import PassRule
+from autograder.results.pass_rule import PassRule
 
 from .conftest import ROOT
 

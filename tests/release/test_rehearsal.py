@@ -20,11 +20,11 @@ import pytest
 import yaml
 
 from autograder.config import load_course
-from autograder.github.pass_rule import PassRule
 from autograder.github.publish import publish_grade
 from autograder.github.summary import COMMENT_MARKER, PROTECTED_HEADING, hidden_not_run
 from autograder.release.pipeline import build_release, write_release
 from autograder.results import ComponentResult, GradeResult, TestResult
+from autograder.results.pass_rule import PassRule
 
 TOY = Path(__file__).resolve().parents[1] / "framework" / "toy_course"
 HEAD_SHA = "0123456789abcdef0123456789abcdef01234567"

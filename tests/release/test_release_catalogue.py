@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from autograder.config import load_course
-from autograder.github.pass_rule import PassRule
 from autograder.mistakes import course_catalogue
 from autograder.release import steps
 from autograder.release.leaks import PRIVATE_PATH
 from autograder.release.manifest import MANIFEST_PATH
 from autograder.release.pipeline import STEPS, ReleaseError, build_release
+from autograder.results.pass_rule import PassRule
 
 from .conftest import ROOT
 

@@ -12,7 +12,6 @@ from click.testing import CliRunner
 
 from autograder.cli import cli
 from autograder.config import load_course
-from autograder.github.pass_rule import PassRule
 from autograder.release import steps
 from autograder.release.leaks import HIDDEN_NAME, REFERENCE_BODY
 from autograder.release.manifest import MANIFEST_PATH, compare_manifest
@@ -25,6 +24,7 @@ from autograder.release.pipeline import (
     write_release,
 )
 from autograder.release.pyproject import learner_pyproject
+from autograder.results.pass_rule import PassRule
 
 from .conftest import ROOT
 
@@ -68,7 +68,7 @@ def test_release_has_the_learner_repository_layout(release_dir):
         ".github/workflows/grade.yml",
         MANIFEST_PATH,
         "assignments/t101/softmax.py",
-        "autograder/cli.py",
+        "autograder/cli/__init__.py",
         "autograder/templates/grade.yml.tmpl",
         "tests/__init__.py",
         "tests/graders/__init__.py",

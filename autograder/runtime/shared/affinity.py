@@ -5,7 +5,7 @@ and waits. Each turn wakes the other process, and when the two sit on different 
 crosses CPUs, which on a virtual machine costs as much as the call itself (on the 2-core machine of
 benchmarks/README.md, a round trip of a small call took 0.43 ms of wall time with the two
 processes free to move and 0.18 ms with both on one CPU). So a batch's harness child runs on one
-CPU (gradebook/session.py) and its workers run where their harness may run: a fresh worker
+CPU (batch/session.py) and its workers run where their harness may run: a fresh worker
 inherits that, a worker forked by the zygote is given it (zygote_client.spawn, zygote.py).
 
 Where the platform has no CPU affinity (macOS) these functions do nothing.

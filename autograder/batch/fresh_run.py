@@ -1,6 +1,6 @@
 """A pytest session put back as collection left it, between two learners of one harness child.
 
-A batch's harness child (gradebook/session.py) runs the session's collected tests once per
+A batch's harness child (batch/session.py) runs the session's collected tests once per
 learner. From one run of the tests to the next pytest keeps the session's failure count, the
 terminal reporter's statistics and progress (the "[ 42%]" of each line of grader.log, the
 summary at its end) and each item's report sections and user properties; expected.py names

@@ -12,22 +12,18 @@ disappears (kill -9), so an interrupted run never records an interruption as a l
 
 from __future__ import annotations
 
-import filecmp
-import hashlib
-import os
-import shutil
-import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from autograder.batch.processes import remove_folder
 from autograder.gradebook import snapshot, store
 from autograder.gradebook.roster import Learner
+from autograder.gradebook.settings import JobSettings, run_settings, settings_key
+from autograder.gradebook.tamper import protected_tamper, tampered_files
 from autograder.gradebook.url_secrets import shown
 from autograder.release.manifest import read_manifest
 from autograder.reports.files import atomic_write_text
@@ -44,98 +40,6 @@ NOT_REACHED = (
     "rerun the command to grade them."
 )
 ERROR_SUMMARY = "# Grade for {learner}\n\nThis repository was not graded. {error}\n"
-MISSING_LIST_LIMIT = 5  # more protected files missing than this: one sentence, not a list
-MANY_MISSING = (
-    "{missing} of {total} protected files missing, each listed in {learner}/results.json (not "
-    "a clone of the release?)"
-)
-PARENT_POLL = 1.0  # seconds between checks that the batch command is still alive
-REMOVE_PATIENCE = 5.0  # seconds to keep removing a temporary folder that is still written in
-PYCACHE_DIR = ".pycache"  # in DIR: compiled (assertion-rewritten) grader modules
-_KEPT: list[Any] = []  # context managers entered for the life of the process
-
-
-@dataclass(frozen=True)
-class JobSettings:
-    """What every job of one batch run shares (picklable: paths and plain values)."""
-
-    course: Path
-    out: Path
-    deadline: str | None
-    test_timeout: float | None
-    seed: int
-    run_id: str
-    parent_pid: int
-    manifest: Path | None = None  # a release manifest: its protected-file changes are tamper
-    shard: str = ""  # "i/n" of --shard, "" for the whole roster
-    # sha256 of the course's files and of the manifest's bytes (gradebook/contents.py), taken
-    # once by the command; "" when not taken (autograder check, whose records are not reused)
-    course_digest: str = ""
-    manifest_digest: str = ""
-    # contents.course_parts: each part's digest, so that a refusal can say which one changed
-    course_parts: tuple[tuple[str, str], ...] = ()
-
-
-def run_settings(settings: JobSettings) -> str:
-    """The settings every learner of a run shares, as a short digest: shards merged into one
-    gradebook must have been graded with the same ones (merge.py)."""
-    return _digest(_shared(settings))
-
-
-def instant_settings(settings: JobSettings) -> str:
-    """run_settings with the deadline as the instant it names, in UTC: the shards of one run
-    whose deadline was written in other words (+05:30 and Z) share it, so merge.py merges
-    them (their run_settings differ, and stay as they were for the outputs already written)."""
-    parts = _shared(settings)
-    if settings.deadline:
-        parts[0] = snapshot.parse_deadline(settings.deadline).astimezone(UTC).isoformat()
-    return _digest(parts)
-
-
-def shared_options(settings: JobSettings) -> dict[str, str]:
-    """What _shared's parts come from, by option, as a person reads them (DIR/run.json keeps
-    them, so that a rerun with other settings can be told what differs: changed_settings.py).
-    The manifest is named with the start of its digest, each part of the course by its own
-    (contents.COURSE_PARTS)."""
-    return {
-        "--deadline": settings.deadline or "",
-        "--timeout": str(settings.test_timeout),
-        "--seed": str(settings.seed),
-        "--manifest": _with_digest(settings.manifest, settings.manifest_digest),
-        "--course": str(settings.course),
-        **{name: digest[:12] for name, digest in settings.course_parts},
-    }
-
-
-def _with_digest(path: Path | None, digest: str) -> str:
-    if path is None:
-        return ""
-    return f"{path} (contents {digest[:12]})" if digest else str(path)
-
-
-def _shared(settings: JobSettings) -> list[str]:
-    """What grading every learner of a run depends on: the options, and the contents of the
-    course and the manifest (not their paths: a copy elsewhere is the same setting). A
-    record whose key no longer matches is graded again, or refused (changed_settings.py)."""
-    return [
-        settings.deadline or "",
-        str(settings.test_timeout),
-        str(settings.seed),
-        settings.manifest_digest if settings.manifest else "",
-        settings.course_digest,
-    ]
-
-
-def _digest(parts: list[str]) -> str:
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
-
-
-def settings_key(settings: JobSettings, learner: Learner) -> str:
-    """What a finished record must match to be reused by a resumed run."""
-    parts = [str(learner.repo), *_shared(settings)]
-    if learner.url:  # its copy's path stays the same when the roster gives another URL
-        parts.append(learner.url)
-    return _digest(parts)
 
 
 #: grade(config, folder, staged, name, graded): the learner's exported folder graded into
@@ -189,7 +93,7 @@ def _grade(
     record: store.LearnerRecord,
     grade: Grade,
 ) -> None:
-    from autograder.reports.terminal import Ungraded
+    from autograder.results import Ungraded
 
     if learner.repo is None:
         record.error = learner.error
@@ -261,52 +165,6 @@ def _named(
     return said
 
 
-def protected_tamper(
-    changes: list[dict], tamper: list[str], *, total: int, learner: str
-) -> list[str]:
-    """The tamper entries that the release manifest's changes add to ``tamper`` (the visible
-    tests' own): "changed PATH" and "missing PATH" for each protected file not already there;
-    more than MISSING_LIST_LIMIT missing files become one MANY_MISSING sentence (a repository
-    that is not a clone of the release misses them all; results.json lists them)."""
-    known = {entry.split(" ", 1)[1] for entry in tamper}
-    fresh = [c for c in changes if c["path"] not in known]
-    missing = sum(c["got"] == "missing" for c in fresh)
-    listed = missing <= MISSING_LIST_LIMIT
-    entries = [
-        f"{'missing' if c['got'] == 'missing' else 'changed'} {c['path']}"
-        for c in fresh
-        if listed or c["got"] != "missing"
-    ]
-    if not listed:
-        entries.append(MANY_MISSING.format(missing=missing, total=total, learner=learner))
-    return entries
-
-
-def tampered_files(pristine: Path, course_root: Path, repo: Path) -> list[str]:
-    """Files of the learner's copy of the visible tests that differ from the pristine ones, and
-    Python files there that the course does not have (a conftest.py, say). Missing files are
-    not tampering: the batch run always uses the pristine tests."""
-    try:
-        relative = pristine.resolve().relative_to(course_root.resolve())
-    except ValueError:
-        return []
-    theirs = repo / relative
-    if not theirs.is_dir():
-        return []
-    changed = []
-    for path in sorted(theirs.rglob("*")):
-        if not path.is_file() or "__pycache__" in path.parts:
-            continue
-        inner = path.relative_to(theirs)
-        ours = pristine / inner
-        if ours.is_file():
-            if not filecmp.cmp(ours, path, shallow=False):
-                changed.append(f"changed {relative / inner}")
-        elif path.suffix == ".py" or path.name in {"pytest.ini", "conftest.py"}:
-            changed.append(f"added {relative / inner}")
-    return changed
-
-
 def failed_record(
     settings: JobSettings, learner: Learner, code: int | None, *, reached: bool = True
 ) -> None:
@@ -340,72 +198,6 @@ def error_record(
     staged = store.staging_dir(settings.out, learner.id)
     atomic_write_text(staged / "summary.md", _error_summary(learner, record.error))
     store.commit_learner(settings.out, staged, record)
-
-
-def cache_bytecode(out: Path) -> None:
-    """Keep pytest's rewritten grader modules between learners. When bytecode writing is off
-    (PYTHONDONTWRITEBYTECODE, often set to keep a repository clean), every learner would rewrite
-    and compile every grader module again: about half of the harness's CPU time per learner.
-    The cache then goes to DIR/.pycache, never into the course tree or a learner's folder."""
-    if sys.dont_write_bytecode:
-        from autograder.commands.bytecode import damaged_bytecode_recompiled
-
-        sys.pycache_prefix = str(Path(out) / PYCACHE_DIR)
-        sys.dont_write_bytecode = False
-        # For the rest of this process: a damaged file there is compiled again, not fatal.
-        _KEPT.append(damaged_bytecode_recompiled(Path(sys.pycache_prefix)))
-        _KEPT[-1].__enter__()
-
-
-def exit_with_parent(
-    parent_pid: int,
-    before_exit: Callable[[], None] | None = None,
-    *,
-    ppid: int | None = None,
-) -> None:
-    """A daemon thread that ends this process once the batch command is gone (after
-    ``before_exit``, if given), or, with ``ppid``, once this process's parent is no longer
-    that one (the session process that forked a harness child was killed)."""
-
-    def watch() -> None:
-        while True:
-            time.sleep(PARENT_POLL)
-            if not process_alive(parent_pid) or (ppid is not None and os.getppid() != ppid):
-                try:
-                    if before_exit is not None:
-                        before_exit()
-                finally:
-                    os._exit(1)
-
-    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
-
-
-def process_alive(pid: int) -> bool:
-    """Whether process `pid` still runs. A killed process whose parent has not collected it
-    yet (a zombie: `subprocess.run` reaps only once every pipe is closed) counts as gone."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True  # no /proc: trust the signal check
-    return stat.rpartition(")")[2].split()[:1] != ["Z"]
-
-
-def remove_folder(folder: Path, patience: float = REMOVE_PATIENCE) -> None:
-    """Remove ``folder`` and all in it, trying again for up to ``patience`` seconds while it
-    is still there: a process that is ending (a killed learner's worker, still writing in its
-    private copy) can add a file while the tree is removed, and the last rmdir then fails."""
-    deadline = time.monotonic() + patience
-    while True:
-        shutil.rmtree(folder, ignore_errors=True)
-        if not os.path.lexists(folder) or time.monotonic() >= deadline:
-            return
-        time.sleep(0.05)
 
 
 def _error_summary(learner: Learner, error: str) -> str:

@@ -5,7 +5,7 @@ clean), every `autograder grade` compiled again, and pytest assertion-rewrote ag
 grader module and every module imported after torch. Inside ``bytecode_cache`` those files go to
 the user's cache folder instead (platformdirs: ``$XDG_CACHE_HOME/t101-autograder/pycache`` on
 Linux, ``~/.cache/...`` by default), never next to the sources: not into the course tree, not
-into a learner's folder. The batch (gradebook/job.py) keeps its own cache in DIR/.pycache.
+into a learner's folder. The batch (cache_bytecode, below) keeps its own cache in DIR/.pycache.
 
 ``sys.pycache_prefix`` also moves where Python *reads* bytecode: a library imported inside the
 block is read from (and compiled once into) this cache instead of its own ``__pycache__``, so
@@ -36,6 +36,8 @@ import platformdirs
 from autograder.runtime.harness import isolation
 
 APP_NAME = "t101-autograder"
+PYCACHE_DIR = ".pycache"  # in a batch's DIR: compiled (assertion-rewritten) grader modules
+_KEPT: list = []  # context managers entered for the life of the process
 SUBFOLDER = "pycache"
 
 
@@ -119,3 +121,16 @@ def _usable(folder: Path, keep_out: Iterable[Path]) -> Path | None:
     except OSError:
         return None
     return folder
+
+
+def cache_bytecode(out: Path) -> None:
+    """Keep pytest's rewritten grader modules between learners. When bytecode writing is off
+    (PYTHONDONTWRITEBYTECODE, often set to keep a repository clean), every learner would rewrite
+    and compile every grader module again: about half of the harness's CPU time per learner.
+    The cache then goes to DIR/.pycache, never into the course tree or a learner's folder."""
+    if sys.dont_write_bytecode:
+        sys.pycache_prefix = str(Path(out) / PYCACHE_DIR)
+        sys.dont_write_bytecode = False
+        # For the rest of this process: a damaged file there is compiled again, not fatal.
+        _KEPT.append(damaged_bytecode_recompiled(Path(sys.pycache_prefix)))
+        _KEPT[-1].__enter__()

@@ -1,4 +1,4 @@
-"""The warm fork server that a batch's session process (gradebook/session.py) is forked from.
+"""The warm fork server that a batch's session process (batch/session.py) is forked from.
 
 It imports numpy, torch, pytest and the framework once (about 3 s on this course's machine);
 the session process then only collects the graders. `grade-class` and `check` start it first
@@ -24,8 +24,8 @@ WARM_MODULES = [
     "torch",
     "pytest",
     "autograder.pytest_plugin",
-    "autograder.grading",
-    "autograder.gradebook.session",
+    "autograder.grading.one_submission",
+    "autograder.batch.session",
     "autograder.runtime.harness.learner_session",
     "autograder.runtime.harness.zygote_client",
 ]

@@ -3,11 +3,11 @@
 1. resolve the submission's package folder (grader_package);
 2. run pytest over the course's grader folders with a ResultCollector, its console in
    DIR/grader.log (pytest_args, pytest_console, own_grader_packages);
-3. apply the points rule (results.py), add the notebook component and the protected-file
+3. apply the points rule (results/points_rule.py), add the notebook component and the protected-file
    changes, and write DIR/results.json, DIR/summary.md and DIR/junit.xml, even when every test
    failed (write_grade).
 
-`grade_submission` does all three in this process. A batch (gradebook/session.py) runs step 2
+`grade_submission` does all three in this process. A batch (batch/session.py) runs step 2
 once up to collection, then forks harness children that run the collected tests and step 3 for
 one learner after another.
 """
@@ -28,8 +28,7 @@ from autograder.notebook.submission import NOTEBOOK, add_notebook
 from autograder.pytest_plugin import LOG_WIDTH, ResultCollector
 from autograder.release.manifest import compare_manifest
 from autograder.reports import junit, markdown, results_json
-from autograder.reports.terminal import Ungraded
-from autograder.results import GradedCommit, GradeResult
+from autograder.results import GradedCommit, GradeResult, Ungraded
 
 LOG_FILE = "grader.log"
 REPORT_FILES = (results_json.FILE_NAME, markdown.FILE_NAME, junit.FILE_NAME, LOG_FILE)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from autograder.results import GradeResult, points
+from autograder.results.model import GradeResult, points
 
 PASS_RULE_FORMS = (
     "'all' (every test must pass) or 'min_score:N' (a total of at least N points, "

@@ -55,17 +55,11 @@ from typing import Any
 
 import pytest
 
-from autograder.gradebook.job import (
-    JobSettings,
-    cache_bytecode,
-    error_record,
-    exit_with_parent,
-    failed_record,
-    grade_learner,
-    process_alive,
-    remove_folder,
-)
+from autograder.batch.learner_job import error_record, failed_record, grade_learner
+from autograder.batch.processes import exit_with_parent, process_alive, remove_folder
 from autograder.gradebook.roster import Learner
+from autograder.gradebook.settings import JobSettings
+from autograder.grading.bytecode import cache_bytecode
 from autograder.reports.files import cannot_write
 from autograder.runtime.shared import affinity
 
@@ -181,7 +175,7 @@ def _session(batch: BatchSession, settings: JobSettings) -> None:
 
 def _run(batch: BatchSession, settings: JobSettings) -> None:
     from autograder.config import load_course
-    from autograder.grading import (
+    from autograder.grading.one_submission import (
         NO_TESTS,
         PYTEST_FAILED,
         grader_folders,
@@ -190,7 +184,7 @@ def _run(batch: BatchSession, settings: JobSettings) -> None:
         pytest_console,
     )
     from autograder.pytest_plugin import ResultCollector
-    from autograder.reports.terminal import Ungraded
+    from autograder.results import Ungraded
 
     cache_bytecode(settings.out)
     _expected().use_folder(batch.expected)  # emptied: values never outlive this batch's graders
@@ -483,7 +477,7 @@ class BatchSession:
         """A harness child: grade each learner the session sends, in this one pytest session,
         until the session closes the channel. It runs on ``cpu`` (None: anywhere), and so do
         its workers."""
-        from autograder.gradebook.fresh_run import Fresh
+        from autograder.batch.fresh_run import Fresh
 
         code = 1
         try:
@@ -534,7 +528,7 @@ class BatchSession:
     ):
         """Run the collected tests on this learner's submission; their reports into staged
         (``graded``: the commit, results.GradedCommit, that they name)."""
-        from autograder.grading import (
+        from autograder.grading.one_submission import (
             LOG_FILE,
             clear_reports,
             grader_package,

@@ -59,7 +59,7 @@ class _Commands(click.Group):
     def main(self, args=None, *rest, standalone_mode: bool = True, **extra):  # type: ignore[override]
         if args is not None or not standalone_mode:
             return super().main(args, *rest, standalone_mode=standalone_mode, **extra)
-        from autograder.commands.streams import tolerate_closed_stdout
+        from autograder.cli.closed_pipe import tolerate_closed_stdout
 
         tolerate_closed_stdout()  # `| head -1` must not change the exit status
         try:
@@ -234,16 +234,16 @@ def grade(
 def _warm_workers(*, batch: bool = False) -> Iterator[None]:
     """A fork server for this command's untrusted workers (runtime/harness/zygote_client.py),
     started before the command imports torch, so that the two imports overlap. ``batch``: then the
-    fork server of the batch's session process (commands/session_server.py), which every learner of
+    fork server of the batch's session process (batch/fork_server.py), which every learner of
     a batch waits for, before this command's own imports and argument checks; after the zygote,
     whose address it must inherit."""
     from autograder.runtime.harness import zygote_client
 
     with zygote_client.serving():
         if batch:
-            from autograder.commands import session_server
+            from autograder.batch import fork_server
 
-            session_server.start()
+            fork_server.start()
         yield
 
 

@@ -1,0 +1,111 @@
+"""What a grade is, and how its points are computed.
+
+model.py        TestResult, ComponentResult, ForbiddenUse, GradeResult, Ungraded (frozen)
+commit.py       GradedCommit: which commit a batch graded, as the reports say it
+points_rule.py  test outcomes into a GradeResult: shares by weight, forbidden calls, totals
+dependencies.py fix-first notes between components that build on each other
+mistake_tags.py named mistakes ("[attention/no-scale] ...") in feedback text
+pass_rule.py    when a learner's CI job passes ("all" or "min_score:N")
+"""
+
+from autograder.results.commit import (
+    GRADED_AT_DEADLINE,
+    GRADED_COMMIT,
+    LATER_COUNTED,
+    LATER_NOT_GRADED,
+    LEFT_OUT,
+    LEFT_OUT_KEPT,
+    LEFT_OUT_SHOWN,
+    STALE_COPY,
+    GradedCommit,
+    left_out_entries,
+)
+from autograder.results.dependencies import (
+    FIX_FIRST,
+    fix_first_sentence,
+    note_dependencies,
+)
+from autograder.results.mistake_tags import (
+    MARKER,
+    SENTENCE,
+    named_mistake,
+    named_mistake_in_full,
+)
+from autograder.results.model import (
+    PRINTED,
+    SUMMARY_GRADER_ERRORS,
+    SUMMARY_TOTAL,
+    ComponentResult,
+    ForbiddenUse,
+    GradeResult,
+    Status,
+    TestResult,
+    Ungraded,
+    points,
+)
+from autograder.results.pass_rule import (
+    BAD_RULE,
+    FAILED_ALL,
+    FAILED_MIN,
+    PASS_RULE_FORMS,
+    PASSED_ALL,
+    PASSED_MIN,
+    PassRule,
+    PassRuleError,
+)
+from autograder.results.points_rule import (
+    FORBIDDEN_AT,
+    FORBIDDEN_DISGUISED,
+    FORBIDDEN_NO_FILE,
+    NO_TESTS_RAN,
+    THE_CALL,
+    build_grade_result,
+    capitalised,
+    forbidden_uses,
+)
+
+__all__ = [
+    "BAD_RULE",
+    "ComponentResult",
+    "FAILED_ALL",
+    "FAILED_MIN",
+    "FIX_FIRST",
+    "FORBIDDEN_AT",
+    "FORBIDDEN_DISGUISED",
+    "FORBIDDEN_NO_FILE",
+    "ForbiddenUse",
+    "GRADED_AT_DEADLINE",
+    "GRADED_COMMIT",
+    "GradeResult",
+    "GradedCommit",
+    "LATER_COUNTED",
+    "LATER_NOT_GRADED",
+    "LEFT_OUT",
+    "LEFT_OUT_KEPT",
+    "LEFT_OUT_SHOWN",
+    "MARKER",
+    "NO_TESTS_RAN",
+    "PASSED_ALL",
+    "PASSED_MIN",
+    "PASS_RULE_FORMS",
+    "PRINTED",
+    "PassRule",
+    "PassRuleError",
+    "SENTENCE",
+    "STALE_COPY",
+    "SUMMARY_GRADER_ERRORS",
+    "SUMMARY_TOTAL",
+    "Status",
+    "THE_CALL",
+    "TestResult",
+    "Ungraded",
+    "build_grade_result",
+    "capitalised",
+    "fix_first_sentence",
+    "forbidden_uses",
+    "left_out_entries",
+    "named_mistake",
+    "named_mistake_in_full",
+    "note_dependencies",
+    "points",
+]

@@ -1,0 +1,76 @@
+"""Fix-first notes: a failing component whose parts also fail says to fix those first.
+
+Dependencies (course.toml `depends_on`): when a component has failing tests and so does a
+component it builds on, FIX_FIRST follows its first problem and ends each of its failing tests'
+messages, so that the learner fixes the part underneath first. The component's own problem
+always comes first (the terminal table, summary.md and results.json give the same order). A
+test that failed because the component's own code is not implemented (NotImplementedError
+raised outside the parts' module files), or whose message names a known mistake of the
+component itself, does not involve those parts and gets no note; a
+component none of whose failing tests involves them gets none either, nor does a component
+zeroed for its own forbidden call (that problem is its own).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from autograder.config import CourseConfig
+from autograder.results.mistake_tags import named_mistake
+from autograder.results.model import ComponentResult, TestResult
+
+FIX_FIRST = "Fix {parts} first: this part builds on {them}, and {their} own tests fail."
+
+
+def fix_first_sentence(titles: list[str]) -> str:
+    """FIX_FIRST for the titles of the failing components a component builds on."""
+    if len(titles) == 1:
+        return FIX_FIRST.format(parts=titles[0], them="it", their="its")
+    parts = f"{', '.join(titles[:-1])} and {titles[-1]}"
+    return FIX_FIRST.format(parts=parts, them="them", their="their")
+
+
+def note_dependencies(
+    config: CourseConfig, components: list[ComponentResult], tests: list[TestResult]
+) -> list[TestResult]:
+    """Add FIX_FIRST after the problem of each failing component whose dependencies also fail
+    (see the module docstring); return the tests with the note added to the failing ones'
+    messages that may involve those dependencies."""
+    by_name = {c.name: c for c in components}
+    files = {c.name: c.module_file for c in config.components}
+    failing = {c.name for c in components if c.total and c.passed < c.total}
+    noted: dict[str, tuple[str, list[str]]] = {}  # component -> (note, its parts' files)
+    for component in config.components:
+        result = by_name[component.name]
+        blocked = [d for d in component.depends_on if d in failing and d != component.name]
+        if component.name not in failing or result.forbidden or not blocked:
+            continue
+        parts = [files[d] for d in blocked]
+        own = [t for t in tests if t.component == component.name and not t.passed]
+        if not any(_involves(t, parts) for t in own):
+            continue  # its own code is not implemented yet: that comes first, alone
+        note = fix_first_sentence([by_name[d].title for d in blocked])
+        result.fix_first, result.note = blocked, note
+        result.problem = f"{result.problem} {note}".strip()
+        noted[component.name] = (note, parts)
+    out = []
+    for t in tests:
+        note, parts = noted.get(t.component, ("", []))
+        if note and not t.passed and _involves(t, parts):
+            t = replace(t, message=f"{t.message} {note}".strip())
+        out.append(t)
+    return out
+
+
+def _involves(test: TestResult, part_files: list[str]) -> bool:
+    """Whether a failing test may have failed because of a part its component builds on: not
+    when the component's own code raised NotImplementedError (the error's location is none of
+    the parts' module files, e.g. `attention.py`, not `softmax.py`), nor when the message names
+    a known mistake of the component itself (`[attention/no-scale]`: the graders matched the
+    result to that mistake made on top of correct parts)."""
+    named = named_mistake(test.message)
+    if named is not None and named.startswith(f"[{test.component}/"):
+        return False
+    if test.error_kind != "not_implemented":
+        return True
+    return any(f"/{file}" in test.message for file in part_files)

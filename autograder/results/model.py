@@ -1,0 +1,179 @@
+"""What a grade is: the typed, immutable results of grading one submission.
+
+TestResult (one grader test), ComponentResult (one component's share), ForbiddenUse (a
+forbidden call and its sentence), GradeResult (the whole submission) and Ungraded (a
+submission that could not be graded, with the sentence saying why). Scores are computed in
+points_rule.py; every report renders from a GradeResult.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from autograder.reports.sanitize import clean
+from autograder.results.commit import GradedCommit
+
+PRINTED = "Your code printed:"
+SUMMARY_TOTAL = "Total: {score} / {max_score}."
+SUMMARY_GRADER_ERRORS = (
+    "{count} grader error(s) happened while grading; they are not your fault and your "
+    "instructor has been told."
+)
+
+Status = Literal["passed", "failed"]
+
+
+def points(value: float) -> str:
+    """A score as displayed: two decimals."""
+    return f"{value:.2f}"
+
+
+@dataclass
+class TestResult:
+    """One grader test, as run against one submission."""
+
+    __test__ = False  # not a pytest test class
+
+    name: str
+    nodeid: str
+    component: str
+    weight: float = 1.0
+    score: float = 0.0
+    max_score: float = 0.0
+    status: Status = "failed"
+    message: str = ""
+    visibility: Literal["visible", "hidden"] = "visible"
+    duration: float = 0.0
+    output: str = ""
+    error_kind: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+
+@dataclass
+class ComponentResult:
+    """One component's share of the grade."""
+
+    name: str
+    title: str
+    score: float
+    max_score: float
+    passed: int
+    total: int
+    forbidden: list[str] = field(default_factory=list)
+    problem: str = ""  # the first thing to fix, one sentence ("" when full marks)
+    fix_first: list[str] = field(default_factory=list)  # failing components it builds on
+    note: str = ""  # FIX_FIRST for them, which `problem` ends with ("" when none)
+
+
+@dataclass(frozen=True)
+class ForbiddenUse:
+    """A forbidden API called from a learner file (component "" when no component owns it)."""
+
+    api: str
+    file: str
+    line: int
+    component: str
+    sentence: str
+
+
+@dataclass
+class GradeResult:
+    """A whole submission's grade."""
+
+    submission: str
+    course: str
+    tests: list[TestResult]
+    components: list[ComponentResult]
+    score: float
+    max_score: float
+    hidden_included: bool
+    seed: int
+    forbidden: list[ForbiddenUse] = field(default_factory=list)
+    grader_errors: list[str] = field(default_factory=list)
+    duration: float = 0.0
+    started_at: str = ""
+    hidden_visibility: str = "after_due_date"
+    #: Protected files (release manifest) that differ: {"path", "expected", "got", "sentence"}.
+    protected_changes: list[dict[str, str]] = field(default_factory=list)
+    #: The commit a batch graded (grade-class); None for a folder graded as it is.
+    graded: GradedCommit | None = None
+    #: Seconds of learner code allowed per test (--timeout, else course.toml's); None: unknown
+    test_timeout: float | None = None
+
+    @property
+    def all_passed(self) -> bool:
+        """Full marks: every test passed and nothing was zeroed."""
+        return (
+            all(t.passed for t in self.tests)
+            and all(c.passed == c.total > 0 for c in self.components)
+            and not self.grader_errors
+        )
+
+    def summary_text(self) -> str:
+        """A few plain lines: the total, then one line per component."""
+        lines = [SUMMARY_TOTAL.format(score=points(self.score), max_score=points(self.max_score))]
+        if self.graded is not None:
+            lines.append(self.graded.sentence())
+        for c in self.components:
+            line = f"{c.title}: {points(c.score)} / {points(c.max_score)}"
+            lines.append(f"{line} ({clean(c.problem)})" if c.problem else line)
+        if self.grader_errors:
+            lines.append(SUMMARY_GRADER_ERRORS.format(count=len(self.grader_errors)))
+        return "\n".join(lines)
+
+    def to_gradescope(self) -> dict[str, Any]:
+        """The Gradescope results.json document."""
+        titles = {c.name: c.title for c in self.components}
+        numbers = {c.name: index for index, c in enumerate(self.components, start=1)}
+        counters: dict[str, int] = {}
+        tests = []
+        for test in self.tests:
+            counters[test.component] = counters.get(test.component, 0) + 1
+            output = clean(test.message)
+            if test.output and test.visibility == "visible":
+                output = f"{output}\n\n{PRINTED}\n{clean(test.output)}".strip()
+            tests.append(
+                {
+                    "name": f"{titles.get(test.component, test.component)}: {test.name}",
+                    "score": test.score,
+                    "max_score": test.max_score,
+                    "status": test.status,
+                    "output": output,
+                    "visibility": "visible"
+                    if test.visibility == "visible"
+                    else self.hidden_visibility,
+                    "tags": [test.component],
+                    "number": f"{numbers.get(test.component, 0)}.{counters[test.component]}",
+                }
+            )
+        return {
+            "score": self.score,
+            "max_score": self.max_score,
+            "output": self.summary_text(),
+            "tests": tests,
+            "extra_data": {
+                "submission": self.submission,
+                "course": self.course,
+                "seed": self.seed,
+                "hidden_included": self.hidden_included,
+                "forbidden": [vars(use) for use in self.forbidden],
+                "grader_errors": list(self.grader_errors),
+                "duration": round(self.duration, 3),
+                "started_at": self.started_at,
+                "protected_files_changed": list(self.protected_changes),
+                "graded_commit": vars(self.graded) if self.graded else None,
+                "test_timeout_s": self.test_timeout,
+            },
+        }
+
+
+@dataclass(frozen=True)
+class Ungraded:
+    """A submission that could not be graded, with the one sentence saying why."""
+
+    submission: str
+    reason: str

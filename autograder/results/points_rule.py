@@ -1,0 +1,161 @@
+"""The points rule: a submission's test outcomes into its GradeResult.
+
+The points rule (docs/architecture.md):
+
+* A component's points (course.toml) are split over its tests that ran, by weight
+  (`@pytest.mark.weight(n)`, default 1): a test is worth `points * weight / sum of the weights
+  of that component's tests that ran`, all or nothing.
+* A component whose own module file called a forbidden API scores zero, whatever its tests
+  said; every one of its tests carries the forbidden sentence. A call from a learner file no
+  component owns (a helper module, or code that named no file of the package as its own) is
+  charged to the component whose test was running: the record then carries that component,
+  (api, file, line, component).
+* A component none of whose tests ran scores zero out of its points.
+* Totals are exact sums (computed with fractions); only display rounds, to 2 decimals.
+
+A failing test's message starts with a capital letter (capitalised): results.json, summary.md
+and the terminal show the same sentence.
+
+Dependencies between components add fix-first notes (dependencies.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import replace
+from fractions import Fraction
+
+from autograder.config import CourseConfig
+from autograder.reports.sanitize import first_sentence
+from autograder.results.dependencies import note_dependencies
+from autograder.results.mistake_tags import named_mistake
+from autograder.results.model import ComponentResult, ForbiddenUse, GradeResult, TestResult
+
+FORBIDDEN_AT = "{sentence} It was called in {file} at line {line}."
+#: Line 0: the call came from learner code compiled under another file's name (guard.py).
+FORBIDDEN_DISGUISED = (
+    "{sentence} It was called by code of {file} that was compiled under another file's name."
+)
+#: ... and the object called came from no file of the package either (guard.UNKNOWN_FILE).
+FORBIDDEN_NO_FILE = "{sentence} It was called by learner code compiled under another file's name."
+NO_TESTS_RAN = "No test of this component ran, so it scores zero."
+THE_CALL = "The call {message}"
+_CODE_FIRST = re.compile(r"[A-Za-z_][\w.]*[(\[]")
+
+
+def capitalised(message: str) -> str:
+    """A learner-facing message that starts with a capital letter: a leading lowercase word is
+    capitalised ("the gradient of" -> "The gradient of"); a leading call, which must keep its
+    spelling, gets THE_CALL in front ("The call softmax(...) is not implemented yet")."""
+    if not message or not message[0].islower():
+        return message
+    if _CODE_FIRST.match(message) or "_" in message.split(" ", 1)[0]:
+        return THE_CALL.format(message=message)
+    return message[0].upper() + message[1:]
+
+
+def forbidden_uses(
+    config: CourseConfig, records: Iterable[tuple[str, str, int] | tuple[str, str, int, str]]
+) -> list[ForbiddenUse]:
+    """(api, file, line) records from the worker, deduplicated, each with its component: the
+    one whose module is the file, else the one a 4-tuple (api, file, line, component) names."""
+    records = set(records)
+    charged = {record[:3] for record in records if len(record) == 4}
+    uses = []
+    for record in sorted(records):
+        api, file, line = record[:3]
+        if len(record) == 3 and record in charged:
+            continue  # the same call, charged to the component whose test made it
+        owner = config.component_for_file(file)
+        component = owner.name if owner else (record[3] if len(record) == 4 else "")
+        at = (
+            FORBIDDEN_AT
+            if line
+            else FORBIDDEN_NO_FILE
+            if file.startswith("<")
+            else FORBIDDEN_DISGUISED
+        )
+        shown = f"{config.course.package_dir.as_posix()}/{file}"  # as the learner's repo names it
+        sentence = at.format(sentence=config.forbidden.sentence(api), file=shown, line=line)
+        uses.append(ForbiddenUse(api, file, int(line), component, sentence))
+    return uses
+
+
+def build_grade_result(
+    config: CourseConfig,
+    tests: Iterable[TestResult],
+    *,
+    submission: str,
+    seed: int,
+    hidden_included: bool,
+    forbidden: Iterable[tuple[str, str, int] | tuple[str, str, int, str]] = (),
+    grader_errors: Iterable[str] = (),
+    duration: float = 0.0,
+    started_at: str = "",
+) -> GradeResult:
+    """Apply the points rule to the tests that ran and total the grade."""
+    uses = forbidden_uses(config, forbidden)
+    by_component: dict[str, list[TestResult]] = {c.name: [] for c in config.components}
+    for test in tests:
+        by_component.setdefault(test.component, []).append(test)
+
+    scored: list[TestResult] = []
+    components: list[ComponentResult] = []
+    total, total_max = Fraction(0), Fraction(0)
+    for component in config.components:
+        own = by_component[component.name]
+        zeroed = [u.sentence for u in uses if u.component == component.name]
+        weights = sum(Fraction(t.weight) for t in own)
+        value = Fraction(component.points)
+        score = Fraction(0)
+        for test in own:
+            share = value * Fraction(test.weight) / weights
+            if not test.passed:
+                test = replace(test, message=capitalised(test.message))
+            if zeroed:
+                # Keep a failure's own sentence unless it is the runtime's forbidden one again.
+                own_failure = not test.passed and test.error_kind != "forbidden"
+                message = " ".join([zeroed[0], *([test.message] if own_failure else [])])
+                test = replace(test, status="failed", message=message, error_kind="forbidden")
+            gained = share if test.passed else Fraction(0)
+            score += gained
+            scored.append(replace(test, score=float(gained), max_score=float(share)))
+        failing = [replace(t, message=capitalised(t.message)) for t in own if not t.passed]
+        problem = zeroed[0] if zeroed else ""
+        if not own:
+            problem = NO_TESTS_RAN
+        elif not problem and failing:
+            # A catalogued mistake, named by any failing test, says more than the first failure.
+            named = (named_mistake(t.message) for t in failing)
+            problem = next((n for n in named if n), None) or first_sentence(failing[0].message)
+        components.append(
+            ComponentResult(
+                name=component.name,
+                title=component.title,
+                score=float(score),
+                max_score=float(value),
+                passed=0 if zeroed else len(own) - len(failing),
+                total=len(own),
+                forbidden=zeroed,
+                problem=problem,
+            )
+        )
+        total += score
+        total_max += value
+    scored = note_dependencies(config, components, scored)
+    return GradeResult(
+        submission=submission,
+        course=config.course.name,
+        tests=scored,
+        components=components,
+        score=float(total),
+        max_score=float(total_max),
+        hidden_included=hidden_included,
+        seed=seed,
+        forbidden=uses,
+        grader_errors=list(grader_errors),
+        duration=duration,
+        started_at=started_at,
+        hidden_visibility=config.course.hidden_visibility,
+    )
