@@ -67,6 +67,22 @@ class AnyOf:
         self.arrays = arrays
 
 
+class Satisfies:
+    """A mistake told by a property of the result rather than by one array (a result normalised
+    per token, say): `expect_close(..., mistakes={sentence: Satisfies(test)})` names it when
+    `test(have)` is true, `have` being the learner's result as a float64 numpy array (any
+    shape: the test checks it). A test that raises counts as false."""
+
+    def __init__(self, test: Callable[[np.ndarray], bool]) -> None:
+        self.test = test
+
+    def holds(self, have: np.ndarray) -> bool:
+        try:
+            return bool(self.test(have))
+        except Exception:  # noqa: BLE001  (a property that cannot be computed does not hold)
+            return False
+
+
 class Lazy(Mapping):
     """Known-mistake outputs computed only when read: `Lazy(compute)` is the mapping that the
     zero-argument `compute()` returns, called on first use and kept. expect_close reads its
@@ -182,10 +198,11 @@ def expect_close(
 ) -> None:
     """Fail unless got matches expected within |got - expected| <= atol + rtol * |expected|.
 
-    mistakes: {sentence describing a known mistake: the array that mistake produces, or an
-    AnyOf of the arrays it can produce}; when got is wrong but matches one of them, the failure
-    names that mistake. They are read only then: pass a `Lazy` to compute them only for a
-    learner whose result is wrong (the usual way; the arrays cost more than the comparison).
+    mistakes: {sentence describing a known mistake: the array that mistake produces, an AnyOf of
+    the arrays it can produce, or a Satisfies of a property its results have}; when got is wrong
+    but matches one of them, the failure names that mistake. They are read only then: pass a
+    `Lazy` to compute them only for a learner whose result is wrong (the usual way; the arrays
+    cost more than the comparison).
     """
     what = shown_what(what)
     want = _as_float_array(expected, "the expected value")
@@ -384,6 +401,10 @@ def _mistake(
     if mistakes is None:  # not `or {}`: the truth of a Lazy would compute it
         return []
     for description, produced in mistakes.items():
+        if isinstance(produced, Satisfies):
+            if produced.holds(have):
+                return [KNOWN_MISTAKE.format(what=what, mistake=_sentence(description))]
+            continue
         for candidate in produced.arrays if isinstance(produced, AnyOf) else (produced,):
             try:
                 array = _as_float_array(candidate, "a known mistake")

@@ -8,7 +8,7 @@ import torch
 
 from autograder.feedback import expect_close, expect_shape
 from tests.graders.hidden.oracles import expect_grads_match, reference_grads
-from tests.graders.support.ffn_mistakes import expected_and_mistakes
+from tests.graders.support.ffn_mistakes import expected_and_mistakes, parameter_mistakes
 from tests.graders.support.inputs import tensor
 from tests.graders.support.params import (
     expect_gradients,
@@ -28,7 +28,14 @@ def pair(learner, reference, rng, dropout=0.0):
     """The learner's module with seeded weights, the reference with the same weights, and
     those weights."""
     m = learner.module("feed_forward").PositionwiseFeedForward(D_MODEL, D_FF, dropout)
-    state = seeded_state(learner, m, rng, PARAMETERS, what="PositionwiseFeedForward(12, 40)")
+    state = seeded_state(
+        learner,
+        m,
+        rng,
+        PARAMETERS,
+        what="PositionwiseFeedForward(12, 40)",
+        named=parameter_mistakes,
+    )
     learner.chain(m, [("load_state_dict", (state,), {}), ("eval", (), {})])  # one round trip
     ref = reference.build("feed_forward", "PositionwiseFeedForward", D_MODEL, D_FF, state=state)
     return m, ref, state
@@ -37,7 +44,9 @@ def pair(learner, reference, rng, dropout=0.0):
 def test_parameters_other_widths(learner):
     """PositionwiseFeedForward(12, 40) has W_1 (40, 12) and W_2 (12, 40) with biases"""
     m = learner.module("feed_forward").PositionwiseFeedForward(D_MODEL, D_FF)
-    expect_parameters(learner, m, PARAMETERS, what="PositionwiseFeedForward(12, 40)")
+    expect_parameters(
+        learner, m, PARAMETERS, what="PositionwiseFeedForward(12, 40)", named=parameter_mistakes
+    )
 
 
 @pytest.mark.weight(2)

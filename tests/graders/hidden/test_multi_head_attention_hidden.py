@@ -6,10 +6,16 @@ from __future__ import annotations
 import pytest
 import torch
 
-from autograder.feedback import expect_close, expect_dtype, expect_raises
+from autograder.feedback import expect_close, expect_dtype
 from tests.graders.hidden.oracles import expect_grads_match, reference_grads
 from tests.graders.support.compare import describe_call
 from tests.graders.support.inputs import key_mask, mha_state, permutation, tensor
+from tests.graders.support.mha_checks import (
+    build,
+    expect_refuses_indivisible,
+    mask_hints,
+    parameter_mistakes,
+)
 from tests.graders.support.mha_compare import expect_mha_pair, output_of
 from tests.graders.support.mha_mistakes import (
     KV_FROM_QUERY_FAILED,
@@ -38,10 +44,11 @@ def MHA(learner):
     return learner.module("multi_head_attention").MultiHeadAttention
 
 
-def pair(MHA, reference, rng, d_model, heads, bias=True, **kwargs):
+def pair(MHA, reference, rng, d_model, heads, bias=True, *, learner, **kwargs):
     """The learner's and the reference's MultiHeadAttention with the same seeded weights."""
     state = mha_state(rng, d_model, bias)
-    m = MHA.build(d_model, heads, bias=bias, state=state, **kwargs)  # one round trip
+    what = f"MultiHeadAttention({d_model}, {heads}, bias={bias})"
+    m = build(MHA, learner, d_model, heads, bias=bias, state=state, what=what, **kwargs)
     ref = reference.build(
         "multi_head_attention", "MultiHeadAttention", d_model, heads, bias=bias, state=state
     )
@@ -72,8 +79,10 @@ def check(
         with torch.no_grad():
             expected = ref(q, k, v, mask)
     shown = (("query", q), ("key", k), ("value", v), ("mask", mask))
+    with mask_hints(mask, heads, q):
+        got = m(q, k, v, mask)
     expect_mha_pair(
-        m(q, k, v, mask),
+        got,
         expected,
         state=state,
         heads=heads,
@@ -87,20 +96,21 @@ def check(
 @pytest.mark.parametrize("d_model, heads", [(12, 5), (7, 2)], ids=["12_by_5", "7_by_2"])
 def test_rejects_indivisible_widths(MHA, d_model, heads):
     """raises ValueError for other indivisible widths"""
-    expect_raises("ValueError", MHA, d_model, heads, what=f"MultiHeadAttention({d_model}, {heads})")
+    expect_refuses_indivisible(MHA, d_model, heads, what=f"MultiHeadAttention({d_model}, {heads})")
 
 
 def test_parameters_other_width(MHA, learner):
     """MultiHeadAttention(24, 6) has four (24, 24) projections with biases"""
     expected = linear_parameters({n: (24, 24) for n in ("W_q", "W_k", "W_v", "W_o")}, bias=True)
-    expect_parameters(learner, MHA(24, 6), expected, what="MultiHeadAttention(24, 6)")
+    what = "MultiHeadAttention(24, 6)"
+    expect_parameters(learner, MHA(24, 6), expected, what=what, named=parameter_mistakes)
 
 
 @pytest.mark.weight(3)
 @pytest.mark.parametrize("heads", [3, 6], ids=["h=3", "h=6"])
-def test_cross_attention_with_blank_rows(MHA, reference, rng, heads):
+def test_cross_attention_with_blank_rows(MHA, learner, reference, rng, heads):
     """cross-attention (L != S) with a (B, L, S) mask, some queries fully masked"""
-    m, ref, state = pair(MHA, reference, rng, 24, heads)
+    m, ref, state = pair(MHA, reference, rng, 24, heads, learner=learner)
     q, kv = tensor(rng, 3, 4, 24), tensor(rng, 3, 7, 24)
     mask = torch.from_numpy(key_mask(rng, 3, 4, 7, blank_rows=1))
     with hint_on_error(KV_FROM_QUERY_FAILED, when=kv_from_query_sizes(4, 7)):
@@ -108,41 +118,51 @@ def test_cross_attention_with_blank_rows(MHA, reference, rng, heads):
 
 
 @pytest.mark.weight(2)
-def test_matches_pytorch_other_width(MHA, reference, rng):
+def test_matches_pytorch_other_width(MHA, learner, reference, rng):
     """MultiHeadAttention(20, 5) with a (L, S) mask equals nn.MultiheadAttention"""
-    m, ref, state = pair(MHA, reference, rng, 20, 5)
+    m, ref, state = pair(MHA, reference, rng, 20, 5, learner=learner)
     q, k, v = tensor(rng, 2, 6, 20), tensor(rng, 2, 3, 20), tensor(rng, 2, 3, 20)
     mask = torch.from_numpy(key_mask(rng, 6, 3))
     with hint_on_error(KV_FROM_QUERY_FAILED, when=kv_from_query_sizes(6, 3)):
         check(m, ref, state, 5, q, k, v, mask, name="MultiHeadAttention(20, 5)", built_in=True)
 
 
-def test_single_head(MHA, reference, rng):
+@pytest.mark.weight(2)
+def test_per_head_mask(MHA, learner, reference, rng):
+    """a (B, h, L, S) mask, one per batch element and head, hides keys from that head only"""
+    m, ref, state = pair(MHA, reference, rng, 12, 3, learner=learner)
+    q, kv = tensor(rng, 2, 4, 12), tensor(rng, 2, 6, 12)
+    mask = torch.from_numpy(key_mask(rng, 2, 3, 4, 6))
+    with hint_on_error(KV_FROM_QUERY_FAILED, when=kv_from_query_sizes(4, 6)):
+        check(m, ref, state, 3, q, kv, kv, mask, name="MultiHeadAttention(12, 3)")
+
+
+def test_single_head(MHA, learner, reference, rng):
     """with one head, equals the reference"""
-    m, ref, state = pair(MHA, reference, rng, 8, 1)
+    m, ref, state = pair(MHA, reference, rng, 8, 1, learner=learner)
     x = tensor(rng, 2, 5, 8)
     check(m, ref, state, 1, x, x, x, name="MultiHeadAttention(8, 1)")
 
 
-def test_bias_false_with_mask(MHA, reference, rng):
+def test_bias_false_with_mask(MHA, learner, reference, rng):
     """bias=False with a per-batch mask equals the reference"""
-    m, ref, state = pair(MHA, reference, rng, 12, 3, bias=False)
+    m, ref, state = pair(MHA, reference, rng, 12, 3, bias=False, learner=learner)
     x = tensor(rng, 2, 6, 12)
     mask = torch.from_numpy(key_mask(rng, 2, 6, 6))
     check(m, ref, state, 3, x, x, x, mask, name="MultiHeadAttention(12, 3, bias=False)")
 
 
-def test_dropout_is_off_in_eval(MHA, reference, rng):
+def test_dropout_is_off_in_eval(MHA, learner, reference, rng):
     """MultiHeadAttention(16, 4, dropout=0.5) in eval mode is deterministic and exact"""
-    m, ref, state = pair(MHA, reference, rng, 16, 4, dropout=0.5)
+    m, ref, state = pair(MHA, reference, rng, 16, 4, dropout=0.5, learner=learner)
     x = tensor(rng, 2, 5, 16)
     name = "MultiHeadAttention(16, 4, dropout=0.5)"
     check(m, ref, state, 4, x, x, x, name=name, note=" in eval mode", dropout=0.5)
 
 
-def test_float64(MHA, reference, rng):
+def test_float64(MHA, learner, reference, rng):
     """after .double(), float64 inputs give float64 outputs equal to the reference"""
-    m, ref, state = pair(MHA, reference, rng, 12, 4)
+    m, ref, state = pair(MHA, reference, rng, 12, 4, learner=learner)
     m.double()
     ref.double()
     x = tensor(rng, 2, 3, 12, dtype=torch.float64)
@@ -155,7 +175,7 @@ def test_float64(MHA, reference, rng):
 @pytest.mark.weight(2)
 def test_gradients_match_reference(MHA, learner, reference, rng):
     """gradients of every parameter equal the reference's, with a mask"""
-    m, ref, state = pair(MHA, reference, rng, 12, 3)
+    m, ref, state = pair(MHA, reference, rng, 12, 3, learner=learner)
     q, kv = tensor(rng, 2, 4, 12), tensor(rng, 2, 5, 12)
     mask = torch.from_numpy(key_mask(rng, 2, 4, 5))
     g = tensor(rng, 2, 4, 12)
@@ -166,6 +186,7 @@ def test_gradients_match_reference(MHA, learner, reference, rng):
 
     with (
         hint_on_error(KV_FROM_QUERY_FAILED, when=kv_from_query_sizes(4, 5)),
+        mask_hints(mask, 3, q),
         forward_first(forward),
     ):
         expect_gradients(learner, m, q, kv, kv, mask, cotangent=g, what=what)
@@ -177,9 +198,9 @@ def test_gradients_match_reference(MHA, learner, reference, rng):
         )
 
 
-def test_cross_attention_keeps_inputs_and_key_order(MHA, reference, rng):
+def test_cross_attention_keeps_inputs_and_key_order(MHA, learner, reference, rng):
     """inputs are not modified, and permuting keys with values changes nothing"""
-    m, _, state = pair(MHA, reference, rng, 12, 2)
+    m, _, state = pair(MHA, reference, rng, 12, 2, learner=learner)
     q, k, v = tensor(rng, 1, 3, 12), tensor(rng, 1, 6, 12), tensor(rng, 1, 6, 12)
     call = m.call(q.clone(), k.clone(), v.clone())
     for name, before, after in zip(("query", "key", "value"), (q, k, v), call.args, strict=True):

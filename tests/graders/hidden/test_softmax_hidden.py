@@ -10,6 +10,7 @@ import pytest
 from autograder.feedback import expect, expect_close, expect_shape, expect_type
 from tests.graders.support.inputs import array
 from tests.graders.support.softmax_mistakes import (
+    AxisHinted,
     integer_output_sentence,
     softmax_mistakes,
     softmax_over,
@@ -23,7 +24,8 @@ BLANK_HINT = "a slice that is entirely -inf must give all zeros, not NaN"
 
 @pytest.fixture
 def softmax(learner):
-    return learner.module("softmax").softmax
+    """The learner's softmax; an axis error of its own names the wrong-axis mistake."""
+    return AxisHinted(learner.module("softmax").softmax)
 
 
 @pytest.mark.weight(2)

@@ -19,6 +19,7 @@ import torch.nn.functional as F
 
 from autograder.expected import expected_value
 from autograder.feedback import AnyOf, Lazy
+from tests.graders.support.add_norm_params import fitted_eps
 from tests.graders.support.catalogue import mistake
 
 PRE_NORM = "add_norm/pre-norm"
@@ -29,22 +30,45 @@ NO_SUBLAYER = "add_norm/no-sublayer"
 NO_NORM = "add_norm/no-norm"
 EPS_IGNORED = "add_norm/eps-ignored"
 UNBIASED_VARIANCE = "add_norm/unbiased-variance"
+EPS_OUTSIDE_SQRT = "add_norm/eps-outside-sqrt"
+DROPOUT_AFTER_NORM = "add_norm/dropout-after-norm"
+EPS_RTOL = 0.05  # a fitted eps this close to the one given is that eps
 
 DEFAULT_EPS = 1e-5  # nn.LayerNorm's own default
 MAX_DROPOUT_WIDTH = 16  # dropout_in_eval tries all 2**d_model keep patterns of a token
 
 
 def expected_and_mistakes(
-    state: Mapping[str, torch.Tensor], x: torch.Tensor, s: torch.Tensor, eps: float = DEFAULT_EPS
+    state: Mapping[str, torch.Tensor],
+    x: torch.Tensor,
+    s: torch.Tensor,
+    eps: float = DEFAULT_EPS,
+    got: object = None,
 ) -> tuple[torch.Tensor, Lazy]:
     """(LayerNorm(x + s) (..., d_model), {sentence: what a mistake gives (..., d_model)}); the
     mistakes are a feedback.Lazy, computed only when read (expect_close reads them only when
     the learner's result is wrong). The expected value is one F.layer_norm: cheaper than a key
-    of @expected_value's memo, so it is not memoised."""
+    of @expected_value's memo, so it is not memoised. got: the learner's result, when there is
+    one: an eps other than `eps` is then recognised whatever its value (fitted to it)."""
     weight, bias = state["norm.weight"], state["norm.bias"]
     z = x.to(weight.dtype) + s.to(weight.dtype)
     expected = F.layer_norm(z, weight.shape, weight, bias, eps)
-    return expected, Lazy(lambda: _mistakes(state, x, s, eps))
+    return expected, Lazy(
+        lambda: {**_mistakes(state, x, s, eps), **_other_eps(got, state, x, s, eps)}
+    )
+
+
+def _other_eps(got, state, x, s, eps: float) -> dict[str, torch.Tensor]:
+    """{EPS_IGNORED: LayerNorm(x + s) with the eps the learner's output shows} when that eps is
+    not `eps` (a default kept, or a number of the learner's own); {} otherwise."""
+    if got is None:
+        return {}
+    fitted = fitted_eps(got, state, x, s, atol=1e-6)
+    if fitted is None or abs(fitted - eps) <= EPS_RTOL * eps:
+        return {}
+    weight, bias = state["norm.weight"], state["norm.bias"]
+    z = x.to(weight.dtype) + s.to(weight.dtype)
+    return {mistake(EPS_IGNORED): F.layer_norm(z, weight.shape, weight, bias, fitted)}
 
 
 @expected_value
@@ -65,20 +89,32 @@ def _mistakes(
         NO_SUBLAYER: [norm(x)],
         NO_NORM: [z],
         UNBIASED_VARIANCE: [_normalise(z, (-1,), weight, bias, eps, unbiased=True)],
+        EPS_OUTSIDE_SQRT: [_normalise(z, (-1,), weight, bias, eps, outside=True)],
+        # both at once, as the Annotated Transformer's LayerNorm: (z - mean) / (std + eps)
+        (UNBIASED_VARIANCE, EPS_OUTSIDE_SQRT): [
+            _normalise(z, (-1,), weight, bias, eps, unbiased=True, outside=True)
+        ],
         NORM_WRONG_AXIS: [_normalise(z, (axis,), weight, bias, eps) for axis in range(z.dim() - 1)],
     }
     if z.dim() >= 2:  # every token of a sequence together: (L, d_model)
         found[NORM_WRONG_AXIS].append(_normalise(z, (-2, -1), weight, bias, eps))
     if eps != DEFAULT_EPS:
         found[EPS_IGNORED] = [norm(z, DEFAULT_EPS)]
-    return {mistake(mistake_id): AnyOf(*arrays) for mistake_id, arrays in found.items()}
+    return {_sentences(ids): AnyOf(*arrays) for ids, arrays in found.items()}
 
 
-def _normalise(z, dims, weight, bias, eps, *, unbiased=False) -> torch.Tensor:
-    """(z - mean) / sqrt(var + eps) * weight + bias, mean and variance over `dims`."""
+def _sentences(ids: str | tuple[str, ...]) -> str:
+    """The sentence naming one mistake, or each of several made together."""
+    return " ".join(mistake(i) for i in ((ids,) if isinstance(ids, str) else ids))
+
+
+def _normalise(z, dims, weight, bias, eps, *, unbiased=False, outside=False) -> torch.Tensor:
+    """(z - mean) / sqrt(var + eps) * weight + bias, mean and variance over `dims`; outside:
+    (z - mean) / (std + eps) instead."""
     mean = z.mean(dim=dims, keepdim=True)
     var = z.var(dim=dims, keepdim=True, unbiased=unbiased)
-    return (z - mean) / torch.sqrt(var + eps) * weight + bias
+    scale = torch.sqrt(var) + eps if outside else torch.sqrt(var + eps)
+    return (z - mean) / scale * weight + bias
 
 
 def dropout_in_eval(found: tuple[torch.Tensor, torch.Tensor] | None) -> dict[str, torch.Tensor]:

@@ -34,6 +34,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder.feedback import is_hidden
+from tests.graders.support.catalogue import mistake
 
 FOUND = "First difference found at {stage}: {detail}."
 NOT_SEPARABLE = "The first difference is in {stages}: {detail}."
@@ -213,9 +214,8 @@ def _scores_stage(state, heads, query, key, t: Trace, w, o) -> str:
     logs, s = _centered_logs(w, t.scores, usable)
     factor = float((logs * s).sum() / (s * s).sum().clamp(min=1e-300))
     if abs(factor - 1.0) < 1e-3 and _close(logs, s, LOG_ATOL):
-        return (
-            "Your weights differ from the expected ones by rounding only: keep the whole "
-            "computation in the parameters' dtype (float64 stays float64)."
+        return "Your weights differ from the expected ones by rounding only. " + mistake(
+            "multi_head_attention/float32-inside"
         )
     if factor > 0 and _close(logs, factor * s, LOG_ATOL * max(1.0, float(s.abs().max()))):
         times = "" if is_hidden() else f" (about {factor:.3g} times the expected scores)"

@@ -17,13 +17,16 @@ import torch
 import torch.nn.functional as F
 
 from autograder.expected import expected_value
-from autograder.feedback import AnyOf, Lazy
+from autograder.feedback import AnyOf, Lazy, Satisfies
 from tests.graders.support.catalogue import mistake
 
 NO_RELU = "feed_forward/no-relu"
 RELU_AFTER_SECOND_LINEAR = "feed_forward/relu-after-second-linear"
 GELU = "feed_forward/gelu"
 RESIDUAL_INSIDE = "feed_forward/residual-inside"
+DROPOUT_MISSING = "feed_forward/dropout-missing"
+DROPOUT_AFTER_SECOND_LINEAR = "feed_forward/dropout-after-second-linear"
+ADD_NORM_INSIDE = "feed_forward/add-norm-inside"
 
 
 def _identity(y: torch.Tensor) -> torch.Tensor:
@@ -37,7 +40,8 @@ def expected_and_mistakes(
     mistakes are a feedback.Lazy, computed only when read (expect_close reads them only when
     the learner's result is wrong). The expected value is two F.linear: cheaper than a key of
     @expected_value's memo, so it is not memoised."""
-    return _forward(state, x, F.relu), Lazy(lambda: _mistakes(state, x))
+    found = Lazy(lambda: {**_mistakes(state, x), mistake(ADD_NORM_INSIDE): ADD_NORM_SEEN})
+    return _forward(state, x, F.relu), found
 
 
 def _forward(
@@ -63,8 +67,32 @@ def _mistakes(state: Mapping[str, torch.Tensor], x: torch.Tensor) -> dict[str, o
         mistake(RELU_AFTER_SECOND_LINEAR): AnyOf(
             forward(F.relu, F.relu), forward(_identity, F.relu)
         ),
-        mistake(GELU): forward(F.gelu),
+        mistake(GELU): AnyOf(forward(F.gelu), forward(_tanh_gelu)),
         # H44: x + W_2(relu(W_1 x)), the residual of Add & Norm added here too
         mistake(RESIDUAL_INSIDE): forward(F.relu, lambda y: y + x.to(y.dtype)),
     }
     return mistakes
+
+
+def _tanh_gelu(y: torch.Tensor) -> torch.Tensor:
+    return F.gelu(y, approximate="tanh")
+
+
+def normalised_per_token(have) -> bool:
+    """Each token (last axis, more than one feature) has mean 0 and standard deviation 1: a
+    LayerNorm (weight 1, bias 0, as freshly made) ended the computation."""
+    y = torch.as_tensor(have, dtype=torch.float64)
+    if y.dim() == 0 or y.shape[-1] < 2:
+        return False
+    mean, std = y.mean(dim=-1), y.std(dim=-1, unbiased=False)
+    return bool((mean.abs() < 1e-4).all() and ((std - 1).abs() < 1e-2).all())
+
+
+ADD_NORM_SEEN = Satisfies(normalised_per_token)
+
+
+def parameter_mistakes(got: list[tuple], wanted: list[tuple]) -> list[str]:
+    """Catalogue sentences for parameters `got` [(name, shape)] that are not the contract's
+    `wanted`: a LayerNorm of the feed-forward's own (support.params.expect_parameters)."""
+    extra = {name for name, _ in got} - {name for name, _ in wanted}
+    return [mistake(ADD_NORM_INSIDE)] if any("norm" in name for name in extra) else []

@@ -12,7 +12,6 @@ Functions marked @expected_value are computed once per distinct arguments
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 
 import torch
@@ -21,6 +20,7 @@ import torch.nn.functional as F
 from autograder.expected import expected_value
 from autograder.feedback import Lazy
 from tests.graders.support.catalogue import mistake
+from tests.graders.support.mha_combined import combined_mistakes, mask_shape_mistake
 from tests.graders.support.mistakes import Mistakes, split_pairs
 from tests.graders.support.torch_equivalents import torch_mha_forward, torch_mha_from
 
@@ -102,7 +102,15 @@ def mha_mistakes(
     """({sentence: output}, {sentence: per-head weights}) that each MHA mistake would give, as
     two feedback.Lazy mappings computed (together, by _mha_mistakes) only when one is read:
     expect_close reads them only when the learner's result is wrong."""
-    return Lazy.pair(lambda: _mha_mistakes(state, num_heads, query, key, value, mask))
+    return Lazy.pair(lambda: _all_mistakes(state, num_heads, query, key, value, mask))
+
+
+def _all_mistakes(state, num_heads, query, key, value, mask) -> Mistakes:
+    """The combined mistakes (support.mha_combined) first, then the others."""
+    outputs, weights = combined_mistakes(state, num_heads, query, key, value, mask)
+    weights.update(mask_shape_mistake(mask, num_heads, query.shape[0]))
+    more_outputs, more_weights = _mha_mistakes(state, num_heads, query, key, value, mask)
+    return {**outputs, **more_outputs}, {**weights, **more_weights}
 
 
 @expected_value
@@ -116,21 +124,13 @@ def _mha_mistakes(
 ) -> Mistakes:
     """mha_mistakes, computed: two dicts.
 
-    A wrong score scale is the right scale times a factor, so it is the built-in with W_q (and
-    its bias) multiplied by that factor. No output projection is the built-in with W_o the
+    A wrong score scale, a mask laid out on the wrong axis and fully masked queries not zeroed
+    come from support.mha_combined, alone and together. No output projection is the built-in
+    with W_o the
     identity. The head layout mistakes are in _layout_mistakes. Mistakes that give the right
     result on these inputs (one head, self-attention) are left out.
     """
-    d_model = state["W_q.weight"].shape[0]
-    d_k = d_model // num_heads
-
-    def scaled_queries(factor: float) -> dict[str, torch.Tensor]:
-        return {k: v * factor if k.startswith("W_q.") else v for k, v in state.items()}
-
-    found = {NO_SCALE: mha(scaled_queries(math.sqrt(d_k)), num_heads, query, key, value, mask)}
-    if num_heads > 1:
-        factor = math.sqrt(d_k / d_model)
-        found[SCALE_BY_D_MODEL] = mha(scaled_queries(factor), num_heads, query, key, value, mask)
+    found = {}
     if mask is not None:
         found[MASK_INVERTED] = mha(state, num_heads, query, key, value, ~mask.bool())
     if num_heads > 1:

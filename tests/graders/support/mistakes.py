@@ -25,15 +25,20 @@ import torch
 import torch.nn.functional as F
 
 from autograder.expected import expected_value
-from autograder.feedback import GradingFailure, Lazy
+from autograder.feedback import Lazy, Satisfies
 from autograder.runtime.shared.errors import LearnerError
+from tests.graders.support.blank_rows import normalised_rows, rows_match
 from tests.graders.support.catalogue import mistake
+from tests.graders.support.hints import hint_on_error
 from tests.graders.support.softmax_mistakes import NAN_ALL_INF, axis_mistakes, softmax_over
 
 __all__ = [  # softmax_over and axis_mistakes moved to softmax_mistakes; still importable here
     "BATCHED_MATMUL_FAILED",
     "BLANK_ROW_UNIFORM",
     "K_ALL_AXES_TRANSPOSED",
+    "K_FIXED_AXES",
+    "MASK_IGNORED",
+    "NO_SHAPE_CHECK",
     "MASK_AFTER_SOFTMAX",
     "MASK_FILL_SMALL_NEGATIVE",
     "MASK_FILL_ZERO",
@@ -52,6 +57,7 @@ __all__ = [  # softmax_over and axis_mistakes moved to softmax_mistakes; still i
     "charged_to_softmax",
     "use_known_good_softmax",
     "hint_on_error",
+    "self_attention_hints",
     "sdpa",
     "sdpa_mistakes",
     "softmax_over",
@@ -71,6 +77,9 @@ BLANK_ROW_UNIFORM = mistake("attention/blank-row-uniform")
 MASK_AFTER_SOFTMAX = mistake("attention/mask-after-softmax")
 MASK_INVERTED = mistake("attention/mask-inverted")
 PADDING_OVER_QUERIES = mistake("attention/padding-over-queries")
+K_FIXED_AXES = mistake("attention/k-transpose-fixed-axes")
+MASK_IGNORED = mistake("attention/mask-ignored")
+NO_SHAPE_CHECK = mistake("attention/no-shape-check")
 BATCHED_MATMUL_FAILED = "with batched inputs, if you wrote K.T: " + K_ALL_AXES_TRANSPOSED
 MASK_BROADCAST_FAILED = (
     "the mask has one row per query and one column per key, and broadcasts against the scores "
@@ -92,37 +101,37 @@ SMALL_NEGATIVE_FILL = -1.0
 
 
 @contextmanager
-def hint_on_error(
-    hint: str, *, when: str | tuple[str, ...] | Callable[[str], bool] = ""
-) -> Iterator[None]:
-    """Add `hint` to the sentence of an exception the learner's code raises inside the block,
-    only when its message contains `when` (each of a tuple of texts; or `when(message)` is
-    true); any other LearnerError passes through unchanged. A hint that names a catalogued
-    mistake is counted as that mistake (summary.md, the class report): its `when` must be
-    specific to it."""
-    texts = (when,) if isinstance(when, str) else when
-    matches = when if callable(when) else lambda message: all(t in message for t in texts)
-    try:
-        yield
-    except LearnerError as error:
-        if error.kind != "exception" or not matches(error.message):
-            raise
-        hint = hint.strip()
-        end = "" if hint.endswith((".", "!", "?")) else "."
-        feedback = error.feedback.rstrip().rstrip(".").rstrip()  # an exception text may end in " "
-        raise GradingFailure(f"{feedback}. Hint: {hint}{end}") from None
-
-
-@contextmanager
 def attention_call_hints(mask: object = None) -> Iterator[None]:
     """hint_on_error for a call of the learner's attention: K.T on batched inputs (a matmul
-    error) and, when there is a mask, a transposed or reshaped mask (a broadcast error)."""
-    with hint_on_error(BATCHED_MATMUL_FAILED, when="matmul"):
+    error), K transposed with fixed axes on another number of axes (NumPy's "axes don't match
+    array") and, when there is a mask, a transposed or reshaped mask (a broadcast error)."""
+    with (
+        hint_on_error(BATCHED_MATMUL_FAILED, when="matmul"),
+        hint_on_error(K_FIXED_AXES, when="axes don't match array"),
+    ):
         if mask is None:
             yield
         else:
             with hint_on_error(MASK_BROADCAST_FAILED, when=_transposed_mask(mask)):
                 yield
+
+
+@contextmanager
+def self_attention_hints(x: object, d_k: int) -> Iterator[None]:
+    """hint_on_error for a call of the learner's SelfAttention module on x: K.T of a batched
+    (B, L, d_k) tensor reverses every axis, and its matmul meets B with d_k ("The size of tensor
+    a (B) must match the size of tensor b (d_k)"); a fixed keys.transpose(1, 2) fails on an
+    unbatched (L, d_model) x ("Dimension out of range")."""
+    shape = tuple(getattr(x, "shape", ()))
+    if len(shape) == 3 and shape[0] != d_k:
+        when: tuple[str, ...] = ("must match", f"({shape[0]})", f"({d_k})")
+        with hint_on_error(K_ALL_AXES_TRANSPOSED, when=when):
+            yield
+    elif len(shape) == 2:
+        with hint_on_error(K_FIXED_AXES, when="Dimension out of range"):
+            yield
+    else:
+        yield
 
 
 def _transposed_mask(mask: object) -> Callable[[str], bool]:
@@ -217,6 +226,11 @@ def _with_fitted_fill(Q, K, V, mask, *, d_model: int | None, got: object) -> Mis
         if fill is not None:  # the learner's own small negative, in place of -1 (same key order)
             pair = _masked(Q, K, V, mask, fill=fill)
             outputs[MASK_FILL_SMALL_NEGATIVE], weights[MASK_FILL_SMALL_NEGATIVE] = pair
+        if not mask.any(axis=-1).all():  # any finite fill or additive mask, not only -1e9
+            out, w = sdpa(Q, K, V, mask)
+            blank = np.broadcast_to(~mask.any(axis=-1), w.shape[:-1])  # (..., L)
+            outputs[BLANK_ROW_UNIFORM] = Satisfies(rows_match(out, blank))
+            weights[BLANK_ROW_UNIFORM] = Satisfies(normalised_rows(w, blank))
     return outputs, weights
 
 
@@ -246,7 +260,7 @@ def _mask_mistakes(Q, K, V, mask: np.ndarray) -> dict[str, tuple]:
     """The masking mistakes: masked scores filled with 0 or a small negative, the mask applied
     after the softmax, inverted, or (a padding mask) transposed onto the queries; and, when a
     query has no key at all, a finite fill (equal weights) or a softmax that gives NaN."""
-    found = {}
+    found = {MASK_IGNORED: sdpa(Q, K, V)}
     if not mask.any(axis=-1).all():  # some query may attend to no key
         # First: a fill so negative that only the fully masked rows show it is this mistake.
         found[BLANK_ROW_UNIFORM] = _masked(Q, K, V, mask, fill=-1e9)

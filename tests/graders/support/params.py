@@ -56,6 +56,11 @@ def _listing(pairs: Iterable[tuple[str, tuple]]) -> str:
     return ", ".join(f"{name} {tuple(shape)}" for name, shape in pairs)
 
 
+#: Catalogue sentences for parameters (name, shape) that are not the expected ones (a mistake
+#: the difference shows, such as a LayerNorm inside the feed-forward).
+Named = Callable[[list[tuple[str, tuple]], list[tuple[str, tuple]]], list[str]]
+
+
 def expect_parameters(
     learner,
     module,
@@ -64,13 +69,16 @@ def expect_parameters(
     what: str,
     ordered: bool = False,
     hint: str | None = None,
+    named: Named | None = None,
 ) -> None:
     """Fail unless the module's parameters are exactly `expected` [(name, shape)] (in that order
-    when `ordered`: for modules whose creation order the course fixes)."""
+    when `ordered`: for modules whose creation order the course fixes). named: what the
+    difference shows, named after it (the hint is left out when it names a mistake)."""
     what = shown_what(what)  # a hidden test shows no inputs
     got = [(p.name, tuple(p.shape)) for p in learner.parameters(module)]
     wanted = [(name, tuple(shape)) for name, shape in expected]
-    tail = f" Hint: {hint}." if hint else ""
+    sentences = named(got, wanted) if named is not None and sorted(got) != sorted(wanted) else []
+    tail = "".join(f" {s}" for s in sentences) or (f" Hint: {hint}." if hint else "")
     expect(
         sorted(got) == sorted(wanted),
         WRONG_PARAMETERS.format(
@@ -127,12 +135,19 @@ def _pairs(listing: Sequence) -> list[tuple[str, object]]:
 
 
 def seeded_state(
-    learner, module, rng, expected: Sequence[tuple[str, tuple]], *, what: str
+    learner,
+    module,
+    rng,
+    expected: Sequence[tuple[str, tuple]],
+    *,
+    what: str,
+    named: Named | None = None,
 ) -> dict[str, torch.Tensor]:
     """Fresh weights for the module (inputs.like_state), once its parameters are the
-    contract's `expected` [(name, shape)] (else expect_parameters' sentence): weights drawn for
-    the learner's own names crashed the trusted side, 'the grader itself failed' (H44)."""
-    expect_parameters(learner, module, expected, what=what)
+    contract's `expected` [(name, shape)] (else expect_parameters' sentence, with what `named`
+    recognises): weights drawn for the learner's own names crashed the trusted side, 'the
+    grader itself failed' (H44)."""
+    expect_parameters(learner, module, expected, what=what, named=named)
     return like_state(rng, module.state_dict())
 
 

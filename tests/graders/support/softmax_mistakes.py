@@ -14,11 +14,16 @@ those slices only, the mistake arrays follow whichever it did, entry by entry.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import numpy as np
 import torch
 
 from autograder.feedback import KNOWN_MISTAKE, Lazy
 from tests.graders.support.catalogue import mistake
+from tests.graders.support.hints import hint_on_error
 
 NO_MAX_SHIFT = mistake("softmax/no-max-shift")
 GLOBAL_MAX = mistake("softmax/global-max")
@@ -72,7 +77,25 @@ def _softmax_mistakes(x: np.ndarray, axis: int, got: object) -> dict[str, np.nda
     found[NO_MAX_SHIFT] = _normalise(unshifted, axis, empty)
     found[GLOBAL_MAX] = _normalise(globally_shifted, axis, empty)
     found.update(axis_mistakes(np.asarray(x), axis))
+    wanted = axis % np.ndim(x)
+    for other in (a for a in range(np.ndim(x)) if a != wanted):  # two mistakes at once
+        here = f"Here it normalises over axis {other}; expected axis={axis}."
+        found[f"{NO_MAX_SHIFT} {WRONG_AXIS} {here}"] = _normalise(unshifted, other, empty)
     return found
+
+
+@contextmanager
+def fixed_axis_hint(axis: int) -> Iterator[None]:
+    """Name the wrong axis when the learner's softmax, asked for `axis`, fails on an axis of its
+    own: NumPy's "axis 1 is out of bounds for array of dimension 1"."""
+    pattern = re.compile(r"axis (-?\d+) is out of bounds for array of dimension (\d+)")
+
+    def when(message: str) -> bool:
+        found = pattern.search(message)
+        return found is not None and int(found.group(1)) != axis % max(int(found.group(2)), 1)
+
+    with hint_on_error(WRONG_AXIS, when=when):
+        yield
 
 
 def integer_output_sentence(got: object, what: str) -> str:
@@ -108,3 +131,19 @@ def _normalise(e: np.ndarray, axis: int, empty: np.ndarray | float) -> np.ndarra
         total = np.sum(e, axis=axis, keepdims=True)
         out = e / np.where(total == 0, 1, total)
     return np.where(total == 0, empty, out)
+
+
+class AxisHinted:
+    """A learner's softmax (a RemoteCallable) whose axis errors name the wrong-axis mistake:
+    called as it is, or with `.call` (which also gives the arguments after the call)."""
+
+    def __init__(self, own) -> None:
+        self.own = own
+
+    def __call__(self, x, *args, **kwargs):
+        with fixed_axis_hint(kwargs.get("axis", args[0] if args else -1)):
+            return self.own(x, *args, **kwargs)
+
+    def call(self, x, *args, **kwargs):
+        with fixed_axis_hint(kwargs.get("axis", args[0] if args else -1)):
+            return self.own.call(x, *args, **kwargs)

@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import pytest
 import torch
-import torch.nn.functional as F
 
 from autograder.feedback import GradingFailure, expect_close, expect_shape, expect_type
-from tests.graders.support.dropout import DEFAULT_P, EVAL_FIRST, IGNORED_P, P, fit
-from tests.graders.support.ffn_mistakes import expected_and_mistakes
+from tests.graders.support.catalogue import mistake
+from tests.graders.support.dropout import DEFAULT_P, IGNORED_P, P, fit
+from tests.graders.support.ffn_mistakes import (
+    DROPOUT_AFTER_SECOND_LINEAR,
+    DROPOUT_MISSING,
+    expected_and_mistakes,
+    parameter_mistakes,
+)
 from tests.graders.support.inputs import tensor
 from tests.graders.support.params import (
     expect_gradients,
@@ -31,7 +36,9 @@ PARAMETERS = linear_parameters({"W_1": (D_FF, D_MODEL), "W_2": (D_MODEL, D_FF)},
 def seeded_ffn(learner, rng):
     """A learner PositionwiseFeedForward(8, 32) in eval mode with seeded weights."""
     m = learner.module("feed_forward").PositionwiseFeedForward(D_MODEL, D_FF)
-    state = seeded_state(learner, m, rng, PARAMETERS, what="PositionwiseFeedForward(8, 32)")
+    state = seeded_state(
+        learner, m, rng, PARAMETERS, what="PositionwiseFeedForward(8, 32)", named=parameter_mistakes
+    )
     learner.chain(m, [("load_state_dict", (state,), {}), ("eval", (), {})])  # one round trip
     return m
 
@@ -39,7 +46,9 @@ def seeded_ffn(learner, rng):
 def test_parameters(learner):
     """has W_1 = nn.Linear(d_model, d_ff) and W_2 = nn.Linear(d_ff, d_model)"""
     m = learner.module("feed_forward").PositionwiseFeedForward(D_MODEL, D_FF)
-    expect_parameters(learner, m, PARAMETERS, what="PositionwiseFeedForward(8, 32)")
+    expect_parameters(
+        learner, m, PARAMETERS, what="PositionwiseFeedForward(8, 32)", named=parameter_mistakes
+    )
 
 
 @pytest.mark.weight(3)
@@ -99,12 +108,8 @@ def test_gradients_reach_every_parameter(learner, rng):
 
 TRAIN_CALL = f"PositionwiseFeedForward({D_MODEL}, {D_MODEL}, dropout={P})"
 DROPOUT_UNUSED = (
-    "{what} in train mode gives its eval-mode output: no dropout is applied. Apply "
-    "self.dropout (an nn.Dropout(dropout), active after .train()) to relu(W_1(x)), before W_2."
-)
-DROPOUT_AFTER_W_2 = (
-    "{what} in train mode drops elements of its output: the dropout belongs on the hidden "
-    "activations, W_2(dropout(relu(W_1(x)))), not after W_2."
+    "{what} in train mode gives its eval-mode output: no dropout is applied. "
+    + mistake(DROPOUT_MISSING)
 )
 DROPOUT_NOT_SCALED = (
     "{what} in train mode drops hidden units but does not scale the kept ones by 1/(1 - p): "
@@ -117,41 +122,50 @@ DROPOUT_ELSEWHERE = (
 
 
 def test_dropout_in_train_mode(learner, rng):
-    """in train mode, drops hidden units after the ReLU and scales the kept ones by 1/(1-p)"""
+    """in train mode, drops hidden units after the ReLU and scales the kept ones by 1/(1-p)
+
+    W_2 is the identity and its bias 0.5, so each output element shows one hidden unit: the
+    learner's own eval-mode output, minus the bias, is its hidden activation, whatever its
+    activation function; dropout is judged against that, then the eval-mode output itself."""
     m = learner.module("feed_forward").PositionwiseFeedForward(D_MODEL, D_MODEL, P)
     square = linear_parameters({"W_1": (D_MODEL, D_MODEL), "W_2": (D_MODEL, D_MODEL)}, bias=True)
-    state = seeded_state(learner, m, rng, square, what=TRAIN_CALL)
-    # W_2 the identity plus 0.5: each output element shows its hidden unit, dropped or kept.
+    state = seeded_state(learner, m, rng, square, what=TRAIN_CALL, named=parameter_mistakes)
     state["W_2.weight"], state["W_2.bias"] = torch.eye(D_MODEL), torch.full((D_MODEL,), 0.5)
     learner.chain(m, [("load_state_dict", (state,), {}), ("eval", (), {})])
     x = tensor(rng, 4, 6, D_MODEL)
     what = f"{TRAIN_CALL}(x) with x (4, 6, {D_MODEL})"
-    hidden = torch.relu(F.linear(x, state["W_1.weight"], state["W_1.bias"]))
-    bias = state["W_2.bias"]
     in_eval = m(x)
     expect_type(in_eval, torch.Tensor, what=what)
-    expected, mistakes = expected_and_mistakes(state, x)  # bias + hidden
-    expect_close(
-        in_eval,
-        expected,
-        what=f"{what} in eval mode",
-        atol=1e-5,
-        mistakes=mistakes,
-        hint=EVAL_FIRST,
-    )
+    expect_shape(in_eval, tuple(x.shape), what=what)
     m.train()
     got = m(x)
     expect_type(got, torch.Tensor, what=what)
     expect_shape(got, tuple(x.shape), what=what)
+    expected, mistakes = expected_and_mistakes(state, x)  # bias + relu(W_1 x)
+    try:
+        _expect_hidden_dropout(got, in_eval.detach(), state["W_2.bias"], what=what)
+    except GradingFailure as failure:
+        if "[feed_forward/" not in failure.message:  # a wrong eval output may explain it
+            expect_close(
+                in_eval, expected, what=f"{what} in eval mode", atol=1e-5, mistakes=mistakes
+            )
+        raise
+    expect_close(in_eval, expected, what=f"{what} in eval mode", atol=1e-5, mistakes=mistakes)
+
+
+def _expect_hidden_dropout(got, in_eval, bias, *, what: str) -> None:
+    """The train-mode output drops hidden units of the learner's own eval-mode output (each
+    element bias, or bias + hidden / (1 - p)), as nn.Dropout on the hidden activations does."""
+    hidden = in_eval - bias
     if fit(got, bias, bias + hidden / (1 - P), atol=1e-5).dropout_seen:
         return
     if fit(got, bias, bias + hidden / (1 - DEFAULT_P), atol=1e-5).dropout_seen:
         raise GradingFailure(IGNORED_P.format(what=what, p=P))
-    if fit(got, bias, bias + hidden, atol=1e-5).fits:
-        unused = _close(got, bias + hidden)
+    if fit(got, bias, in_eval, atol=1e-5).fits:
+        unused = _close(got, in_eval)
         raise GradingFailure((DROPOUT_UNUSED if unused else DROPOUT_NOT_SCALED).format(what=what))
-    if fit(got, torch.zeros(()), (bias + hidden) / (1 - P), atol=1e-5).dropout_seen:
-        raise GradingFailure(DROPOUT_AFTER_W_2.format(what=what))
+    if fit(got, torch.zeros(()), in_eval / (1 - P), atol=1e-5).dropout_seen:
+        raise GradingFailure(f"In train mode, {what}: {mistake(DROPOUT_AFTER_SECOND_LINEAR)}")
     raise GradingFailure(DROPOUT_ELSEWHERE.format(what=what))
 
 

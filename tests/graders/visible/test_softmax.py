@@ -12,6 +12,7 @@ import pytest
 from autograder.feedback import expect, expect_close, expect_dtype, expect_shape, expect_type
 from tests.graders.support.inputs import array
 from tests.graders.support.softmax_mistakes import (
+    AxisHinted,
     integer_output_sentence,
     softmax_mistakes,
     softmax_over,
@@ -27,7 +28,8 @@ STABILITY_HINT = (
 
 @pytest.fixture
 def softmax(learner):
-    return learner.module("softmax").softmax
+    """The learner's softmax; an axis error of its own names the wrong-axis mistake."""
+    return AxisHinted(learner.module("softmax").softmax)
 
 
 def test_returns_array_of_same_shape(softmax, rng):
