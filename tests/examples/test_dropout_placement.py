@@ -32,12 +32,12 @@ MOVED = {
     ],
 }
 SAID = {
-    "feed_forward": "in train mode drops elements of its output: the dropout belongs on the "
-    "hidden activations, W_2(dropout(relu(W_1(x)))), not after W_2.",
-    "multi_head_attention": "returned weights without dropout and an output that changed: the "
-    "dropout belongs on the attention weights (after the softmax)",
-    "add_norm": "with a zero sublayer_output in train mode is not LayerNorm(x): the dropout "
-    "touched x too.",
+    "feed_forward": "[feed_forward/dropout-after-second-linear] Your dropout acts on the output "
+    "of W_2; it belongs on the hidden activations, W_2(dropout(relu(W_1(x))))",
+    "multi_head_attention": "[multi_head_attention/dropout-on-output] Your dropout acts on the "
+    "output after W_o; in multi-head attention it acts on the attention weights only",
+    "add_norm": "with a zero sublayer_output gives another output in train mode than in eval "
+    "mode: the dropout touched x too.",
 }
 
 

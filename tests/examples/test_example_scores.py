@@ -93,7 +93,7 @@ EXPECTED = {
     ),
     # sqrt(d_model) instead of sqrt(d_k) in every head of MultiHeadAttention.
     "farah": Expected(
-        passed={"multi_head_attention": Fraction(11, 35)},
+        passed={"multi_head_attention": Fraction(11, 39)},
         phrases={
             "multi_head_attention": ("[multi_head_attention/scale-by-d-model]", "sqrt(d_model)")
         },
@@ -105,7 +105,7 @@ EXPECTED = {
     ),
     # Heads split with view(B, h, L, d_k), no transpose.
     "hana": Expected(
-        passed={"multi_head_attention": Fraction(9, 35)},
+        passed={"multi_head_attention": Fraction(9, 39)},
         phrases={"multi_head_attention": ("[multi_head_attention/split-without-transpose]",)},
     ),
     # The second Add & Norm adds x instead of x2.

@@ -68,7 +68,8 @@ def test_eps_reaches_the_layer_norm(learner, reference, rng, eps):
         atol=1e-5,
         mistakes=expected_and_mistakes(state, x, s, eps, got=got)[1],
     )
-    kept = norm_eps(m.norm)  # right numbers from a LayerNorm without .eps are right
+    names = norm_names(learner, m, D_MODEL, what=f"AddNorm({D_MODEL})")
+    kept = norm_eps(m, names)  # right numbers from a LayerNorm without .eps are right
     named = f" {mistake(EPS_IGNORED)}" if kept == DEFAULT_EPS else ""
     expect(
         kept in (None, eps),

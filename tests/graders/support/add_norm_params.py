@@ -25,6 +25,7 @@ from tests.graders.support.params import WRONG_PARAMETERS, difference
 
 CUSTOM_LAYER_NORM = "add_norm/custom-layer-norm"
 CONTRACT = ("norm.weight", "norm.bias")
+LISTED = ("norm.bias", "norm.weight")  # as the parameters sentence lists them
 
 
 @dataclass(frozen=True)
@@ -39,15 +40,21 @@ class NormNames:
     def custom(self) -> bool:
         return (self.weight, self.bias) != CONTRACT
 
+    @property
+    def module(self) -> str:
+        """The attribute that holds them ("norm" in the contract)."""
+        return self.weight.rsplit(".", 1)[0]
+
 
 def norm_names(learner, module, d_model: int, *, what: str) -> NormNames:
-    """The learner's LayerNorm parameter names: the contract's, or the two (d_model,)
-    parameters of a `norm` of the learner's own (weight first); GradingFailure (the parameters
-    sentence) when its parameters are neither."""
+    """The learner's LayerNorm parameter names: the contract's, or any two (d_model,)
+    parameters (a LayerNorm of the learner's own, or one under another attribute: the weight
+    first); GradingFailure (the parameters sentence) when its parameters are neither. The
+    parameter test names the difference; the numbers are graded all the same."""
     got = [(p.name, tuple(p.shape)) for p in learner.parameters(module)]
     if sorted(got) == sorted((name, (d_model,)) for name in CONTRACT):
         return NormNames(*CONTRACT)
-    own = [name for name, shape in got if name.startswith("norm.") and shape == (d_model,)]
+    own = [name for name, shape in got if shape == (d_model,)]
     expect(len(own) == len(got) == 2, wrong_parameters(got, d_model, what=what))
     return NormNames(*own)
 
@@ -56,7 +63,7 @@ def wrong_parameters(got: list[tuple[str, tuple]], d_model: int, *, what: str) -
     """The parameters sentence for an AddNorm whose parameters `got` [(name, shape)] are not
     the contract's; a LayerNorm class of the learner's own (two (d_model,) parameters of `norm`
     under other names) is named."""
-    wanted = [(name, (d_model,)) for name in CONTRACT]
+    wanted = [(name, (d_model,)) for name in LISTED]
     listing = f"norm.bias ({d_model},), norm.weight ({d_model},)"
     sentence = WRONG_PARAMETERS.format(
         what=shown_what(what), difference=difference(got, wanted), expected=listing
@@ -77,11 +84,12 @@ def seeded_norm_state(
     return {names.weight: weight, names.bias: bias}, {"norm.weight": weight, "norm.bias": bias}
 
 
-def norm_eps(norm) -> float | None:
-    """The `eps` the learner's LayerNorm says it has, or None when reading it fails (a class
-    of the learner's own may have none): the numbers, not this attribute, are graded."""
+def norm_eps(module, names: NormNames) -> float | None:
+    """The `eps` the learner's LayerNorm (module.<names.module>) says it has, or None when
+    reading it fails (a class of the learner's own may have none): the numbers, not this
+    attribute, are graded."""
     try:
-        value = norm.eps
+        value = getattr(module, names.module).eps
     except LearnerError:
         return None
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None

@@ -92,7 +92,8 @@ def test_eps_is_passed_to_layer_norm(learner, rng):
     expect_close(
         got, expected, what="AddNorm(8, eps=0.5)(x, sublayer_output)", atol=1e-5, mistakes=mistakes
     )
-    eps = norm_eps(m.norm)  # right numbers from a LayerNorm without .eps are right
+    names = norm_names(learner, m, D_MODEL, what="AddNorm(8, eps=0.5)")
+    eps = norm_eps(m, names)  # right numbers from a LayerNorm without .eps are right
     fix = (
         mistake(EPS_IGNORED)
         if eps == DEFAULT_EPS

@@ -1,0 +1,179 @@
+"""Real-world code gets the diagnosis its code has, no other (issue: one message in three about a
+real deviation named a cause the code does not have). Each learner below is the reference with
+what a public implementation does (solutions/corpus), graded end to end; the sentences are
+asserted exactly:
+
+* Add & Norm with a hard-coded eps=1e-6 and no dropout: the numeric tests that fail name the eps,
+  never "the dropout touched x", and the train-mode test says no dropout is applied;
+* the unbiased standard deviation, with eps inside the square root or added to it: named in
+  either order of operations;
+* a LayerNorm class of the learner's own: the contract's sentence, never an AttributeError, and
+  only the parameter test lost;
+* multi-head attention whose dropout acts on the weights but which returns the weights from
+  before it (d2l, bentrevett): "weights before dropout", not "dropout on the output";
+* an extra dropout on the output (nanoGPT's resid_dropout): "dropout on the output", not "use
+  the weights after the dropout", which it does;
+* a (B, L, S) mask used without its head axis: named, not "fill the scores with -inf".
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.graders.support.catalogue import mistake
+
+from .edited import component_scores, edited_reference, grade
+
+LEARNERS = {
+    "eps6": {
+        "add_norm.py": [
+            (
+                "self.norm = nn.LayerNorm(d_model, eps=eps)",
+                "self.norm = nn.LayerNorm(d_model, eps=1e-6)",
+            ),
+            (
+                "return self.norm(x + self.dropout(sublayer_output))",
+                "return self.norm(x + sublayer_output)",
+            ),
+        ]
+    },
+    "std_plus_eps": {
+        "add_norm.py": [
+            (
+                "return self.norm(x + self.dropout(sublayer_output))  # (..., d_model)",
+                "z = x + self.dropout(sublayer_output)\n"
+                "        std = z.std(-1, keepdim=True)\n"
+                "        n = self.norm\n"
+                "        return n.weight * (z - z.mean(-1, keepdim=True)) / (std + n.eps) + n.bias",
+            )
+        ]
+    },
+    "unbiased_var": {
+        "add_norm.py": [
+            (
+                "return self.norm(x + self.dropout(sublayer_output))  # (..., d_model)",
+                "z = x + self.dropout(sublayer_output)\n"
+                "        var = z.var(-1, keepdim=True)\n"
+                "        n = self.norm\n"
+                "        z = (z - z.mean(-1, keepdim=True)) / torch.sqrt(var + n.eps)\n"
+                "        return z * n.weight + n.bias",
+            )
+        ]
+    },
+    "own_layer_norm": {
+        "add_norm.py": [
+            (
+                "class AddNorm(nn.Module):",
+                "class LayerNorm(nn.Module):\n"
+                "    def __init__(self, d_model, eps):\n"
+                "        super().__init__()\n"
+                "        self.gamma = nn.Parameter(torch.ones(d_model))\n"
+                "        self.beta = nn.Parameter(torch.zeros(d_model))\n"
+                "        self.eps = eps\n\n"
+                "    def forward(self, z):\n"
+                "        var = z.var(-1, unbiased=False, keepdim=True)\n"
+                "        z = (z - z.mean(-1, keepdim=True)) / torch.sqrt(var + self.eps)\n"
+                "        return self.gamma * z + self.beta\n\n\n"
+                "class AddNorm(nn.Module):",
+            ),
+            ("self.norm = nn.LayerNorm(d_model, eps=eps)", "self.norm = LayerNorm(d_model, eps)"),
+        ]
+    },
+    "weights_before_dropout": {
+        "multi_head_attention.py": [
+            ("        weights = self.dropout(weights)\n", ""),
+            ("heads = weights @ V  # (B, h, L, d_k)", "heads = self.dropout(weights) @ V"),
+        ]
+    },
+    "output_dropout_too": {
+        "multi_head_attention.py": [
+            ("return self.W_o(concat), weights", "return self.dropout(self.W_o(concat)), weights"),
+        ]
+    },
+    "no_head_axis": {
+        "multi_head_attention.py": [
+            ("mask = mask.unsqueeze(1)  # (B, 1, L, S)", "mask = mask  # (B, L, S)")
+        ]
+    },
+}
+TRAIN_ADD_NORM = "AddNorm(8, dropout=0.25)(x, sublayer_output) with both (3, 4, 8)"
+TRAIN_MHA = "MultiHeadAttention(16, 4, dropout=0.25)(x, x, x) with x (2, 5, 16)"
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> dict:
+    base = tmp_path_factory.mktemp("real_world")
+    learners = [edited_reference(base / name, edits) for name, edits in LEARNERS.items()]
+    return grade(learners, base / "grades", "add_norm", "multi_head_attention")
+
+
+def failed(results: dict, component: str) -> dict[str, str]:
+    """{test name: message} of the component's failing tests."""
+    return {
+        t["name"].split(": ", 1)[1]: t["output"]
+        for t in results["tests"]
+        if t["tags"] == [component] and t["status"] != "passed"
+    }
+
+
+def test_a_hard_coded_eps_is_named_and_no_dropout_is_said_so(graded):
+    messages = failed(graded["eps6"], "add_norm")
+    train = messages.pop(
+        "in train mode, dropout drops entries of the sublayer output only, before the addition"
+    )
+    assert train == (
+        f"{TRAIN_ADD_NORM} in train mode gives its eval-mode output: no dropout is applied. "
+        "Apply self.dropout (an nn.Dropout(dropout), active after .train()) to sublayer_output."
+    )
+    assert messages, "the eps tests fail"
+    for name, message in messages.items():
+        assert "[add_norm/eps-ignored]" in message, name
+        assert "touched x" not in message and "largest absolute error" not in message, name
+
+
+@pytest.mark.parametrize("learner", ["std_plus_eps", "unbiased_var"])
+def test_an_unbiased_std_is_named_in_either_order(graded, learner):
+    messages = failed(graded[learner], "add_norm")
+    two_d = messages["equals LayerNorm(x + sublayer_output) (post-norm) [2d]"]
+    assert two_d.startswith(
+        "Known mistake in AddNorm(8)(x, sublayer_output) with both (5, 8): "
+        + mistake("add_norm/unbiased-variance")
+    )
+    for name, message in messages.items():
+        assert "[add_norm/unbiased-variance]" in message, name
+
+
+def test_a_layer_norm_class_of_ones_own_costs_the_parameter_test_only(graded):
+    results = graded["own_layer_norm"]
+    assert failed(results, "add_norm") == {
+        "has one LayerNorm called norm, with weight and bias (d_model,)": (
+            "AddNorm(8) has the wrong parameters: it lacks norm.bias, norm.weight; it also has "
+            "norm.gamma, norm.beta, which the contract does not. Expected exactly: norm.bias "
+            "(8,), norm.weight (8,). " + mistake("add_norm/custom-layer-norm")
+        )
+    }
+    assert component_scores(results)["add_norm"] == pytest.approx(9.5)
+
+
+@pytest.mark.parametrize(
+    "learner, slug",
+    [
+        ("weights_before_dropout", "weights-before-dropout"),
+        ("output_dropout_too", "dropout-on-output"),
+    ],
+)
+def test_where_the_attention_dropout_acts_is_told_from_the_output(graded, learner, slug):
+    messages = failed(graded[learner], "multi_head_attention")
+    assert messages == {
+        "in train mode, drops attention weights (scaling the kept ones by 1/(1-p)) and uses them": (
+            f"In train mode, {TRAIN_MHA}: " + mistake(f"multi_head_attention/{slug}")
+        )
+    }
+
+
+def test_a_mask_without_its_head_axis_is_named_not_told_to_fill_with_minus_inf(graded):
+    messages = failed(graded["no_head_axis"], "multi_head_attention")
+    assert messages
+    for name, message in messages.items():
+        assert "[multi_head_attention/mask-no-head-axis]" in message, name
+        assert "fill the scores where the mask is False" not in message, name
