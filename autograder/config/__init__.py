@@ -17,6 +17,7 @@ from autograder.config.course_config import (
     CourseConfig,
     CourseConfigError,
     SubmissionError,
+    SubmissionLink,
 )
 from autograder.config.limits import (
     BAD_TIMEOUT,
@@ -70,6 +71,7 @@ __all__ = [
     "LimitsSection",
     "OptionError",
     "SubmissionError",
+    "SubmissionLink",
     "check_timeout",
     "find_course_file",
     "load_course",

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path, PurePosixPath
 
 from pydantic import Field, model_validator
 
+from autograder import learner_files
 from autograder.config.limits import LimitsSection
 from autograder.config.sections import (
     CiSection,
@@ -30,6 +32,11 @@ class CourseConfigError(ValueError):
 
 class SubmissionError(ValueError):
     """A submission path cannot be graded; the message is one sentence saying why."""
+
+
+class SubmissionLink(SubmissionError):
+    """The package folder, or a folder above it inside the submission, is a symbolic link
+    (learner_files.LINK_REFUSED): refused, never followed, and no other folder is looked for."""
 
 
 def _dependency_cycle(graph: dict[str, tuple[str, ...]]) -> list[str]:
@@ -149,11 +156,16 @@ class CourseConfig(Section):
             raise SubmissionError(SUBMISSION_MISSING.format(path=path))
         if not path.is_dir():
             raise SubmissionError(SUBMISSION_NOT_FOLDER.format(path=path))
-        candidate = path / self.course.package_dir
-        if candidate.is_dir():
-            return candidate.resolve()
-        if path.resolve().name == self.course.package_dir.name:
-            return path.resolve()
+        root = path.resolve()  # the folder named, as given; below it no link is followed
+        try:
+            os.close(learner_files.open_folder(root, self.course.package_dir))
+            return root / self.course.package_dir
+        except learner_files.LinkRefused as error:
+            raise SubmissionLink(error.sentence) from None
+        except (FileNotFoundError, NotADirectoryError):
+            pass
+        if root.name == self.course.package_dir.name:
+            return root
         raise SubmissionError(
             NO_PACKAGE.format(path=path, package_dir=self.course.package_dir, package=self.package)
         )

@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 
 from autograder.config import CourseConfig
 from autograder.github.commands import Annotation
+from autograder.learner_files import TooLarge, read_file
 from autograder.reports.sanitize import for_log
 from autograder.results import ComponentResult, GradeResult
 
@@ -62,12 +63,12 @@ def component_annotations(
     for component, outcome in zip(config.components, result.components, strict=True):
         if outcome.score >= outcome.max_score and outcome.passed == outcome.total > 0:
             continue
-        file = Path(package_dir) / component.module_file
         line = forbidden_lines.get(component.name, 0)
         if not line:
-            try:
-                line = def_line(file.read_text(encoding="utf-8", errors="replace"), outcome.problem)
-            except OSError:
+            try:  # read as the grader reads learner files: through no link (learner_files)
+                source = read_file(Path(package_dir), component.module_file, max_bytes=2**24)
+                line = def_line(source.decode("utf-8", errors="replace"), outcome.problem)
+            except (OSError, TooLarge):
                 line = 0
         annotations.append(
             Annotation(

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.config import CourseConfig, SubmissionError
+from autograder.config import CourseConfig, SubmissionError, SubmissionLink
+from autograder.learner_files import find_folders
 from autograder.notebook.submission import NOTEBOOK, add_notebook
 from autograder.pytest_plugin import LOG_WIDTH, ResultCollector
 from autograder.release.manifest import compare_manifest
@@ -135,6 +136,8 @@ def grader_package(config: CourseConfig, submission: Path, name: str) -> Path | 
     within a few levels), or an Ungraded saying why there is none."""
     try:
         return config.package_dir_for(submission)
+    except SubmissionLink as error:  # never another folder instead of the one that is a link
+        return Ungraded(name, str(error))
     except SubmissionError as error:
         package_dir = find_package(submission, config.package)
         return Ungraded(name, str(error)) if package_dir is None else package_dir
@@ -289,11 +292,9 @@ def own_grader_packages(folders: list[Path], root: Path) -> Iterator[None]:
 
 def find_package(submission: Path, package: str, depth: int = 3) -> Path | None:
     """The one folder named `package` with an __init__.py within `depth` levels of a submission
-    laid out differently (e.g. t101/ at the repository root); None if there is none or several."""
+    laid out differently (e.g. t101/ at the repository root); None if there is none or several.
+    No link is followed on the way (learner_files.find_folders)."""
     if not submission.is_dir():
         return None
-    found = []
-    for level in range(depth):
-        pattern = "/".join(["*"] * level + [package, "__init__.py"])
-        found += [p.parent for p in submission.glob(pattern) if ".git" not in p.parts]
-    return found[0].resolve() if len(found) == 1 else None
+    found = find_folders(submission.resolve(), package, depth)
+    return found[0] if len(found) == 1 else None

@@ -144,7 +144,7 @@ def grade_notebooks(
     cells = [c for c in assignment.grade_cells() if not c.manual]
 
     def every(message: str, kind: str) -> list[TestResult]:
-        return [_test(assignment, c.grade_id, c.points, False, message, kind) for c in cells]
+        return failed_everywhere(assignment, message, kind)
 
     if not notebook_tools_installed():
         errors.append("nbgrader is not installed; the notebook extra is missing.")
@@ -212,6 +212,13 @@ def _cell_results(
         kind = "" if passed else ("timeout" if cell.grade_id in learner.timeouts else "exception")
         results.append(_test(assignment, cell.grade_id, cell.points, passed, message, kind))
     return results
+
+
+def failed_everywhere(assignment: NotebookAssignment, message: str, kind: str) -> list[TestResult]:
+    """Every autograded test cell of the assignment failed with one sentence (a notebook that
+    could not be graded at all)."""
+    cells = [c for c in assignment.grade_cells() if not c.manual]
+    return [_test(assignment, c.grade_id, c.points, False, message, kind) for c in cells]
 
 
 def _test(

@@ -8,13 +8,22 @@ without the notebook is returned unchanged: its grade has no notebook component.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from autograder.config import CourseConfig
-from autograder.notebook.autograde import DEFAULT_CELL_TIMEOUT, FEEDBACK_NAME, grade_notebook
+from autograder.learner_files import LinkRefused, TooLarge, read_file
+from autograder.notebook.autograde import (
+    DEFAULT_CELL_TIMEOUT,
+    FEEDBACK_NAME,
+    TOO_LARGE,
+    failed_everywhere,
+    grade_notebook,
+)
 from autograder.notebook.component import with_notebook
 from autograder.notebook.course import COMPONENT, find_notebook_assignments
+from autograder.notebook.nbgrader_run import MAX_NOTEBOOK_BYTES
 from autograder.results import GradeResult
 
 NOTEBOOK = COMPONENT
@@ -36,18 +45,29 @@ def add_notebook(
     root = config.submission_root(Path(submission))
     (Path(out_dir) / FEEDBACK_NAME).unlink(missing_ok=True)  # never last run's copy
     for assignment in find_notebook_assignments(config.root):
-        notebook = root / assignment.learner_path
-        if not notebook.is_file():
-            continue
         errors: list[str] = []
-        tests = grade_notebook(
-            assignment,
-            notebook,
-            cell_timeout=cell_timeout or DEFAULT_CELL_TIMEOUT,
-            memory_mb=config.limits.memory_mb,
-            keep=out_dir,
-            grader_errors=errors,
-            hide=(root, *hide),
-        )
+        path = assignment.learner_path
+        try:  # through no link (learner_files): the bytes graded are the submission's own
+            data = read_file(root, path, max_bytes=MAX_NOTEBOOK_BYTES)
+        except LinkRefused as error:
+            tests = failed_everywhere(assignment, error.sentence, "import_error")
+        except TooLarge:
+            too_large = TOO_LARGE.format(path=path, limit=MAX_NOTEBOOK_BYTES // 2**20)
+            tests = failed_everywhere(assignment, too_large, "too_large")
+        except OSError:  # no notebook (or a folder, a pipe): no notebook component
+            continue
+        else:
+            with tempfile.TemporaryDirectory(prefix="autograder-notebook-") as private:
+                notebook = Path(private) / path.name
+                notebook.write_bytes(data)
+                tests = grade_notebook(
+                    assignment,
+                    notebook,
+                    cell_timeout=cell_timeout or DEFAULT_CELL_TIMEOUT,
+                    memory_mb=config.limits.memory_mb,
+                    keep=out_dir,
+                    grader_errors=errors,
+                    hide=(root, *hide),
+                )
         result = with_notebook(result, assignment, tests, errors)
     return result

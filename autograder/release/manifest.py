@@ -13,6 +13,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from autograder.learner_files import LinkRefused, TooLarge, read_file
+
 MANIFEST_PATH = ".autograder/manifest.json"
 FORMAT = 1
 
@@ -22,6 +24,10 @@ BAD_MANIFEST = (
 )
 CHANGED = "{path} was changed (its sha256 differs from the release's)."
 MISSING = "{path} was deleted or moved."
+REPLACED_BY_LINK = "{path} was replaced by a symbolic link (or a folder above it was)."
+#: ProtectedChange.got for a file that is, or lies under, a symbolic link (never followed).
+LINK = "symbolic link"
+MAX_PROTECTED_BYTES = 16 * 2**20  # a protected file is a grader or a workflow, not data
 
 
 class ManifestError(ValueError):
@@ -34,11 +40,11 @@ class ProtectedChange:
 
     path: str
     expected: str
-    got: str  # the sha256 found, or "missing"
+    got: str  # the sha256 found, "missing", or LINK
 
     @property
     def sentence(self) -> str:
-        template = MISSING if self.got == "missing" else CHANGED
+        template = {"missing": MISSING, LINK: REPLACED_BY_LINK}.get(self.got, CHANGED)
         return template.format(path=self.path)
 
 
@@ -75,10 +81,11 @@ def compare_manifest(manifest: Path, root: Path) -> list[ProtectedChange]:
     """The protected files under root whose content differs from the manifest, sorted."""
     changes = []
     for relative, expected in sorted(read_manifest(manifest).items()):
-        file = Path(root) / relative
-        try:
-            got = sha256(file.read_bytes()) if file.is_file() else "missing"
-        except OSError:
+        try:  # never through a link: one would show the bytes of a file outside the submission
+            got = sha256(read_file(Path(root), relative, max_bytes=MAX_PROTECTED_BYTES))
+        except LinkRefused:
+            got = LINK
+        except (OSError, TooLarge):
             got = "missing"
         if got != expected:
             changes.append(ProtectedChange(relative, expected, got))

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from autograder.learner_files import LinkRefused
 from autograder.runtime.harness import failures
 from autograder.runtime.harness.budget import RequestBudget, cpu_left
 from autograder.runtime.harness.limits import Limits
@@ -284,6 +285,10 @@ class WorkerChannel:
             feedback = messages.TOO_LARGE.format(
                 expected=self.display_dir, mb=MAX_PACKAGE_BYTES // 2**20
             )
+            self._start_failure = LearnerError(kind="import_error", feedback=feedback)
+            raise self._start_failure from None
+        except LinkRefused:  # a folder of the package became a link since it was checked
+            feedback = messages.PACKAGE_BECAME_LINK.format(expected=self.display_dir)
             self._start_failure = LearnerError(kind="import_error", feedback=feedback)
             raise self._start_failure from None
 

@@ -72,6 +72,10 @@ MISSING_NAME = (
     "{file} does not define {name}; the assignment expects a function or class named {name} "
     "there (check the spelling and that it is defined at the top level of the file)."
 )
+PACKAGE_BECAME_LINK = (
+    "Your package folder {expected}, or a folder above it, became a symbolic link while it was "
+    "being graded; the grader never follows a link in a submission, so it was not read."
+)
 TOO_LARGE = (
     "Your package folder {expected} holds more than {mb} MB of files, more than the grader "
     "accepts; remove data files, checkpoints and other large files from it."
