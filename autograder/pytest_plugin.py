@@ -48,7 +48,14 @@ from autograder.config import (
 )
 from autograder.feedback import GradingFailure, hidden_context
 from autograder.reports.sanitize import cap, clean, first_sentence
-from autograder.results import GradeResult, TestResult, build_grade_result, points
+from autograder.results import (
+    TAMPERING,
+    ForbiddenUse,
+    GradeResult,
+    TestResult,
+    build_grade_result,
+    points,
+)
 
 GRADER_ERROR = (
     "The grader itself failed in {test}; this is not your fault — tell your instructor: "
@@ -99,8 +106,11 @@ class _RunState:
     hidden: tuple[Path, ...] = ()
     results: list[TestResult] = field(default_factory=list)
     grader_errors: list[str] = field(default_factory=list)
-    #: (api, file, line), or (api, file, line, component) for a file no component owns
-    forbidden: set[tuple] = field(default_factory=set)
+    #: (api, file, line), (api, file, line, component) for the component whose test made the
+    #: call, or a ForbiddenUse of the static check (static_check.check_package)
+    forbidden: set[Any] = field(default_factory=set)
+    #: the static check's flags for the instructor's review
+    review: list[Any] = field(default_factory=list)
     usage_errors: list[str] = field(default_factory=list)
     #: (len(results), forbidden, grade): the grade pytest_terminal_summary built from them
     graded: tuple[int, frozenset, GradeResult] | None = None
@@ -523,6 +533,7 @@ def course() -> CourseConfig:
 def learner() -> Iterator[Any]:
     """The LearnerSession on the submission: the only way graders reach learner code."""
     from autograder.runtime import LearnerSession, Limits
+    from autograder.static_check import check_package
 
     state = _state(_running("learner").config, "learner")
     config = state.course
@@ -530,6 +541,10 @@ def learner() -> Iterator[Any]:
         package_dir = config.package_dir_for(state.submission)
     except SubmissionError as error:
         pytest.fail(str(error), pytrace=False)
+    # The trusted side's own reading of the source, before any of it runs (static_check).
+    static = check_package(config, package_dir)
+    state.forbidden.update(static.uses)
+    state.review = static.review
     limits = config.limits.model_dump()
     limits["max_wire_bytes"] = limits.pop("value_mb") * 2**20
     if state.test_timeout is not None:
@@ -544,6 +559,7 @@ def learner() -> Iterator[Any]:
         # the references and hidden tests, reports and caches: out of learner code's reach
         hide_paths=(config.root, *state.hidden),
     )
+    session.tamper_evidence = static.evidence
     try:
         yield session
     finally:
@@ -603,11 +619,11 @@ def _end_test(item: pytest.Item, session: Any) -> None:
     except LearnerError:
         return  # the worker died at the very end; the test's own outcome already says so
     outcome.output = trace.output or ""
-    # A forbidden call from a file no component owns (a helper module) costs the component
-    # under test; otherwise a learner could hide one there for free (results.forbidden_uses).
+    # A forbidden call costs the component whose test made it, whichever file it sits in
+    # (a helper, or a cheaper component's module): results.forbidden_uses.
     info, state = item.stash.get(INFO, None), item.config.stash[STATE]
     for api, file, line in _records(trace.forbidden):
-        if info is not None and state.course.component_for_file(file) is None:
+        if info is not None:
             state.forbidden.add((api, file, line, info.component))
 
 
@@ -648,6 +664,9 @@ def _explain(excinfo: Any, item: pytest.Item, state: _RunState) -> tuple[str, st
     if isinstance(error, GradingFailure):
         return error.message, "failed"
     if isinstance(error, LearnerError):
+        if error.kind == "tampered":  # the whole component, as a forbidden use would
+            component = item.stash[INFO].component
+            state.forbidden.add(ForbiddenUse(TAMPERING, "", 0, component, error.feedback))
         return error.feedback, error.kind
     if isinstance(error, pytest.fail.Exception):
         return str(error.msg), "failed"
@@ -720,6 +739,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         seed=state.seed,
         hidden_included=any(t.visibility == "hidden" for t in state.results),
         forbidden=state.forbidden,
+        review=state.review,
     )
     state.graded = (len(state.results), frozenset(state.forbidden), result)
     terminalreporter.section("autograder points")
@@ -740,7 +760,8 @@ class ResultCollector:
     def __init__(self) -> None:
         self.results: list[TestResult] = []
         self.grader_errors: list[str] = []
-        self.forbidden: set[tuple] = set()  # as _RunState.forbidden
+        self.forbidden: set[Any] = set()  # as _RunState.forbidden
+        self.review: list[Any] = []  # as _RunState.review
         self.errors: list[str] = []  # why the graders could not run (collection, usage)
         self.graded: GradeResult | None = None  # pytest_terminal_summary's, for these results
         self._graded_course: Path | None = None
@@ -764,6 +785,7 @@ class ResultCollector:
         self.results = list(state.results)
         self.grader_errors = list(state.grader_errors)
         self.forbidden = set(state.forbidden)
+        self.review = list(state.review)
         self.errors.extend(state.usage_errors)
         graded = state.graded
         if graded is not None and graded[:2] == (len(state.results), frozenset(state.forbidden)):
@@ -802,4 +824,5 @@ class ResultCollector:
             grader_errors=self.grader_errors,
             duration=duration,
             started_at=started_at,
+            review=self.review,
         )

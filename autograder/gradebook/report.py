@@ -83,6 +83,7 @@ NOT_SUBMITTED = (
     "the others have an empty cell in gradebook.csv."
 )
 NONE = "None."
+REVIEW_HEADING = "Flagged for review (the static check: dynamic reaches, unused library code)"
 NO_LEARNER = "no learner graded"
 NO_FIGURE = "(no figure: no learner graded)"
 NO_MATPLOTLIB = (
@@ -152,6 +153,8 @@ class ClassReport:
     not_graded_yet: list[tuple[str, str]] = field(default_factory=list)
     # learner, why: no commit, an empty repository, no commit before the deadline
     nothing_submitted: list[tuple[str, str]] = field(default_factory=list)
+    # learner, the static check's flags for review (file, line, what; no points lost)
+    review: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def showing(self) -> str:
@@ -269,6 +272,7 @@ def build_report(
         errored=[(r.learner, r.error) for r in records if r.grading_error],
         nothing_submitted=[(r.learner, r.error) for r in records if r.nothing_submitted],
         tampered=[(r.learner, "; ".join(r.tamper)) for r in records if r.tamper],
+        review=[(r.learner, "; ".join(r.review)) for r in records if r.review],
         notes=notes,
         rows=[_learner_row(r) for r in sorted(records, key=lambda r: r.learner)],
         not_graded_yet=[(r.learner, r.error) for r in records if r.pending],
@@ -598,6 +602,9 @@ def render_markdown(report: ClassReport) -> str:
         out += [f"- `{_code(who)}`: {_text(why)}" for who, why in report.not_graded_yet]
     out += ["", "## Tamper flags (changed visible tests; graded with pristine tests)", ""]
     out += [f"- `{_code(who)}`: {_text(files)}" for who, files in report.tampered] or [NONE]
+    if report.review:
+        out += ["", f"## {REVIEW_HEADING}", ""]
+        out += [f"- `{_code(who)}`: {_text(flags)}" for who, flags in report.review]
     out += ["", "## Learners", ""]
     header, rows = _learner_table(report)
     if rows:
@@ -686,6 +693,9 @@ def render_html(report: ClassReport) -> str:
         parts.append(_table(["Learner", "Why"], rows))
     parts += ["<h2>Tamper flags</h2>"]
     parts.append(_table(["Learner", "Files"], [[w, f] for w, f in report.tampered]))
+    if report.review:
+        parts += [f"<h2>{html.escape(REVIEW_HEADING)}</h2>"]
+        parts.append(_table(["Learner", "Where and what"], [[w, f] for w, f in report.review]))
     parts += ["<h2>Learners</h2>"]
     header, rows = _learner_table(report)
     if rows:

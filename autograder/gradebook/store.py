@@ -59,6 +59,8 @@ class LearnerRecord:
     total: float | None = None
     max_score: float | None = None
     tamper: list[str] = field(default_factory=list)
+    #: the static check's flags for the instructor's review: "file line N: what ..." (no points)
+    review: list[str] = field(default_factory=list)
     error: str = ""
     duration_s: float = 0.0
     graded_at: str = ""
@@ -315,6 +317,7 @@ def gradebook_columns(components: list[str]) -> list[str]:
         "total",
         "max_score",
         "tamper",
+        "review",
         "errors",
         *TIMING_COLUMNS,
     ]
@@ -336,6 +339,7 @@ def render_gradebook(records: list[LearnerRecord], components: list[str]) -> str
                 _score(r.total),
                 _score(r.max_score),
                 "; ".join(r.tamper),
+                "; ".join(r.review),
                 r.error,
                 f"{r.duration_s:.1f}" if r.graded_at else "",  # a row not graded yet: no time
                 r.graded_at,

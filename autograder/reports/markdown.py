@@ -37,6 +37,7 @@ SEEN_IN = "Found by {count} tests:"
 HIDDEN_TEST = "a hidden test"
 TO_FIX = "## What to fix"
 FORBIDDEN_HEADING = "## Forbidden library calls"
+REVIEW_HEADING = "## Flagged for your instructor's review (no points lost)"
 GRADER_ERRORS_HEADING = "## Grader errors (not your fault)"
 
 
@@ -90,6 +91,10 @@ def render_summary(result: GradeResult) -> str:
     if result.forbidden:
         lines += [FORBIDDEN_HEADING, ""]
         lines += [f"- {markdown_inline(use.sentence, table=False)}" for use in result.forbidden]
+        lines.append("")
+    if result.review:
+        lines += [REVIEW_HEADING, ""]
+        lines += [f"- {markdown_inline(flag.sentence, table=False)}" for flag in result.review]
         lines.append("")
     if result.grader_errors:
         lines += [GRADER_ERRORS_HEADING, ""]

@@ -16,6 +16,8 @@ from autograder.results.commit import GradedCommit
 
 PRINTED = "Your code printed:"
 SUMMARY_TOTAL = "Total: {score} / {max_score}."
+#: Before each review flag in the learner's summary (it costs no points).
+REVIEW_LINE = "Flagged for your instructor's review (no points lost):"
 SUMMARY_GRADER_ERRORS = (
     "{count} grader error(s) happened while grading; they are not your fault and your "
     "instructor has been told."
@@ -80,6 +82,18 @@ class ForbiddenUse:
     sentence: str
 
 
+@dataclass(frozen=True)
+class ReviewFlag:
+    """Something in the learner's source the instructor should look at (static_check): a
+    dynamic reach the check cannot follow, or a library implementation in code that no graded
+    part calls. It costs no points."""
+
+    file: str  # relative to the package folder
+    line: int
+    what: str  # the spelling found
+    sentence: str  # "assignments/t101/x.py line 3: ..." for the learner and the gradebook
+
+
 @dataclass
 class GradeResult:
     """A whole submission's grade."""
@@ -103,6 +117,8 @@ class GradeResult:
     graded: GradedCommit | None = None
     #: Seconds of learner code allowed per test (--timeout, else course.toml's); None: unknown
     test_timeout: float | None = None
+    #: What the static check flags for the instructor's review (static_check.ReviewFlag)
+    review: list[ReviewFlag] = field(default_factory=list)
 
     @property
     def all_passed(self) -> bool:
@@ -123,6 +139,7 @@ class GradeResult:
             lines.append(f"{line} ({clean(c.problem)})" if c.problem else line)
         if self.grader_errors:
             lines.append(SUMMARY_GRADER_ERRORS.format(count=len(self.grader_errors)))
+        lines += [f"{REVIEW_LINE} {clean(flag.sentence)}" for flag in self.review]
         return "\n".join(lines)
 
     def to_gradescope(self) -> dict[str, Any]:
@@ -167,6 +184,7 @@ class GradeResult:
                 "protected_files_changed": list(self.protected_changes),
                 "graded_commit": vars(self.graded) if self.graded else None,
                 "test_timeout_s": self.test_timeout,
+                "review": [vars(flag) for flag in self.review],
             },
         }
 

@@ -30,9 +30,17 @@ from autograder.config import CourseConfig
 from autograder.reports.sanitize import first_sentence
 from autograder.results.dependencies import note_dependencies
 from autograder.results.mistake_tags import named_mistake
-from autograder.results.model import ComponentResult, ForbiddenUse, GradeResult, TestResult
+from autograder.results.model import (
+    ComponentResult,
+    ForbiddenUse,
+    GradeResult,
+    ReviewFlag,
+    TestResult,
+)
 
 FORBIDDEN_AT = "{sentence} It was called in {file} at line {line}."
+#: ForbiddenUse.api of a component zeroed because its code changed the worker (runtime).
+TAMPERING = "tampering with the grader"
 #: Line 0: the call came from learner code compiled under another file's name (guard.py).
 FORBIDDEN_DISGUISED = (
     "{sentence} It was called by code of {file} that was compiled under another file's name."
@@ -56,19 +64,23 @@ def capitalised(message: str) -> str:
 
 
 def forbidden_uses(
-    config: CourseConfig, records: Iterable[tuple[str, str, int] | tuple[str, str, int, str]]
+    config: CourseConfig,
+    records: Iterable[tuple[str, str, int] | tuple[str, str, int, str] | ForbiddenUse],
 ) -> list[ForbiddenUse]:
     """(api, file, line) records from the worker, deduplicated, each with its component: the
-    one whose module is the file, else the one a 4-tuple (api, file, line, component) names."""
-    records = set(records)
+    one a 4-tuple (api, file, line, component) names (the component whose test made the
+    call), else the one whose module is the file. ForbiddenUses (the static check's, with
+    their own sentences) come first, but one the worker also saw called is told as called."""
+    made = sorted({r for r in records if isinstance(r, ForbiddenUse)}, key=_use_key)
+    records = {r for r in records if not isinstance(r, ForbiddenUse)}
     charged = {record[:3] for record in records if len(record) == 4}
-    uses = []
+    uses: list[ForbiddenUse] = []
     for record in sorted(records):
         api, file, line = record[:3]
         if len(record) == 3 and record in charged:
             continue  # the same call, charged to the component whose test made it
         owner = config.component_for_file(file)
-        component = owner.name if owner else (record[3] if len(record) == 4 else "")
+        component = record[3] if len(record) == 4 else (owner.name if owner else "")
         at = (
             FORBIDDEN_AT
             if line
@@ -79,7 +91,12 @@ def forbidden_uses(
         shown = f"{config.course.package_dir.as_posix()}/{file}"  # as the learner's repo names it
         sentence = at.format(sentence=config.forbidden.sentence(api), file=shown, line=line)
         uses.append(ForbiddenUse(api, file, int(line), component, sentence))
-    return uses
+    called = {_use_key(use) for use in uses}
+    return [use for use in made if _use_key(use) not in called] + uses
+
+
+def _use_key(use: ForbiddenUse) -> tuple:
+    return (use.component, use.file, use.line, use.api)
 
 
 def build_grade_result(
@@ -89,10 +106,11 @@ def build_grade_result(
     submission: str,
     seed: int,
     hidden_included: bool,
-    forbidden: Iterable[tuple[str, str, int] | tuple[str, str, int, str]] = (),
+    forbidden: Iterable[tuple[str, str, int] | tuple[str, str, int, str] | ForbiddenUse] = (),
     grader_errors: Iterable[str] = (),
     duration: float = 0.0,
     started_at: str = "",
+    review: Iterable[ReviewFlag] = (),
 ) -> GradeResult:
     """Apply the points rule to the tests that ran and total the grade."""
     uses = forbidden_uses(config, forbidden)
@@ -115,7 +133,7 @@ def build_grade_result(
                 test = replace(test, message=capitalised(test.message))
             if zeroed:
                 # Keep a failure's own sentence unless it is the runtime's forbidden one again.
-                own_failure = not test.passed and test.error_kind != "forbidden"
+                own_failure = not test.passed and test.error_kind not in ("forbidden", "tampered")
                 message = " ".join([zeroed[0], *([test.message] if own_failure else [])])
                 test = replace(test, status="failed", message=message, error_kind="forbidden")
             gained = share if test.passed else Fraction(0)
@@ -158,4 +176,5 @@ def build_grade_result(
         duration=duration,
         started_at=started_at,
         hidden_visibility=config.course.hidden_visibility,
+        review=sorted(set(review), key=lambda flag: (flag.file, flag.line, flag.what)),
     )

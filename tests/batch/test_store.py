@@ -27,16 +27,21 @@ def test_the_gradebook_has_a_row_per_record_in_learner_order_with_every_column()
             total=12.5,
             max_score=15.0,
             tamper=["changed tests/x.py", "added tests/conftest.py"],
+            review=[
+                "toypkg/scale.py line 3: eval(...) reaches code the grader cannot read from the "
+                "source."
+            ],
             duration_s=3.21,
             graded_at="2026-08-16T00:00:00+00:00",
         ),
     ]
     assert store.render_gradebook(records, COMPONENTS) == (
-        "learner,commit,commit_time,late,scale,normalize,total,max_score,tamper,errors,"
+        "learner,commit,commit_time,late,scale,normalize,total,max_score,tamper,review,errors,"
         "duration_s,graded_at\n"
         "amy,abc123,2026-08-10T12:00:00+00:00,yes,10.00,2.50,12.50,15.00,"
-        "changed tests/x.py; added tests/conftest.py,,3.2,2026-08-16T00:00:00+00:00\n"
-        "zed,,,,,,,,,The repository /r/zed is empty.,,\n"  # never graded: no time either
+        "changed tests/x.py; added tests/conftest.py,toypkg/scale.py line 3: eval(...) reaches "
+        "code the grader cannot read from the source.,,3.2,2026-08-16T00:00:00+00:00\n"
+        "zed,,,,,,,,,,The repository /r/zed is empty.,,\n"  # never graded: no time either
     )
 
 

@@ -33,39 +33,45 @@ class PrivateCopy:
 
 
 def copy_package(package_dir: Path, package: str) -> PrivateCopy:
-    """Copy the package's regular files into a fresh private temp dir (missing dir: empty root).
-
-    Read through descriptors without following links (autograder/learner_files.py): a link
-    inside the package to one of its own files is copied as that file, any other is refused
-    with a reason; ``__pycache__`` is skipped. ``package_dir`` is the harness's real path of
-    the folder: learner_files.LinkRefused when a part of it has become a link since. Raises
-    PackageTooLarge past the size or file cap.
-    """
+    """Copy the package's regular files into a fresh private temp dir (missing dir: empty root),
+    as read_package reads them. Raises PackageTooLarge past the size or file cap, and
+    learner_files.LinkRefused when a part of ``package_dir`` has become a link."""
     base = Path(tempfile.mkdtemp(prefix="autograder-")).resolve()
     root = base / "root"
     copy = PrivateCopy(base=base, root=root)
     try:
         root.mkdir()
-        home = Path(os.path.abspath(package_dir))
-        try:
-            folder = learner_files.open_real_folder(home)
-        except (FileNotFoundError, NotADirectoryError):
-            return copy
-        try:
-            tree = learner_files.read_tree(
-                folder,
-                max_bytes=MAX_PACKAGE_BYTES,
-                max_files=MAX_PACKAGE_FILES,
-                skip=frozenset({"__pycache__"}),
-                home=home,
-            )
-        except learner_files.TooLarge:
-            raise PackageTooLarge() from None
-        finally:
-            os.close(folder)
-        learner_files.write_tree(tree, root / package)
-        copy.refused = tree.refused
+        tree = read_package(package_dir)
+        if tree is not None:
+            learner_files.write_tree(tree, root / package)
+            copy.refused = tree.refused
     except BaseException:
         shutil.rmtree(base, ignore_errors=True)
         raise
     return copy
+
+
+def read_package(package_dir: Path) -> learner_files.Tree | None:
+    """The package's folders and regular files, read through descriptors without following
+    links (autograder/learner_files.py): a link inside the package to one of its own files is
+    read as that file, any other is refused with a reason; ``__pycache__`` is skipped. None
+    when there is no such folder. ``package_dir`` is the harness's real path of the folder:
+    learner_files.LinkRefused when a part of it has become a link since. Raises
+    PackageTooLarge past MAX_PACKAGE_BYTES or MAX_PACKAGE_FILES."""
+    home = Path(os.path.abspath(package_dir))
+    try:
+        folder = learner_files.open_real_folder(home)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    try:
+        return learner_files.read_tree(
+            folder,
+            max_bytes=MAX_PACKAGE_BYTES,
+            max_files=MAX_PACKAGE_FILES,
+            skip=frozenset({"__pycache__"}),
+            home=home,
+        )
+    except learner_files.TooLarge:
+        raise PackageTooLarge() from None
+    finally:
+        os.close(folder)

@@ -1,0 +1,257 @@
+"""The static check of a learner's package for forbidden APIs, made in the trusted harness.
+
+The harness reads the package's ``.py`` files without following links (learner_files), parses
+them with `ast` (never imports them, never matches text) and finds every reach of a forbidden
+API of course.toml's ``[forbidden] apis`` under any spelling, every reach into the grader's own
+code, and every dynamic reach it cannot follow (docs/author/graders.md, "The static check of
+forbidden APIs"). A FORBIDDEN or TAMPER finding zeroes each component whose code path reaches
+the function or class it sits in (graph.py); a REVIEW finding, or one in code no component
+reaches, costs nothing and flags the learner for the instructor's review with file and line.
+
+The worker's runtime recorder (runtime/guard.py) stays as a second layer, for calls spelled in
+ways no source shows.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from autograder.config import CourseConfig
+from autograder.results import ForbiddenUse, ReviewFlag
+from autograder.runtime.forbidden_names import ForbiddenNames
+from autograder.runtime.harness.private_copy import PackageTooLarge, read_package
+from autograder.static_check.graph import CallGraph
+from autograder.static_check.resolve import Resolver
+from autograder.static_check.scan import FORBIDDEN, REVIEW, TAMPER, Context, Finding, ModuleScan
+
+__all__ = ["StaticCheck", "check_package", "check_sources"]
+
+USED_AT = "{sentence} It is used in {file} at line {line}{spelled}{caller}."
+SPELLED = " (as {what})"
+CALLED_FROM = ", in code this part calls"
+TAMPERS = (
+    "Your code reaches into the grader itself ({what}, in {file} at line {line}): code being "
+    "graded must not touch the grader, its records or its modules, so this part scores zero."
+)
+REVIEW_REACH = "{file} line {line}: {what} reaches code the grader cannot read from the source."
+REVIEW_UNUSED = (
+    "{file} line {line}: {what} is a library implementation, in code no graded part calls."
+)
+REVIEW_SCRIPT = (
+    "{file} line {line}: {what} is a library implementation, in code that runs only as a "
+    'script (under if __name__ == "__main__").'
+)
+REVIEW_TAMPER_UNUSED = (
+    "{file} line {line}: {what} reaches into the grader, in code no graded part calls."
+)
+#: Finding.what for a file nested too deeply to read (flagged for review: read it yourself).
+TOO_DEEP = "code nested too deeply to read"
+#: The grader's own top-level packages, whatever the course calls its folders.
+FRAMEWORK_ROOTS = frozenset({"autograder"})
+
+
+@dataclass
+class StaticCheck:
+    """What the static check found in one package.
+
+    Attributes:
+        uses: one ForbiddenUse per (finding, component charged), with its sentence.
+        review: every finding that flags the learner for review (file, line, sentence).
+        findings: every finding, charged or not (for the log and tests).
+        unreadable: files that do not parse (the worker reports their syntax errors).
+        evidence: the first reach into the grader or the worker process, as "file line N:
+            what" ("" when none): a worker that then breaks is told as tampered with.
+    """
+
+    uses: list[ForbiddenUse] = field(default_factory=list)
+    review: list[ReviewFlag] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
+    evidence: str = ""
+
+
+def check_package(config: CourseConfig, package_dir: Path) -> StaticCheck:
+    """Read the package folder (the harness's real path of it) as the worker's copy is read,
+    through no link, and check its sources; an empty StaticCheck when it cannot be read (the
+    worker says why)."""
+    try:
+        tree = read_package(package_dir)
+    except (OSError, PackageTooLarge):
+        return StaticCheck()
+    if tree is None:
+        return StaticCheck()
+    return check_sources(config, {p: d for p, d in tree.files.items() if p.endswith(".py")})
+
+
+def check_sources(config: CourseConfig, files: dict[str, bytes]) -> StaticCheck:
+    """Check the package's sources ({path relative to the package folder: bytes})."""
+    package = config.package
+    trees, unreadable = _parsed(files)
+    context = Context(
+        names=ForbiddenNames.from_apis(tuple(config.forbidden.apis)),
+        package=package,
+        defined=_defined_names(trees.values()),
+        attributes=_attribute_names(trees.values()),
+        grader_roots=_grader_roots(config),
+    )
+    graph = CallGraph(package)
+    findings: list[Finding] = []
+    for path, tree in trees.items():
+        module, is_package = _module_name(package, path)
+        try:
+            scan = ModuleScan(context, Resolver(module, is_package, tree), path).scan(tree)
+        except RecursionError:  # expressions nested beyond what a reader can follow
+            findings.append(Finding(REVIEW, TOO_DEEP, "", path, 1, module))
+            continue
+        graph.add(scan.defines, scan.refers)
+        findings += scan.findings
+    result = StaticCheck(findings=findings, unreadable=unreadable)
+    reaching = next((f for f in findings if f.kind in (TAMPER, REVIEW)), None)
+    if reaching is not None:
+        result.evidence = f"{_shown(config, reaching.file)} line {reaching.line}: {reaching.what}"
+    graded = _graded_names(config, trees)
+    reaches = {}
+    for component in config.components:
+        others = [c for c in config.components if c.name != component.name]
+        reaches[component.name] = graph.reach(
+            graph.component_starts(f"{package}.{component.module}"),
+            stop_names=frozenset().union(*(graded[c.name] for c in others)),
+            stop_modules=frozenset(f"{package}.{c.module}" for c in others),
+        )
+    for finding in findings:
+        charged = [c for c in config.components if finding.node in reaches[c.name]]
+        if finding.kind == REVIEW or finding.script_only or not charged:
+            result.review.append(_review(config, finding))
+            continue
+        for component in charged:
+            result.uses.append(_use(config, finding, component))
+    return result
+
+
+def _graded_names(config: CourseConfig, trees: dict[str, ast.Module]) -> dict[str, set[str]]:
+    """Each component's graded names (dotted): the public functions and classes its stub in
+    the course's own package folder defines (what the graders call), else those of the
+    learner's module."""
+    names = {}
+    for component in config.components:
+        stub = config.root / config.course.package_dir / component.module_file
+        try:
+            tree = ast.parse(stub.read_bytes())
+        except (OSError, SyntaxError, ValueError):
+            tree = trees.get(component.module_file)
+        defined = [
+            node.name
+            for node in (tree.body if tree is not None else [])
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            and not node.name.startswith("_")
+        ]
+        names[component.name] = {f"{config.package}.{component.module}.{n}" for n in defined}
+    return names
+
+
+def _parsed(files: dict[str, bytes]) -> tuple[dict[str, ast.Module], list[str]]:
+    trees, unreadable = {}, []
+    for path, data in sorted(files.items()):
+        try:
+            trees[path] = ast.parse(data, filename=path)  # bytes: PEP 263 cookies and BOMs
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            unreadable.append(path)  # Python cannot import it either
+    return trees, unreadable
+
+
+def _module_name(package: str, path: str) -> tuple[str, bool]:
+    """``attention.py`` -> (``t101.attention``, False); ``sub/__init__.py`` -> (``t101.sub``,
+    True)."""
+    parts = list(PurePosixPath(path).with_suffix("").parts)
+    is_package = parts[-1] == "__init__"
+    if is_package:
+        parts.pop()
+    return ".".join([package, *parts]), is_package
+
+
+def _defined_names(trees) -> frozenset[str]:
+    """Identifiers the package defines itself: functions, classes, variables and attributes it
+    assigns, parameters."""
+    names: set[str] = set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names.add(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+            elif isinstance(node, ast.arg):
+                names.add(node.arg)
+    return frozenset(names)
+
+
+def _attribute_names(trees) -> frozenset[str]:
+    """Names an object of the package can carry: its classes' methods and class attributes,
+    and attributes it sets (``self.attn = ...``)."""
+    names: set[str] = set()
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                        names.add(item.name)
+                    elif isinstance(item, ast.Assign | ast.AnnAssign):
+                        targets = item.targets if isinstance(item, ast.Assign) else [item.target]
+                        names |= {t.id for t in targets if isinstance(t, ast.Name)}
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+    return frozenset(names)
+
+
+def _grader_roots(config: CourseConfig) -> frozenset[str]:
+    """``autograder`` and the top-level folders of the course's graders and references (the
+    learner's own package is never one)."""
+    roots = set(FRAMEWORK_ROOTS)
+    course = config.course
+    for folder in (config.visible_tests, config.hidden_tests, course.reference_dir):
+        if folder is None:
+            continue
+        try:
+            roots.add(Path(folder).resolve().relative_to(config.root.resolve()).parts[0])
+        except (ValueError, IndexError):
+            continue
+    roots.discard(config.package)
+    roots.discard(course.package_dir.parts[0])
+    return frozenset(roots)
+
+
+def _shown(config: CourseConfig, file: str) -> str:
+    return f"{config.course.package_dir.as_posix()}/{file}"
+
+
+def _use(config: CourseConfig, finding: Finding, component) -> ForbiddenUse:
+    file = _shown(config, finding.file)
+    if finding.kind == TAMPER:
+        sentence = TAMPERS.format(what=finding.what, file=file, line=finding.line)
+        return ForbiddenUse(finding.what, finding.file, finding.line, component.name, sentence)
+    own = config.component_for_file(finding.file)
+    sentence = USED_AT.format(
+        sentence=config.forbidden.sentence(finding.api),
+        file=file,
+        line=finding.line,
+        spelled="" if finding.what == finding.api else SPELLED.format(what=finding.what),
+        caller="" if own is not None and own.name == component.name else CALLED_FROM,
+    )
+    return ForbiddenUse(finding.api, finding.file, finding.line, component.name, sentence)
+
+
+def _review(config: CourseConfig, finding: Finding) -> ReviewFlag:
+    file = _shown(config, finding.file)
+    if finding.kind == REVIEW:
+        template = REVIEW_REACH
+    elif finding.script_only:
+        template = REVIEW_SCRIPT
+    elif finding.kind == FORBIDDEN:
+        template = REVIEW_UNUSED
+    else:
+        template = REVIEW_TAMPER_UNUSED
+    sentence = template.format(file=file, line=finding.line, what=finding.what)
+    return ReviewFlag(finding.file, finding.line, finding.what, sentence)

@@ -1,0 +1,86 @@
+"""Which components' code paths reach a definition: the package's static call graph.
+
+Nodes are the package's modules (the code each runs when imported) and its functions, classes
+and methods, by dotted name. A node reaches what it refers to by a name that resolves into the
+package (scan.ModuleScan.refers: a call, an instantiation, a base class, an import), what is
+defined inside it (a class its methods; a function its inner functions), and the module a name
+lives in (importing runs it). A component's code path starts at everything its own module file
+defines and at the package's ``__init__`` modules, which every import of it runs. A finding is
+charged to every component whose path reaches the node it sits in: a helper in a cheaper
+component's file that multi-head attention calls charges multi-head attention, and the cheaper
+component too (its file holds the use).
+
+The graph over-approximates (every reference is taken as a call, every name bound anywhere as
+bound everywhere): a component may be charged for code it could call but did not, never spared
+for code it did call, as long as the call is spelled in the package's source. A call made by
+learner code the check cannot read (eval of a built string, say) is left to the runtime
+recorder, which charges the component whose test made it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class CallGraph:
+    """Reachability over the definitions of the learner's package."""
+
+    def __init__(self, package: str) -> None:
+        self.package = package
+        self.edges: dict[str, set[str]] = {}
+
+    def add(self, defines: dict[str, list[str]], refers: dict[str, set[str]]) -> None:
+        """Add one module's scan (scan.ModuleScan.defines and .refers)."""
+        for node, children in defines.items():
+            self.edges.setdefault(node, set()).update(children)
+        for node, origins in refers.items():
+            self.edges.setdefault(node, set()).update(origins)
+
+    def _target(self, origin: str) -> str | None:
+        """The node an origin names: itself, or its longest prefix that is a node
+        (``t101.helpers.f.__call__`` -> ``t101.helpers.f``)."""
+        parts = origin.split(".")
+        for end in range(len(parts), 0, -1):
+            name = ".".join(parts[:end])
+            if name in self.edges:
+                return name
+        return None
+
+    def _modules_of(self, node: str) -> list[str]:
+        """The modules and packages that a node lives in, outermost first: running a name of a
+        module imports it and its packages (their module-level code)."""
+        parts = node.split(".")
+        return [".".join(parts[:end]) for end in range(1, len(parts) + 1)]
+
+    def reach(
+        self,
+        starts: Iterable[str],
+        stop_names: frozenset[str] = frozenset(),
+        stop_modules: frozenset[str] = frozenset(),
+    ) -> set[str]:
+        """Every node reachable from ``starts``, entering neither a name of ``stop_names`` (nor
+        anything inside it) nor a module of ``stop_modules``: another component's graded names
+        and the code its file runs at import are that component's, charged to it alone."""
+        seen: set[str] = set()
+        pending = [s for s in starts if s in self.edges]
+        while pending:
+            node = pending.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            for origin in self.edges.get(node, ()):
+                target = self._target(origin)
+                if target is None or any(m in stop_names for m in self._modules_of(target)):
+                    continue
+                pending += [
+                    m
+                    for m in self._modules_of(target)
+                    if m in self.edges and m not in stop_modules and m not in seen
+                ]
+        return seen
+
+    def component_starts(self, module: str) -> list[str]:
+        """Where a component's code path starts: its module, everything defined in it (the
+        names graders call are among them) and the packages above it."""
+        inside = [n for n in self.edges if n == module or n.startswith(f"{module}.")]
+        return [*self._modules_of(module), *inside]
