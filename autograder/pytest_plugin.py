@@ -558,8 +558,8 @@ def learner() -> Iterator[Any]:
         display_dir=config.course.package_dir.as_posix(),  # as the learner's repository names it
         # the references and hidden tests, reports and caches: out of learner code's reach
         hide_paths=(config.root, *state.hidden),
+        tamper_evidence=static.evidence,  # a worker that breaks is then told as tampered with
     )
-    session.tamper_evidence = static.evidence
     try:
         yield session
     finally:

@@ -20,8 +20,8 @@ from pathlib import Path, PurePosixPath
 
 from autograder.config import CourseConfig
 from autograder.results import ForbiddenUse, ReviewFlag
-from autograder.runtime.forbidden_names import ForbiddenNames
 from autograder.runtime.harness.private_copy import PackageTooLarge, read_package
+from autograder.runtime.shared.forbidden_names import ForbiddenNames
 from autograder.static_check.graph import CallGraph
 from autograder.static_check.resolve import Resolver
 from autograder.static_check.scan import FORBIDDEN, REVIEW, TAMPER, Context, Finding, ModuleScan

@@ -13,7 +13,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from autograder.runtime.forbidden_names import ForbiddenNames
+from autograder.runtime.shared.forbidden_names import ForbiddenNames
 from autograder.static_check.resolve import Resolver, fold
 
 #: Finding kinds. FORBIDDEN and TAMPER zero the components whose code they serve; REVIEW

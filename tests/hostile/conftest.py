@@ -9,3 +9,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "hostile: grades hostile submissions end to end (slow: several minutes)"
     )
+    config.addinivalue_line(
+        "markers", "evidence(text): the static check's evidence of a reach into the worker"
+    )

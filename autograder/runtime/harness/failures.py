@@ -121,6 +121,18 @@ def garbled(label: str) -> LearnerError:
     return LearnerError(kind="crash", feedback=messages.GARBLED.format(call=label))
 
 
+def tampered(label: str, what: str) -> LearnerError:
+    """The worker found, after ``label`` ran learner code, that a recorder was undone."""
+    return LearnerError(kind="tampered", feedback=messages.TAMPERED.format(call=label, what=what))
+
+
+def broke_with_evidence(label: str, how: str, evidence: str) -> LearnerError:
+    """The worker broke the protocol (``how``) for a learner whose source reaches into the
+    grader or the worker (``evidence``, from the static check): told as tampering."""
+    feedback = messages.TAMPERED_EVIDENCE.format(call=label, how=how, evidence=evidence)
+    return LearnerError(kind="tampered", feedback=feedback)
+
+
 def not_a_module(value: Any) -> LearnerError:
     """A plain value where the grader needs a module of the learner's (a part that is None, a
     constructor that gave 42): it has no parameters or methods to call."""

@@ -81,6 +81,7 @@ class LearnerSession:
         display_dir: str | None = None,
         forbidden_raises: bool = False,
         hide_paths: Sequence[Path] = (),
+        tamper_evidence: str = "",
     ) -> None:
         self.package_dir = Path(package_dir)
         self.package = package
@@ -98,6 +99,7 @@ class LearnerSession:
             forbidden_apis=self.forbidden_apis,
             hide_paths=self.hide_paths,
             on_worker_change=self._forget_worker,
+            tamper_evidence=tamper_evidence,
         )
         self._refs = RemoteRefs(self, self._channel, limits)
         self._imports = PackageImports(self._channel, self.display_dir, self._request)

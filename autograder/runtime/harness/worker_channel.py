@@ -72,6 +72,7 @@ class WorkerChannel:
         forbidden_apis: Sequence[str],
         hide_paths: Sequence[Path],
         on_worker_change: Callable[[], None],
+        tamper_evidence: str = "",
     ) -> None:
         self.package_dir = package_dir
         self.package = package
@@ -95,6 +96,10 @@ class WorkerChannel:
         self.pending_release: list[int] = []
         self.worker: WorkerHandle | None = None
         self.closed = False
+        #: What the static check saw the learner's source reach in the grader or the worker
+        #: ("assignments/t101/x.py line 3: gc.get_referents"), or "": with it, a worker that
+        #: breaks the protocol is told as tampering (the plugin passes it to the session).
+        self.tamper_evidence = tamper_evidence
         self._start_failure: Exception | None = None
         self._seq = 0  # the last request's number; its answer must repeat it (worker/serve.py)
         # The worker's CPU seconds when it last answered: where the next request's CPU time
@@ -216,7 +221,8 @@ class WorkerChannel:
         if wait.frame is None:
             status = worker.wait_exit()
             self.stop()
-            raise failures.crash(wait.label, status, self.limits.memory_mb) from None
+            crash = failures.crash(wait.label, status, self.limits.memory_mb)
+            raise self.broken(wait.label, messages.BROKE_CHANNEL, crash) from None
 
     def _read(self, frame: bytes, seq: int, label: str) -> dict[str, Any]:
         """The answer to request ``seq``; anything else stops the worker as garbled."""
@@ -231,8 +237,21 @@ class WorkerChannel:
             ]
         except (wire.WireError, TypeError, ValueError, AttributeError):
             self.stop()
-            raise failures.garbled(label) from None
+            raise self.broken(label, messages.BROKE_GARBLED, failures.garbled(label)) from None
+        if response.get("tampered"):  # the worker found a recorder undone: not to be trusted
+            self.stop()
+            raise failures.tampered(label, messages.sanitize(str(response["tampered"]), 200))
+        if not response["ok"] and "internal" in response and self.tamper_evidence:
+            raise failures.broke_with_evidence(label, messages.BROKE_INTERNAL, self.tamper_evidence)
         return response
+
+    def broken(self, label: str, how: str, otherwise: Exception) -> Exception:
+        """A worker that broke the protocol: tampering when the static check saw the learner's
+        source reach into the grader or the worker (``tamper_evidence``), else ``otherwise``
+        (a crash, a garbled answer, or the grader's own failure)."""
+        if not self.tamper_evidence:
+            return otherwise
+        return failures.broke_with_evidence(label, how, self.tamper_evidence)
 
     # -- the worker's lifetime --------------------------------------------------------------
 

@@ -16,6 +16,7 @@ KINDS = (
     "memory",  # MemoryError under the worker's memory limit
     "forbidden",  # learner code called an API the course forbids
     "bad_return",  # the value returned cannot cross the boundary (e.g. object arrays)
+    "tampered",  # learner code changed the worker: its recorders, handler, codec or channel
 )
 
 

@@ -122,6 +122,19 @@ STALE_OBJECT = (
     "since been restarted after a crash or a time-out. Create it again in this test."
 )
 FORBIDDEN_AT = " It was called at {file}:{line}{more}."
+TAMPERED = (
+    "{call} failed because your code changed the grader's worker process ({what}); code being "
+    "graded must leave the grader alone, so this part scores zero."
+)
+TAMPERED_EVIDENCE = (
+    "{call} broke the grader's worker process ({how}), and your code reaches into it "
+    "({evidence}); code being graded must leave the grader, its modules and its channel "
+    "alone, so this part scores zero."
+)
+#: How the worker broke, for TAMPERED_EVIDENCE.
+BROKE_INTERNAL = "it failed inside the grader's own code"
+BROKE_GARBLED = "it sent back something that is not an answer"
+BROKE_CHANNEL = "it stopped answering"
 
 _ESCAPES = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves

@@ -1,25 +1,38 @@
 """Recorders for forbidden APIs, installed in the worker before any learner code is imported.
 
-A function is replaced, on its module (or class) attribute, by a wrapper; a class gets its
-``__init__`` wrapped, so subclasses and ``super().__init__`` calls are seen too. When a wrapped API
-runs, the recorder walks the stack to the innermost frame whose file lies inside the learner's
-package and records ``(api, path relative to the package dir, line)``, e.g.
-``("torch.nn.MultiheadAttention", "multi_head_attention.py", 12)``. Calls with no learner frame
-on the stack (library internals, the worker itself) are not recorded. Names that do not resolve
-in the installed library versions are skipped silently.
+The trusted harness decides forbidden uses from the learner's source (static_check); this is
+the second layer, for calls no source shows. Two recorders feed one Guard:
+
+* a wrapper on each API's module (or class) attribute; a class gets its ``__init__`` wrapped,
+  so subclasses and ``super().__init__`` calls are seen too;
+* while learner code runs (``learner_code``), a torch function mode (``torch.overrides.
+  TorchFunctionMode``, public) that sees every torch function call however it was reached
+  (``torch.ops.aten.*``, ``torch._C._VariableFunctions.*``, a name kept from before the
+  wrappers) and records those forbidden_names.ForbiddenNames matches.
+
+A record is ``(api, path relative to the package dir, line)`` of the innermost frame whose file
+lies inside the learner's package, e.g. ``("torch.nn.MultiheadAttention",
+"multi_head_attention.py", 12)``. Calls with no learner frame on the stack (library internals,
+the worker itself) are not recorded, unless the worker runs learner code (``learner_code(home)``):
+code can name any file as its own (``compile(source, torch.__file__, "exec")``), so such a call
+is recorded against ``home``, the file of the object the request is about (or UNKNOWN_FILE),
+line 0. The harness charges every record to the component whose test made it. Names that do not
+resolve in the installed library versions are skipped silently.
 
 Stand-ins (standins.py) the harness put into a learner's module may wrap a forbidden API. Inside
 ``exempting(objects, codes)`` a call is not recorded when, walking outwards from it, a frame
 running one of ``codes`` (a stand-in's forward) with ``self`` one of ``objects`` comes before
 any learner frame: the learner's code called the stand-in, not the API. Only the stand-ins the
 harness installed on the object a request is about are exempt, and only during that request (see
-handler.RequestHandler.handle); a learner frame met first (learner code the stand-in reached)
-still records.
+handler.RequestHandler.handle); a learner frame met first still records.
 
-Code can name any file as its own (``compile(source, torch.__file__, "exec")``), so a call with no
-learner frame on the stack is still recorded while the worker runs learner code
-(``learner_code(home)``): against ``home``, the file of the object the request is about, or
-UNKNOWN_FILE; line 0. The harness charges such a record to the component under test.
+Learner code runs in this process and can reach anything in it; the recorders only make that
+costly and visible. The Guard's state lives in closures, not in module attributes that
+``sys.modules`` would let learner code rebind; a wrapper has no ``__wrapped__``; ``intact()``
+says, after each request, whether a wrapper was replaced or the function mode switched off (the
+harness then fails the test as tampering). Every reach that could undo them (``autograder``,
+``__wrapped__``, ``__closure__``, frames, ``gc``, ``sys.modules`` writes, torch's switches of
+function modes) is flagged by the static check, which runs where learner code cannot.
 """
 
 from __future__ import annotations
@@ -33,24 +46,145 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from autograder.runtime.shared.forbidden_names import ForbiddenNames
+
 Record = tuple[str, str, int]
 
-_records: list[Record] = []
-_package_dir = ""
-_exempt_ids: frozenset[int] = frozenset()
-_exempt_codes: frozenset[Any] = frozenset()
-#: While the worker runs learner code: the file of the object the request is about (or
-#: UNKNOWN_FILE); None while the worker runs its own code.
-_learner_home: str | None = None
-
+_MAX_KNOWN = 20_000  # torch functions whose verdict api_of keeps
 #: The file of a record made by learner code that hid its own file name.
 UNKNOWN_FILE = "<code with no file in the package>"
+MODE_OFF = "the recorder of torch calls was switched off"
+REPLACED = "{api} was replaced"
+
+
+class Guard:
+    """The records of one worker, and what it wrapped (see the module docstring)."""
+
+    def __init__(self, package_dir: str, names: ForbiddenNames) -> None:
+        self.package_dir = os.path.realpath(package_dir) + os.sep
+        self.names = names
+        self.records: list[Record] = []
+        self.exempt_ids: frozenset[int] = frozenset()
+        self.exempt_codes: frozenset[Any] = frozenset()
+        #: while the worker runs learner code: the file of the object the request is about
+        self.home: str | None = None
+        #: (api, owner, attribute, the recorder put there)
+        self.wrapped: list[tuple[str, Any, str, Callable]] = []
+        self.broken = ""  # what learner code undid, once seen
+        self._mode = _function_mode(self)
+        self._apis: dict[Any, str | None] = {}
+        self.probed = False
+
+    def drain(self) -> list[Record]:
+        """The records observed since the last drain, without duplicates, in call order."""
+        seen = list(dict.fromkeys(self.records))
+        self.records.clear()
+        return seen
+
+    @contextmanager
+    def exempting(self, objects: Collection[Any], codes: Collection[Any]) -> Iterator[None]:
+        """Within the block, calls made through ``objects`` (stand-ins) running one of
+        ``codes`` (their forward functions' code objects) are not recorded."""
+        saved = self.exempt_ids, self.exempt_codes
+        if objects:
+            self.exempt_ids = frozenset(id(obj) for obj in objects)
+            self.exempt_codes = frozenset(codes)
+        try:
+            yield
+        finally:
+            self.exempt_ids, self.exempt_codes = saved
+
+    @contextmanager
+    def learner_code(self, home: str | None) -> Iterator[None]:
+        """Within the block the worker runs learner code for a request about an object of
+        ``home`` (its file relative to the package dir, None when unknown): torch calls are
+        recorded through the function mode, and a forbidden call with no learner frame on the
+        stack is recorded against ``home``."""
+        saved = self.home
+        self.home = home or UNKNOWN_FILE
+        entered = self._enter_mode()
+        try:
+            yield
+        finally:
+            self.home = saved
+            if entered:
+                self._leave_mode()
+
+    def intact(self) -> str:
+        """ "" while every wrapper is in place and the function mode was on; else what learner
+        code changed (once changed, always said: the worker is not to be trusted again)."""
+        if not self.broken:
+            for api, owner, attribute, recorder in self.wrapped:
+                if _own_attribute(owner, attribute) is not recorder:
+                    self.broken = REPLACED.format(api=api)
+                    break
+        return self.broken
+
+    def record(self, api: str, frame: Any) -> None:
+        """Record ``api`` against the innermost learner frame at or outside ``frame``."""
+        while frame is not None:
+            code = frame.f_code
+            if code in self.exempt_codes and id(frame.f_locals.get("self")) in self.exempt_ids:
+                return  # called through a stand-in the harness installed
+            filename = code.co_filename
+            if filename.startswith(self.package_dir):
+                relative = filename[len(self.package_dir) :].replace(os.sep, "/")
+                self.records.append((api, relative, frame.f_lineno))
+                return
+            frame = frame.f_back
+        if self.home is not None:  # learner code that names another file as its own
+            self.records.append((api, self.home, 0))
+
+    def api_of(self, func: Any) -> str | None:
+        """The forbidden API a torch function is (by its name, overload left out), or None."""
+        try:
+            return self._apis[func]
+        except (KeyError, TypeError):
+            pass
+        name = str(getattr(func, "__name__", "")).split(".", 1)[0]
+        api = self.names.in_path(f"torch.{name}") if name else None
+        if len(self._apis) < _MAX_KNOWN:
+            try:
+                self._apis[func] = api
+            except TypeError:
+                pass
+        return api
+
+    def _enter_mode(self) -> bool:
+        if self._mode is None:
+            return False
+        try:
+            self._mode.__enter__()
+        except Exception:
+            return False
+        self.probed = False
+        return True
+
+    def _leave_mode(self) -> None:
+        """Check that the mode still sees torch calls (a probe call it must record), then leave
+        it; learner code that popped it or switched function modes off is remembered."""
+        import torch
+
+        try:
+            torch.empty(0)
+        except Exception:
+            pass
+        if not self.probed and not self.broken:
+            self.broken = MODE_OFF
+        try:
+            self._mode.__exit__(None, None, None)
+        except Exception:
+            self.broken = self.broken or MODE_OFF
+
+
+_current: Guard | None = None
 
 
 def install(apis: Sequence[str], package_dir: str) -> list[str]:
-    """Wrap every API in ``apis`` that resolves; return the names that were wrapped."""
-    global _package_dir
-    _package_dir = os.path.realpath(package_dir) + os.sep
+    """Make the worker's Guard and wrap every API in ``apis`` that resolves; return the names
+    that were wrapped. The Guard is ``current()``."""
+    global _current
+    guard = Guard(package_dir, ForbiddenNames.from_apis(tuple(apis)))
     installed = []
     for api in apis:
         resolved = _resolve(api)
@@ -58,51 +192,73 @@ def install(apis: Sequence[str], package_dir: str) -> list[str]:
             continue
         owner, attr, target = resolved
         if inspect.isclass(target):
-            if _wrap_init(api, target):
-                installed.append(api)
-        elif callable(target) and not getattr(target, "_autograder_guarded", False):
-            try:
-                setattr(owner, attr, _recording(api, target))
-            except (AttributeError, TypeError):
+            owner, attr, target = target, "__init__", target.__dict__.get("__init__")
+            if target is None:
                 continue
-            installed.append(api)
+        if not callable(target) or getattr(target, "_autograder_guarded", False):
+            continue
+        recorder = _recording(api, target, guard.record)
+        try:
+            setattr(owner, attr, recorder)
+        except (AttributeError, TypeError):
+            continue
+        guard.wrapped.append((api, owner, attr, recorder))
+        installed.append(api)
+    if guard._mode is not None:
+        _watch_switches(guard)
+    _current = guard
     return installed
 
 
+#: torch's switches that turn function modes off, or take one off the stack: called by learner
+#: code (its own frame the caller), they make the worker say it was tampered with.
+SWITCHES = (
+    "DisableTorchFunction",
+    "DisableTorchFunctionSubclass",
+    "_pop_torch_function_stack",
+    "_push_on_torch_function_stack",
+    "_set_torch_function_mode",
+)
+
+
+def _watch_switches(guard: Guard) -> None:
+    import torch
+
+    for name in SWITCHES:
+        original = getattr(torch._C, name, None)
+        if original is None:
+            continue
+
+        def switch(*args: Any, _original: Any = original, **kwargs: Any) -> Any:
+            caller = sys._getframe(1).f_code.co_filename
+            if caller.startswith(guard.package_dir):
+                guard.broken = guard.broken or MODE_OFF
+            return _original(*args, **kwargs)
+
+        setattr(torch._C, name, switch)
+        guard.wrapped.append((f"torch._C.{name}", torch._C, name, switch))
+
+
+def current() -> Guard:
+    """The Guard of the last install (the worker keeps its own reference to it)."""
+    if _current is None:
+        raise RuntimeError("guard.install has not run in this process")
+    return _current
+
+
 def drain() -> list[Record]:
-    """The records observed since the last drain, without duplicates, in call order."""
-    seen = list(dict.fromkeys(_records))
-    _records.clear()
-    return seen
+    """current().drain()."""
+    return current().drain() if _current is not None else []
 
 
-@contextmanager
-def exempting(objects: Collection[Any], codes: Collection[Any]) -> Iterator[None]:
-    """Within the block, calls made through ``objects`` (stand-ins) running one of ``codes``
-    (their forward functions' code objects) are not recorded."""
-    global _exempt_ids, _exempt_codes
-    saved = _exempt_ids, _exempt_codes
-    if objects:
-        _exempt_ids = frozenset(id(obj) for obj in objects)
-        _exempt_codes = frozenset(codes)
-    try:
-        yield
-    finally:
-        _exempt_ids, _exempt_codes = saved
+def exempting(objects: Collection[Any], codes: Collection[Any]):
+    """current().exempting(objects, codes)."""
+    return current().exempting(objects, codes)
 
 
-@contextmanager
-def learner_code(home: str | None) -> Iterator[None]:
-    """Within the block the worker runs learner code for a request about an object of ``home``
-    (its file relative to the package dir, None when unknown): a forbidden call with no learner
-    frame on the stack is recorded against ``home``."""
-    global _learner_home
-    saved = _learner_home
-    _learner_home = home or UNKNOWN_FILE
-    try:
-        yield
-    finally:
-        _learner_home = saved
+def learner_code(home: str | None):
+    """current().learner_code(home)."""
+    return current().learner_code(home)
 
 
 def _resolve(api: str) -> tuple[Any, str, Any] | None:
@@ -123,38 +279,65 @@ def _resolve(api: str) -> tuple[Any, str, Any] | None:
     return None
 
 
-def _wrap_init(api: str, cls: type) -> bool:
-    original = cls.__dict__.get("__init__")
-    if original is None or getattr(original, "_autograder_guarded", False):
-        return False
-    try:
-        cls.__init__ = _recording(api, original)
-    except (AttributeError, TypeError):
-        return False
-    return True
+def _recording(api: str, original: Callable, record: Callable[[str, Any], None]) -> Callable:
+    """A wrapper that records ``api`` and calls ``original``; it names itself as the original
+    does, but keeps no ``__wrapped__``: the original is reachable only through its closure."""
 
-
-def _recording(api: str, original: Callable) -> Callable:
-    @functools.wraps(original)
     def recorder(*args: Any, **kwargs: Any) -> Any:
-        _record(api)
+        record(api, sys._getframe(1))
         return original(*args, **kwargs)
 
+    functools.update_wrapper(recorder, original)
+    del recorder.__wrapped__
     recorder._autograder_guarded = True  # type: ignore[attr-defined]
     return recorder
 
 
-def _record(api: str) -> None:
-    frame = sys._getframe(2)
-    while frame is not None:
-        code = frame.f_code
-        if code in _exempt_codes and id(frame.f_locals.get("self")) in _exempt_ids:
-            return  # called through a stand-in the harness installed
-        filename = code.co_filename
-        if filename.startswith(_package_dir):
-            relative = filename[len(_package_dir) :].replace(os.sep, "/")
-            _records.append((api, relative, frame.f_lineno))
-            return
-        frame = frame.f_back
-    if _learner_home is not None:  # learner code that names another file as its own
-        _records.append((api, _learner_home, 0))
+def _through_a_wrapper(func: Any, caller: Any) -> bool:
+    """The call is a wrapped API (or the original a wrapper is calling): the wrapper records
+    it under the name the course gave."""
+    return getattr(func, "_autograder_guarded", False) is True or (
+        caller is not None and caller.f_code is _RECORDER_CODE
+    )
+
+
+def _own_attribute(owner: Any, attribute: str) -> Any:
+    """What ``owner`` holds under ``attribute`` itself (no descriptor or __getattr__ runs)."""
+    try:
+        if isinstance(owner, type):
+            namespace = type.__dict__["__dict__"].__get__(owner)
+        else:
+            namespace = object.__getattribute__(owner, "__dict__")
+        return namespace[attribute]
+    except Exception:
+        return None
+
+
+def _function_mode(guard: Guard) -> Any:
+    """A torch function mode that records the forbidden torch calls it sees (None when no
+    forbidden API is torch's, or without torch: a fake library in the framework's own tests).
+    It costs a Python call per torch call of learner code, so it is on only when needed."""
+    if "torch" not in sys.modules or "torch" not in guard.names.roots:
+        return None
+    import torch
+    from torch.overrides import TorchFunctionMode
+
+    probe = torch.empty
+
+    class ForbiddenCallRecorder(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            # Every torch call of learner code passes here: the common case is one dict lookup.
+            api = guard.api_of(func)
+            if api is not None and not _through_a_wrapper(func, sys._getframe(1)):
+                guard.record(api, sys._getframe(1))
+            elif func is probe:
+                guard.probed = True
+            if kwargs:
+                return func(*args, **kwargs)
+            return func(*args)
+
+    return ForbiddenCallRecorder()
+
+
+#: The code every wrapper runs (one closure, one code object).
+_RECORDER_CODE = _recording("", print, lambda api, frame: None).__code__

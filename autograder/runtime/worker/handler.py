@@ -50,6 +50,8 @@ class RequestHandler:
         self.max_depth = init["max_depth"]
         self.skip_init = bool(init.get("skip_init"))
         self.guarded = guard.install(init["forbidden"], f"{self.root}/{self.package}")
+        #: this worker's own reference: learner code rebinding the module's names changes nothing
+        self.guard = guard.current()
         sys.path.insert(0, self.root)
         self.importer = LearnerImporter(
             self.package,
@@ -78,16 +80,19 @@ class RequestHandler:
         for ref_id in request.get("release", ()):
             self.release(ref_id)
         op = request["op"]
-        guard.drain()
+        self.guard.drain()
         self.home = None
         target = request.get("target")
         exempt = self.standins.get(target[1], ()) if target and target[0] in _REF_TARGETS else ()
         try:
-            with guard.exempting(exempt, standins.FORWARD_CODES):
+            with self.guard.exempting(exempt, standins.FORWARD_CODES):
                 response = {"ok": True, **getattr(self, f"op_{op}")(request)}
         except (ImportFailure, LearnerFailed) as failure:
             response = {"ok": False, "error": failure.error}
-        response["forbidden"] = [list(record) for record in guard.drain()]
+        response["forbidden"] = [list(record) for record in self.guard.drain()]
+        broken = self.guard.intact()
+        if broken:  # learner code undid a recorder: the harness fails the test as tampering
+            response["tampered"] = broken
         response["home"] = self.home
         if self.table.new_methods:
             response["methods"] = self.table.take_new_methods()
@@ -183,7 +188,7 @@ class RequestHandler:
                 raise
         if not request.get("steps"):
             return {"value": None}
-        with guard.exempting(self.standins.get(ref_id, ()), standins.FORWARD_CODES):
+        with self.guard.exempting(self.standins.get(ref_id, ()), standins.FORWARD_CODES):
             values = self.run_steps(scope, request, len(parts))  # as a request of their own
         return {"value": values}
 

@@ -12,7 +12,6 @@ from typing import Any
 import torch
 
 from autograder.runtime.shared import messages, wire
-from autograder.runtime.worker import guard
 from autograder.runtime.worker.importer import ImportFailure
 
 
@@ -38,7 +37,7 @@ class learner_block:
     def __init__(self, worker: Any, phase: str) -> None:
         self.worker = worker
         self.phase = phase
-        self.recording = guard.learner_code(getattr(worker, "home", None))
+        self.recording = worker.guard.learner_code(getattr(worker, "home", None))
 
     def __enter__(self) -> None:
         self.recording.__enter__()

@@ -80,29 +80,39 @@ def serve(fd: int, memory_mb: int, file_mb: int, plan: dict[str, Any]) -> int:
     worker.progress = progress
     ready = {**worker.ready_info(), "isolation": confined}
     conn.send_bytes(wire.dumps({"ok": True, "ready": ready, "cpu": _cpu(own_seconds)}))
+    # Bound now, before any learner code runs: code that rebinds Worker.handle, the codec's
+    # functions or this module's through sys.modules changes nothing here.
+    serving = _Serving(worker.handle, wire.loads, wire.dumps, own_seconds)
+    receive, send, respond = conn.recv_bytes, conn.send_bytes, _respond
     while True:
         try:
-            frame = conn.recv_bytes()
+            frame = receive()
         except (EOFError, OSError):
             return 0
-        conn.send_bytes(_respond(worker, frame))
+        send(respond(serving, frame))
 
 
-def _respond(worker: Any, frame: bytes) -> bytes:
-    from autograder.runtime.shared import wire
+class _Serving:
+    """What answering a request uses, bound before learner code runs."""
 
+    def __init__(self, handle: Any, loads: Any, dumps: Any, own_seconds: Any) -> None:
+        self.handle, self.loads, self.dumps, self.own_seconds = handle, loads, dumps, own_seconds
+
+
+def _respond(serving: _Serving, frame: bytes) -> bytes:
     seq = None
+    loads, dumps, own_seconds = serving.loads, serving.dumps, serving.own_seconds
     try:
-        request = wire.loads(frame)
+        request = loads(frame)
         seq = request.get("seq") if isinstance(request, dict) else None
-        response = worker.handle(request)
+        response = serving.handle(request)
     except BaseException:
         response = {"ok": False, "internal": traceback.format_exc(limit=-8)}
     response["seq"] = seq
     response["cpu"] = _cpu(own_seconds)  # where the next request's CPU time starts (cpu_time.py)
     _restore_streams()
     try:
-        return wire.dumps(response)
+        return dumps(response)
     except MemoryError:
         error = {
             "kind": "memory",
@@ -112,7 +122,7 @@ def _respond(worker: Any, frame: bytes) -> bytes:
         }
         forbidden = response.get("forbidden", [])
         answer = {"ok": False, "error": error, "forbidden": forbidden, "seq": seq}
-        return wire.dumps({**answer, "cpu": response["cpu"]})
+        return dumps({**answer, "cpu": response["cpu"]})
 
 
 def _cpu(own_seconds: Any) -> float:
