@@ -100,11 +100,14 @@ def _grade(
         return
     try:
         deadline = snapshot.parse_deadline(settings.deadline)
-        selection = snapshot.select(learner.repo, deadline)
+        repo = learner.repo  # a copy this batch fetched is its own; any other is copied first
+        if not learner.url and learner.repo.is_dir() and any(learner.repo.iterdir()):
+            repo = snapshot.private_clone(learner.repo, scratch / f"{learner.id}.git")
+        selection = snapshot.select(repo, deadline)
         left_out: list[tuple[str, str]] = []
-        folder = snapshot.export(learner.repo, selection, scratch / learner.id, left_out)
+        folder = snapshot.export(repo, selection, scratch / learner.id, left_out)
     except (snapshot.SnapshotError, ValueError) as error:
-        record.error = str(error)
+        record.error = str(error).replace(str(scratch / f"{learner.id}.git"), str(learner.repo))
         record.nothing_submitted = isinstance(error, snapshot.NothingSubmitted)
         if learner.url:  # the row names the URL the roster gave, not this machine's copy
             record.error = record.error.replace(str(learner.repo), shown(learner.url))
@@ -139,6 +142,7 @@ def _grade(
         record.tamper += protected_tamper(
             outcome.protected_changes, record.tamper, total=total, learner=learner.id
         )
+    record.review = [flag.sentence for flag in outcome.review]
     record.components = {c.name: c.score for c in outcome.components}
     record.total, record.max_score = outcome.score, outcome.max_score
 

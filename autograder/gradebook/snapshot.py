@@ -8,6 +8,13 @@ temporary folder and graded from there.
 
 A folder that is not a git repository is graded as it is (no commit), unless a deadline is
 given: then nothing says what existed at the deadline, so it is an error.
+
+A repository the learner could have written whole (a roster folder, a path in a CSV roster, as
+opposed to a copy the batch fetched itself) is never read by git in place: its configuration
+is the learner's, and `git archive` runs the filter commands a configuration names, outside any
+sandbox. It is first copied into the batch's scratch folder with `git clone --bare --no-local`
+(the pack protocol: objects and refs only, never the configuration), and refused when its git
+folder points outside itself (a link, a `.git` file, alternates, a common dir).
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from autograder.gradebook.git_network import cause
+from autograder.learner_files import shown
 
 GIT_TIMEOUT = 120.0  # seconds for one git command on a learner repository
 MAX_EXPORT_BYTES = 1024 * 2**20  # files of the graded commit: a learner's code, not data
@@ -64,6 +72,14 @@ OTHER_LEFT_OUT = "not a regular file or folder"
 LONG_NAME_LEFT_OUT = "its name is longer than this system allows"
 SUBMODULE_LEFT_OUT = "a submodule: its files are in another repository, commit them in this one"
 GIT_FAILED = "git could not read the repository {path}: {detail}"
+GIT_DIR_OUTSIDE = (
+    "The repository {path} is not graded: its git folder reaches outside itself ({entry} is "
+    "{what}), so its commits could be another repository's; commit your work in a plain clone."
+)
+#: What GIT_DIR_OUTSIDE names (an entry of the git folder, and what it is).
+A_LINK = "a symbolic link"
+A_POINTER = "a file that names another git folder"
+OUT_POINTERS = ("objects/info/alternates", "objects/info/http-alternates", "commondir")
 EXPORT_TOO_SLOW = (
     "git took longer than {seconds:.0f} s to export the graded commit of {path}; it was stopped."
 )
@@ -114,6 +130,37 @@ def is_git_repository(path: Path) -> bool:
     if (path / ".git").exists():
         return True
     return (path / "HEAD").is_file() and (path / "objects").is_dir() and (path / "refs").is_dir()
+
+
+def private_clone(path: Path, target: Path) -> Path:
+    """The repository to read for the learner's folder at ``path``: ``path`` itself when it is
+    no git repository (graded as a folder), else a bare copy made at ``target`` with the pack
+    protocol, which carries no configuration (see the module docstring). SnapshotError when the
+    git folder reaches outside itself, or git cannot copy it."""
+    if not path.is_dir() or not is_git_repository(path):
+        return path
+    git_dir = path / ".git" if os.path.lexists(path / ".git") else path
+    _refuse_outside(path, git_dir)
+    clone = ("clone", "--bare", "--no-local", "--quiet", "--", str(path), str(target))
+    local_git(target.parent, *clone, shown=path)
+    return target
+
+
+def _refuse_outside(path: Path, git_dir: Path) -> None:
+    """SnapshotError when the git folder is a link or a ``.git`` file, holds a link, or names
+    other object stores or a common dir."""
+    if os.path.islink(git_dir):
+        raise SnapshotError(GIT_DIR_OUTSIDE.format(path=path, entry=git_dir.name, what=A_LINK))
+    if not git_dir.is_dir():
+        raise SnapshotError(GIT_DIR_OUTSIDE.format(path=path, entry=git_dir.name, what=A_POINTER))
+    for pointer in OUT_POINTERS:
+        if os.path.lexists(git_dir / pointer):
+            raise SnapshotError(GIT_DIR_OUTSIDE.format(path=path, entry=pointer, what=A_POINTER))
+    for folder, names, files in os.walk(git_dir):  # os.walk follows no link to a folder
+        for name in [*names, *files]:
+            if os.path.islink(os.path.join(folder, name)):
+                entry = os.path.relpath(os.path.join(folder, name), git_dir)
+                raise SnapshotError(GIT_DIR_OUTSIDE.format(path=path, entry=entry, what=A_LINK))
 
 
 def select(path: Path, deadline: datetime | None) -> Selection:
@@ -246,9 +293,10 @@ def _extract(stream, target: Path, path: Path, left_out: list[tuple[str, str]]) 
 
 
 def _readable(name: str) -> str:
-    """A name from the archive as a report may write it: bytes that are not UTF-8 (tarfile
-    keeps them as surrogates, which no UTF-8 file can hold) become U+FFFD."""
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    """A name from the archive as a report or a log may write it: bytes that are not UTF-8
+    (tarfile keeps them as surrogates, which no UTF-8 file can hold) become U+FFFD, and a line
+    break or another control character its escape (a learner names their files)."""
+    return shown(name.encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
 
 
 def _history(path: Path) -> list[tuple[str, float]]:
@@ -264,16 +312,19 @@ def _history(path: Path) -> list[tuple[str, float]]:
     return history
 
 
-def local_git(path: Path, *args: str, check: bool = True, git_dir: bool = False) -> str:
+def local_git(
+    path: Path, *args: str, check: bool = True, git_dir: bool = False, shown: Path | None = None
+) -> str:
     """What git prints for ARGS on the repository at path, without the user's configuration
     (local_git_env), which a command that only reads or writes this repository needs not;
     "" when git fails and not ``check``. ``git_dir``: path is the git folder itself
     (--git-dir: a folder that is not a repository never means an enclosing one), else a work
     tree or a bare repository (-C).
 
-    Raises SnapshotError (GIT_FAILED) when git cannot start or takes longer than GIT_TIMEOUT,
-    or fails while ``check``."""
+    Raises SnapshotError (GIT_FAILED, naming ``shown`` if given, else path) when git cannot
+    start or takes longer than GIT_TIMEOUT, or fails while ``check``."""
     where = ["--git-dir", str(path)] if git_dir else ["-C", str(path)]
+    named = path if shown is None else shown
     try:
         done = subprocess.run(
             ["git", *where, *args],
@@ -285,12 +336,12 @@ def local_git(path: Path, *args: str, check: bool = True, git_dir: bool = False)
             env=local_git_env(),
         )
     except (OSError, subprocess.TimeoutExpired) as error:
-        raise SnapshotError(GIT_FAILED.format(path=path, detail=error)) from None
+        raise SnapshotError(GIT_FAILED.format(path=named, detail=error)) from None
     if done.returncode != 0:
         if not check:
             return ""
         raise SnapshotError(
-            GIT_FAILED.format(path=path, detail=_detail(done.stderr, done.returncode))
+            GIT_FAILED.format(path=named, detail=_detail(done.stderr, done.returncode))
         )
     return done.stdout.strip()
 

@@ -7,9 +7,12 @@ release manifest's protected files show (results.json lists each change).
 
 from __future__ import annotations
 
-import filecmp
+import os
 from pathlib import Path
 
+from autograder import learner_files
+
+MAX_TESTS_BYTES = 64 * 2**20  # a learner's copy of the visible tests, compared byte by byte
 MISSING_LIST_LIMIT = 5  # more protected files missing than this: one sentence, not a list
 MANY_MISSING = (
     "{missing} of {total} protected files missing, each listed in {learner}/results.json (not "
@@ -40,24 +43,33 @@ def protected_tamper(
 
 def tampered_files(pristine: Path, course_root: Path, repo: Path) -> list[str]:
     """Files of the learner's copy of the visible tests that differ from the pristine ones, and
-    Python files there that the course does not have (a conftest.py, say). Missing files are
-    not tampering: the batch run always uses the pristine tests."""
+    Python files there that the course does not have (a conftest.py, say); a link there counts
+    as changed (it is read through no link: learner_files). Missing files are not tampering:
+    the batch run always uses the pristine tests."""
     try:
         relative = pristine.resolve().relative_to(course_root.resolve())
     except ValueError:
         return []
-    theirs = repo / relative
-    if not theirs.is_dir():
+    try:
+        folder = learner_files.open_folder(repo, relative.as_posix())
+    except learner_files.LinkRefused:
+        return [f"changed {relative} (a symbolic link)"]
+    except OSError:
         return []
-    changed = []
-    for path in sorted(theirs.rglob("*")):
-        if not path.is_file() or "__pycache__" in path.parts:
-            continue
-        inner = path.relative_to(theirs)
-        ours = pristine / inner
+    try:
+        theirs = learner_files.read_tree(
+            folder, max_bytes=MAX_TESTS_BYTES, max_files=10_000, skip=frozenset({"__pycache__"})
+        )
+    except learner_files.TooLarge:
+        return [f"changed {relative} (too large to compare)"]
+    finally:
+        os.close(folder)
+    changed = [f"changed {relative / name} ({why})" for name, why in sorted(theirs.refused.items())]
+    for name, data in sorted(theirs.files.items()):
+        ours = pristine / name
         if ours.is_file():
-            if not filecmp.cmp(ours, path, shallow=False):
-                changed.append(f"changed {relative / inner}")
-        elif path.suffix == ".py" or path.name in {"pytest.ini", "conftest.py"}:
-            changed.append(f"added {relative / inner}")
+            if ours.read_bytes() != data:
+                changed.append(f"changed {relative / name}")
+        elif name.endswith(".py") or Path(name).name in {"pytest.ini", "conftest.py"}:
+            changed.append(f"added {relative / name}")
     return changed
