@@ -60,8 +60,10 @@ class _Commands(click.Group):
         if args is not None or not standalone_mode:
             return super().main(args, *rest, standalone_mode=standalone_mode, **extra)
         from autograder.cli.closed_pipe import tolerate_closed_stdout
+        from autograder.github.command_guard import no_workflow_commands
 
         tolerate_closed_stdout()  # `| head -1` must not change the exit status
+        no_workflow_commands()  # no roster or learner text can act as a CI command
         try:
             return super().main(args, *rest, standalone_mode=standalone_mode, **extra)
         except SystemExit as stop:

@@ -20,6 +20,7 @@ from typing import Any, TextIO
 from autograder.config import CourseConfig
 from autograder.github import summary
 from autograder.github.annotations import component_annotations
+from autograder.github.command_guard import commands_stream
 from autograder.github.commands import Annotation, new_stop_token, resume_commands, stop_commands
 from autograder.release.manifest import ProtectedChange
 from autograder.reports.files import atomic_write_text
@@ -116,7 +117,8 @@ class GithubRun:
 
     def __init__(self, rule: PassRule, stream: TextIO | None = None) -> None:
         self.rule = rule
-        self.stream = stream if stream is not None else sys.stdout
+        # The only writer of real workflow commands: under the guard every other line passes
+        self.stream = stream if stream is not None else commands_stream(sys.stdout)
         self.token = new_stop_token()
 
     def start(self) -> None:

@@ -66,6 +66,11 @@ UNRESOLVABLE = "The repository path {path} cannot be followed ({error}); fix it 
 MALFORMED_URL = (
     "The roster gives {learner} a clone URL that git cannot use ({problem}); fix it in the roster."
 )
+#: Not repeated: it could be a clone URL with a token in it.
+UNPRINTABLE = (
+    "The roster gives {learner} a repository with a line break or another control character in "
+    "it; fix it in the roster."
+)
 BAD_SHARD = "--shard must look like i/n with 1 <= i <= n (for example 2/4); got {value!r}."
 
 
@@ -155,6 +160,8 @@ def _read_csv(path: Path) -> list[Learner]:
 def _entry(learner: str, repo: str, base: Path) -> Learner:
     """A CSV row's learner: local paths resolved against the CSV's folder, file:// URLs
     unwrapped, clone URLs kept to fetch, any other URL recorded as an error."""
+    if any(not ch.isprintable() for ch in repo):  # a line break would start a log line of its own
+        return Learner(learner, None, UNPRINTABLE.format(learner=learner))
     if is_clone_url(repo):
         problem = _url_problem(repo)
         if problem:  # the URL is not repeated: it may carry a token
