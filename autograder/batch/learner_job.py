@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from autograder.batch.processes import remove_folder
-from autograder.gradebook import snapshot, store
+from autograder.copies.sources import keep_graded
+from autograder.gradebook import late, snapshot, store
 from autograder.gradebook.roster import Learner
 from autograder.gradebook.settings import JobSettings, run_settings, settings_key
 from autograder.gradebook.tamper import protected_tamper, tampered_files
@@ -95,15 +96,16 @@ def _grade(
 ) -> None:
     from autograder.results import Ungraded
 
+    record.extension_days = learner.extension_days
     if learner.repo is None:
         record.error = learner.error
         return
     try:
-        deadline = snapshot.parse_deadline(settings.deadline)
+        span = late.window(settings.deadline, learner.extension_days, config.late)
         repo = learner.repo  # a copy this batch fetched is its own; any other is copied first
         if not learner.url and learner.repo.is_dir() and any(learner.repo.iterdir()):
             repo = snapshot.private_clone(learner.repo, scratch / f"{learner.id}.git")
-        selection = snapshot.select(repo, deadline)
+        selection = late.select(repo, span)
         left_out: list[tuple[str, str]] = []
         folder = snapshot.export(repo, selection, scratch / learner.id, left_out)
     except (snapshot.SnapshotError, ValueError) as error:
@@ -132,7 +134,9 @@ def _grade(
             left_out_more=max(0, len(left_out) - LEFT_OUT_KEPT),
             later_count=selection.later_count,
             last_time=selection.last_time,
+            late=late.judge(span, selection.commit_time),
         )
+    keep_graded(config, folder, staged, learner.id)  # for `autograder similarity`
     outcome = grade(config, folder, staged, learner.id, graded)
     if isinstance(outcome, Ungraded):
         record.error = _named(outcome.reason, folder, learner, selection.commit, left_out)
@@ -145,6 +149,7 @@ def _grade(
     record.review = [flag.sentence for flag in outcome.review]
     record.components = {c.name: c.score for c in outcome.components}
     record.total, record.max_score = outcome.score, outcome.max_score
+    late.record_fields(record, outcome.graded.late if outcome.graded else None)
 
 
 EXPORTED = "{repo} at commit {commit}"

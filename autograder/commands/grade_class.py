@@ -59,6 +59,7 @@ from autograder.gradebook import (
     changed_settings,
     contents,
     fetch,
+    late,
     lock,
     newer_commits,
     remote_heads,
@@ -247,10 +248,14 @@ def main(
             bool(records[lr.id] and records[lr.id].key)
             and records[lr.id].settings == run[2]
             and not _reusable(records[lr.id], settings, lr)
+            and records[lr.id].extension_days == lr.extension_days  # late.changed_extensions
             for lr in pending
         )
         if moved and not force:  # not those whose grading could not finish (no key): retried
             err.print(OTHER_REPOSITORY.format(learners=_learners(moved), out=out))
+        extended = late.changed_extensions(pending, records, out) if not force else ""
+        if extended:
+            err.print(extended, markup=False)
         try:
             pending = fetch_pending(pending, out, err)
             kept = {learner.id for learner in learners} - {learner.id for learner in pending}

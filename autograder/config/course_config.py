@@ -16,6 +16,7 @@ from autograder.config.sections import (
     ForbiddenSection,
     Section,
 )
+from autograder.gradebook.late import LatePolicy
 
 COURSE_FILE = "course.toml"
 SUBMISSION_MISSING = "The submission {path} does not exist; expected a folder."
@@ -70,6 +71,7 @@ class CourseConfig(Section):
     components: tuple[Component, ...] = Field(min_length=1)
     forbidden: ForbiddenSection = ForbiddenSection()
     ci: CiSection = CiSection()
+    late: LatePolicy | None = None  # [late]: grade-class --deadline's late window (late.py)
     path: Path = Field(default=Path(COURSE_FILE), exclude=True)
 
     @model_validator(mode="after")

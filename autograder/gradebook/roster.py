@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import csv
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import unquote, urlparse, urlsplit
 
@@ -22,7 +22,16 @@ ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}")
 
 # Files of the class output folder that a learner's folder must not replace.
 RESERVED_IDS = frozenset(
-    {"gradebook.csv", "report.md", "report.html", "score_distribution.png", "run.json"}
+    {
+        "gradebook.csv",
+        "report.md",
+        "report.html",
+        "score_distribution.png",
+        "component_scores.png",
+        "run.json",
+        "similarity.csv",
+        "similarity.html",
+    }
 )
 RESERVED_ID = (
     "The roster {path} names a learner {learner!r}, which is the name of a class report file; "
@@ -71,6 +80,12 @@ UNPRINTABLE = (
     "The roster gives {learner} a repository with a line break or another control character in "
     "it; fix it in the roster."
 )
+BAD_EXTENSION = (
+    "The roster {path} gives {learner} extension_days {value!r} on line {line}; expected a "
+    "whole number of days from 0 to {most} (or an empty cell for none)."
+)
+EXTENSION_COLUMN = "extension_days"  # optional: days added to --deadline for that learner
+MAX_EXTENSION_DAYS = 365
 BAD_SHARD = "--shard must look like i/n with 1 <= i <= n (for example 2/4); got {value!r}."
 
 
@@ -89,6 +104,7 @@ class Learner:
     error: str = ""
     url: str = ""
     note: str = ""
+    extension_days: int = 0  # the roster's extension_days: their deadline is this much later
 
 
 def read_roster(path: Path) -> list[Learner]:
@@ -131,7 +147,8 @@ def _read_csv(path: Path) -> list[Learner]:
         columns = [c.strip().lower() for c in reader.fieldnames or []]
         if "learner" not in columns or "repo" not in columns:
             raise RosterError(CSV_COLUMNS.format(path=path, columns=", ".join(columns) or "none"))
-        twice = sorted({c for c in columns if columns.count(c) > 1 and c in ("learner", "repo")})
+        ours = ("learner", "repo", EXTENSION_COLUMN)
+        twice = sorted({c for c in columns if columns.count(c) > 1 and c in ours})
         if twice:  # H48: the last learner column won, and amara's repository was graded as ben
             raise RosterError(CSV_COLUMN_TWICE.format(path=path, column=twice[0]))
         reader.fieldnames = columns
@@ -153,8 +170,24 @@ def _read_csv(path: Path) -> list[Learner]:
                     )
                 )
             lines[learner] = line
-            learners.append(_entry(learner, (row.get("repo") or "").strip(), path.parent))
+            entry = _entry(learner, (row.get("repo") or "").strip(), path.parent)
+            days = _extension(row.get(EXTENSION_COLUMN), path, learner, line)
+            learners.append(replace(entry, extension_days=days))
     return learners
+
+
+def _extension(value: str | None, path: Path, learner: str, line: int) -> int:
+    """The row's extension_days: a whole number of days, 0 for an empty cell or no column."""
+    text = (value or "").strip()
+    if not text:
+        return 0
+    if not re.fullmatch(r"[0-9]{1,4}", text) or int(text) > MAX_EXTENSION_DAYS:
+        raise RosterError(
+            BAD_EXTENSION.format(
+                path=path, learner=learner, value=text, line=line, most=MAX_EXTENSION_DAYS
+            )
+        )
+    return int(text)
 
 
 def _entry(learner: str, repo: str, base: Path) -> Learner:
@@ -226,3 +259,48 @@ def shard(learners: list[Learner], selection: tuple[int, int] | None) -> list[Le
         return ordered
     index, count = selection
     return ordered[index - 1 :: count]
+
+
+NO_ROSTER_COLUMN = (
+    "The roster {path} has no column {column!r}; its columns are: {columns}. Give "
+    "--roster-column one of them."
+)
+ROSTER_VALUE_TWICE = (
+    "The roster {path} gives {column} {value!r} to both {first} and {second}; each learner "
+    "needs their own, or one learner's grade would go to another."
+)
+
+
+def roster_column(path: Path, column: str) -> dict[str, str]:
+    """{learner id: their value in the roster CSV's ``column``} (column names compared
+    without regard to case, as read_roster does); RosterError (a sentence) when the roster has
+    no such column, or gives one value (ignoring case) to two learners."""
+    if not Path(path).is_file():
+        raise RosterError(ROSTER_MISSING.format(path=path))
+    try:
+        with Path(path).open(newline="", encoding="utf-8-sig") as stream:
+            reader = csv.DictReader(stream)
+            columns = [c.strip().lower() for c in reader.fieldnames or []]
+            if "learner" not in columns or column.strip().lower() not in columns:
+                raise RosterError(
+                    NO_ROSTER_COLUMN.format(path=path, column=column, columns=", ".join(columns))
+                )
+            reader.fieldnames = columns
+            rows = [row for row in reader if (row.get("learner") or "").strip()]
+    except UnicodeDecodeError as error:
+        raise RosterError(NOT_UTF8.format(path=path, error=error)) from None
+    except csv.Error as error:
+        raise RosterError(BAD_CSV.format(path=path, error=error)) from None
+    values: dict[str, str] = {}
+    owners: dict[str, str] = {}
+    for row in rows:
+        learner, value = row["learner"].strip(), (row.get(column.strip().lower()) or "").strip()
+        values[learner] = value
+        first = owners.setdefault(value.casefold(), learner) if value else learner
+        if first != learner:
+            raise RosterError(
+                ROSTER_VALUE_TWICE.format(
+                    path=path, column=column, value=value, first=first, second=learner
+                )
+            )
+    return values

@@ -96,6 +96,8 @@ def _digest(parts: list[str]) -> str:
 def settings_key(settings: JobSettings, learner: Learner) -> str:
     """What a finished record must match to be reused by a resumed run."""
     parts = [str(learner.repo), *_shared(settings)]
+    if learner.extension_days:  # another extension regrades that learner (late.py)
+        parts.append(f"extension_days {learner.extension_days}")
     if learner.url:  # its copy's path stays the same when the roster gives another URL
         parts.append(learner.url)
     return _digest(parts)

@@ -74,6 +74,12 @@ class LearnerRecord:
     nothing_submitted: bool = False
     # A roster learner the run stopped before grading: a gradebook row only, never saved
     pending: bool = False
+    # An extension or the late policy applied (gradebook/late.py): the roster's extension, the
+    # days the graded commit was late, the penalty in points and the total before it
+    extension_days: int = 0
+    late_days: int | None = None
+    late_penalty: float | None = None
+    raw_total: float | None = None
 
     @property
     def failed(self) -> bool:
@@ -307,13 +313,21 @@ def clear_partial(out: Path) -> None:
     shutil.rmtree(Path(out) / PARTIAL_DIR, ignore_errors=True)
 
 
-def gradebook_columns(components: list[str]) -> list[str]:
+#: The late policy's columns (gradebook/late.py), when it or an extension applied to a row.
+LATE_COLUMNS = ("extension_days", "late_days")
+PENALTY_COLUMNS = ("raw_total", "late_penalty")
+
+
+def gradebook_columns(components: list[str], late: bool = False) -> list[str]:
+    """The header; ``late``: with LATE_COLUMNS after late and PENALTY_COLUMNS before total."""
     return [
         "learner",
         "commit",
         "commit_time",
         "late",
+        *(LATE_COLUMNS if late else ()),
         *components,
+        *(PENALTY_COLUMNS if late else ()),
         "total",
         "max_score",
         "tamper",
@@ -324,10 +338,12 @@ def gradebook_columns(components: list[str]) -> list[str]:
 
 
 def render_gradebook(records: list[LearnerRecord], components: list[str]) -> str:
-    """The CSV text: one row per record in learner order; scores with 2 decimals."""
+    """The CSV text: one row per record in learner order; scores with 2 decimals. The late
+    policy's columns only when a row has them (an extension or the policy applied)."""
+    late = any(r.late_days is not None for r in records)
     stream = io.StringIO()
     writer = csv.writer(stream, lineterminator="\n")
-    writer.writerow(gradebook_columns(components))
+    writer.writerow(gradebook_columns(components, late))
     for r in sorted(records, key=lambda r: r.learner):
         writer.writerow(
             [
@@ -335,7 +351,9 @@ def render_gradebook(records: list[LearnerRecord], components: list[str]) -> str
                 r.commit,
                 r.commit_time,
                 "" if r.late is None else ("yes" if r.late else "no"),
+                *(_late_cells(r) if late else ()),
                 *[_score(r.components.get(name)) for name in components],
+                *((_score(r.raw_total), _score(r.late_penalty)) if late else ()),
                 _score(r.total),
                 _score(r.max_score),
                 "; ".join(r.tamper),
@@ -371,6 +389,13 @@ def write_gradebook(
             records.sort(key=lambda r: r.learner)
     atomic_write_text(Path(out) / GRADEBOOK_FILE, render_gradebook(records, components))
     return records
+
+
+def _late_cells(record: LearnerRecord) -> tuple[str, str]:
+    """extension_days and late_days: empty for a row the policy did not judge (an error)."""
+    if record.late_days is None:
+        return "", ""
+    return str(record.extension_days), str(record.late_days)
 
 
 def _ungraded(ungraded: Ungraded, learner: str) -> str:

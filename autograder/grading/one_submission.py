@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from autograder.config import CourseConfig, SubmissionError, SubmissionLink
+from autograder.gradebook.late import penalised
 from autograder.learner_files import find_folders
 from autograder.notebook.submission import NOTEBOOK, add_notebook
 from autograder.pytest_plugin import LOG_WIDTH, ResultCollector
@@ -248,6 +249,7 @@ def write_grade(
             {**vars(c), "sentence": c.sentence} for c in compare_manifest(manifest, root)
         ]
     result.graded = graded
+    result = penalised(result)  # the late policy's penalty, when the commit was late
     result.test_timeout = test_timeout or config.limits.test_timeout  # --timeout, else the course's
     results_json.write_results_json(result, out_dir / results_json.FILE_NAME)
     markdown.write_summary(result, out_dir / markdown.FILE_NAME)

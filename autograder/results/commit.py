@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from autograder.gradebook.late import LateDays
+
 GRADED_COMMIT = "Graded commit {commit} (committed {time})"
 GRADED_AT_DEADLINE = ", the last one at or before the deadline {deadline}"
 LATER_NOT_GRADED = "; your later commits were not graded."
@@ -52,6 +54,7 @@ class GradedCommit:
     left_out_more: int = 0
     later_count: int = 0
     last_time: str = ""
+    late: LateDays | None = None  # an extension or the late policy applied (gradebook/late.py)
 
     def sentence(self) -> str:
         """What the learner's reports say of the commit graded (one or two sentences)."""
@@ -59,8 +62,10 @@ class GradedCommit:
         if not self.deadline:
             said += "."
         else:
-            said += GRADED_AT_DEADLINE.format(deadline=self.deadline)
+            said += self.late.window_words() if self.late else ""
+            said += "" if self.late else GRADED_AT_DEADLINE.format(deadline=self.deadline)
             said += self._later() if self.later else "."
+            said += self.late.penalty_sentence() if self.late else ""
         if self.left_out:
             said += LEFT_OUT.format(entries=left_out_entries(self.left_out, self.left_out_more))
         return said + (STALE_COPY if self.stale else "")

@@ -8,7 +8,7 @@ points_rule.py; every report renders from a GradeResult.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from autograder.reports.sanitize import clean
@@ -182,7 +182,7 @@ class GradeResult:
                 "duration": round(self.duration, 3),
                 "started_at": self.started_at,
                 "protected_files_changed": list(self.protected_changes),
-                "graded_commit": vars(self.graded) if self.graded else None,
+                "graded_commit": asdict(self.graded) if self.graded else None,
                 "test_timeout_s": self.test_timeout,
                 "review": [vars(flag) for flag in self.review],
             },
