@@ -31,7 +31,7 @@ def test_nothing_to_grade_is_its_own_list(tmp_path, capsys):
     assert "`plain`" in errored and "`late`" not in errored and "`nocommit`" not in errored
     assert "`late`" in nothing and "no commit at or before the deadline" in nothing
     assert "`nocommit`" in nothing
-    assert f"| `late` | {report.NOTHING_SUBMITTED} |" in markdown
+    assert f"| [`late`](late/summary.md) |  |  | {report.NOTHING_SUBMITTED} |" in markdown
     assert "Learners with nothing to grade" in (out / report.HTML_FILE).read_text()
 
 

@@ -43,7 +43,10 @@ def test_html_says_none_where_markdown_does_and_shows_no_header_only_table(tmp_p
         assert f"## {heading}" in markdown
     assert markdown.count("\nNone.\n") == 6  # and "Pass rate per test": kim has no results.json
     assert sections["Pass rate per test (most failed first)"] == "<p>None.</p>"
-    assert "<td>Part A</td><td>10.00 / 10.00</td><td>1 / 1</td>" in sections["Score per component"]
+    assert (
+        '<td>Part A</td><td class="n">10.00 / 10.00</td><td class="n">1 / 1</td>'
+        in sections["Score per component"]
+    )
 
 
 def test_no_learner_graded_shows_no_means_anywhere(tmp_path):
@@ -52,7 +55,7 @@ def test_no_learner_graded_shows_no_means_anywhere(tmp_path):
     markdown = (tmp_path / "report.md").read_text(encoding="utf-8")
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "| Part A | no learner graded | 0 / 0 |" in markdown
-    assert "<td>Part B</td><td>no learner graded</td><td>0 / 0</td>" in html
+    assert '<td>Part B</td><td>no learner graded</td><td class="n">0 / 0</td>' in html
     assert "0.00 /" not in markdown and "0.00 /" not in html
     assert "(no figure: no learner graded)" in markdown and "matplotlib" not in markdown
     assert not (tmp_path / "score_distribution.png").exists()

@@ -1,0 +1,200 @@
+"""What the class report shows, as plain rows, and the sentences it says (report.py).
+
+The report's files: MARKDOWN_FILE and HTML_FILE, with FIGURE_FILE (the totals' histogram) and
+COMPONENT_FIGURE_FILE (one histogram per component) beside them in DIR.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from autograder.reports.sanitize import clean
+
+MARKDOWN_FILE = "report.md"
+HTML_FILE = "report.html"
+FIGURE_FILE = "score_distribution.png"
+COMPONENT_FIGURE_FILE = "component_scores.png"
+TOP_FAILURES = 10
+WHO_SHOWN = 8  # learner ids named in a row of "Known mistakes" or the common messages
+SHOWING = "Showing the {shown} most common of {total} other failure messages."
+NOT_IMPLEMENTED_MARK = "is not implemented yet"
+NOT_IMPLEMENTED_ROW = "{count} {learners} not implemented {component} yet (or part of it): {who}."
+DEADLINE_NOTE = (
+    "Graded at the deadline {deadline}: each learner's last commit whose committer time is at "
+    "or before it. Learners who also have later commits, which were not graded: {later} (the "
+    "gradebook's late column says yes)."
+)
+LATE_NOTE = (
+    "Late policy: each learner's last commit up to {max_days} after their own deadline (the "
+    "deadline plus their roster's extension_days) is graded and loses {percent}% of the total "
+    "points per day started after it. Late: {late} learners, {points} points taken in all; "
+    "with an extension: {extended}."
+)
+EXTENSION_NOTE = (
+    "Extensions: each learner's own deadline is the deadline plus their roster's "
+    "extension_days; with an extension: {extended}."
+)
+GRADED_WHEN = "Graded {when} UTC{how}."
+TESTS_RUN = {True: "visible and hidden tests", False: "visible tests only"}
+STALE_COPIES = (
+    "Graded from the copy fetched before, as it could not be updated this time (each one's "
+    "record.json says why): {learners}."
+)
+UNFINISHED_SHARDS = (
+    "Shard {shards} did not finish grading: this gradebook lacks some of its learners (run "
+    "that shard's grade-class again, then merge)."
+)
+SHARD_NOTE = (
+    "This folder holds shard {shard} of the roster only; `autograder merge` combines the shard "
+    "folders into the class's gradebook."
+)
+MISSING_SHARDS = (
+    "This gradebook holds only {have} of the run's {count} shards; missing: {missing} (merge "
+    "every shard folder of the run)."
+)
+NOT_SUBMITTED = (
+    "{title}: graded for the {have} of {graded} graded learners whose repository holds it; "
+    "the others have an empty cell in gradebook.csv."
+)
+NONE = "None."
+REVIEW_HEADING = "Flagged for review (the static check: dynamic reaches, unused library code)"
+NO_LEARNER = "no learner graded"
+NO_FIGURE = "(no figure: no learner graded)"
+NO_MATPLOTLIB = (
+    "The score figures need matplotlib; install it with `pip install 't101-autograder[report]'`."
+)
+NO_MESSAGE = "The test failed without a message."
+LEARNERS_LINE = (
+    "Each learner's score per component and total, as in gradebook.csv; the learner's name "
+    "opens their summary.md."
+)
+LEARNERS_SORT = " Click a column's heading to sort by it."
+NOT_GRADED = "error (see the errored learners)"
+NOT_GRADED_YET = "not graded yet"
+NOTHING_SUBMITTED = "nothing to grade (see the learners with nothing to grade)"
+PASS_RATE_LINE = (
+    "Each test's pass rate counts the learners who implemented its component: a learner whose "
+    "every test of a component failed on its stub is left out of that component's tests."
+)
+
+
+@dataclass
+class Component:
+    """A column of the gradebook. optional: graded only when the learner's repository holds
+    it (a notebook); absent from the records of the others."""
+
+    name: str
+    title: str
+    points: float
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class FailureRow:
+    """A row of "Known mistakes" or "Most common failure messages": how many learners, the
+    component (its title), the catalogued mistake's full id ("" when the message names none),
+    the message (for a known mistake, its explanation)."""
+
+    learners: int
+    component: str
+    mistake: str
+    message: str
+    who: tuple[str, ...] = ()  # the learners' ids, in gradebook order
+
+    @property
+    def who_text(self) -> str:
+        return who_text(self.who)
+
+
+def who_text(learners: tuple[str, ...]) -> str:
+    """The first WHO_SHOWN learners' ids, then how many more: 'kim, sam, +3 more'."""
+    shown = [clean(who) for who in learners[:WHO_SHOWN]]
+    if len(learners) > WHO_SHOWN:
+        shown.append(f"+{len(learners) - WHO_SHOWN} more")
+    return ", ".join(shown)
+
+
+@dataclass(frozen=True)
+class LearnerRow:
+    """One row of the Learners table: each shown component's score ("" when not graded for
+    it), the total or why there is none, and the late and similarity cells ("" when they do
+    not apply). ``linked``: the learner's folder has a summary.md to link to."""
+
+    learner: str
+    scores: tuple[str, ...]
+    total: str
+    late: str = ""
+    extension: str = ""
+    days_late: str = ""
+    penalty: str = ""
+    similarity: str = ""
+    linked: bool = False
+
+
+@dataclass
+class ClassReport:
+    """Everything the report shows, as plain rows (strings and numbers)."""
+
+    course: str
+    learners: int
+    graded: int
+    totals: list[float]
+    max_score: float
+    components: list[tuple[str, float, float, int, int]]  # title, mean, points, full, graded
+    tests: list[tuple[str, int, int]]  # test name, passed, learners who implemented it
+    failures: list[FailureRow]  # the most common messages that name no known mistake
+    errored: list[tuple[str, str]]  # learner, error (not graded yet, nothing submitted aside)
+    tampered: list[tuple[str, str]]  # learner, files
+    figure: bytes = b""
+    component_figure: bytes = b""
+    notes: list[str] = field(default_factory=list)
+    mistakes: list[FailureRow] = field(default_factory=list)  # every known mistake seen
+    other_failures: int = 0  # how many distinct other messages (failures shows the first ones)
+    # component, the learners (ids in gradebook order) with a not-implemented failure in it
+    not_implemented: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    rows: list[LearnerRow] = field(default_factory=list)  # gradebook.csv's order
+    # the shown components' titles and points: the Learners table's score columns
+    columns: list[tuple[str, float]] = field(default_factory=list)
+    # each shown component's scores (title, points, scores): the per-component figure
+    scores: list[tuple[str, float, list[float]]] = field(default_factory=list)
+    # learner, why: roster learners an interrupted run (or unfinished shard) did not reach
+    not_graded_yet: list[tuple[str, str]] = field(default_factory=list)
+    # learner, why: no commit, an empty repository, no commit before the deadline
+    nothing_submitted: list[tuple[str, str]] = field(default_factory=list)
+    # learner, the static check's flags for review (file, line, what; no points lost)
+    review: list[tuple[str, str]] = field(default_factory=list)
+    # the similarity check's sentence and page ("" when `autograder similarity` has not run)
+    similarity_note: str = ""
+    similarity_page: str = ""
+
+    @property
+    def showing(self) -> str:
+        """SHOWING when the other messages were cut, else ""."""
+        if self.other_failures <= len(self.failures):
+            return ""
+        return SHOWING.format(shown=len(self.failures), total=self.other_failures)
+
+    def not_implemented_lines(self) -> list[str]:
+        return [
+            NOT_IMPLEMENTED_ROW.format(
+                count=len(who),
+                learners="learner has" if len(who) == 1 else "learners have",
+                component=c,
+                who=who_text(who),
+            )
+            for c, who in self.not_implemented
+        ]
+
+    @property
+    def with_deadline(self) -> bool:
+        """Whether a row has a late cell (the run had a deadline)."""
+        return any(row.late for row in self.rows)
+
+    @property
+    def with_late(self) -> bool:
+        """Whether a row has the late policy's or an extension's cells."""
+        return any(row.days_late for row in self.rows)
+
+    @property
+    def with_similarity(self) -> bool:
+        return bool(self.similarity_page)
