@@ -92,11 +92,13 @@ class _Commands(click.Group):
 #: sentence at the terminal's width, mid-sentence): each fits 80 columns whole.
 SHORT_HELP = {
     "check": "Check the graders: references, stubs, mutants, variants.",
+    "export": "Fill your Canvas or Moodle gradebook file with the totals.",
     "grade": "Grade learner repositories; reports and a table of points.",
     "grade-class": "Grade a whole class (a roster) into a gradebook.",
     "merge": "Merge the output folders of grade-class --shard runs.",
     "publish": "Send a gradebook's grades to GitHub as commit statuses.",
     "release": "Build the learner repository: stubs, visible graders, CI.",
+    "similarity": "Flag pairs of learners whose code is unusually alike.",
 }
 INTERRUPTED_EARLY = "Interrupted before anything was graded; run the same command again."
 
@@ -527,3 +529,12 @@ def check(
             quiet=quiet,
         )
     raise SystemExit(code)
+
+
+# The end-of-term commands live beside their own code (commands/term_cli.py).
+from autograder.commands.term_cli import export, similarity  # noqa: E402
+
+cli.add_command(export, "export")
+cli.add_command(similarity, "similarity")
+for _name in ("export", "similarity"):
+    cli.commands[_name].short_help = SHORT_HELP[_name]
