@@ -162,15 +162,12 @@ def _say(check: page.Check, out_dir: Path, quiet: bool) -> int:
                 html=out_dir / HTML_FILE,
             )
         )
-    on_whole = [
-        f"{p.learner_a} and {p.learner_b} ({p.similarity:.2f})"
-        for p in flagged
-        if p.component == WHOLE
-    ]
+    together = {(p.learner_a, p.learner_b) for p in flagged if p.component == WHOLE}
+    on_whole = [f"{a} and {b} ({_where(check, a, b)})" for a, b in sorted(together)]
     on_parts = [
         f"{p.learner_a} and {p.learner_b} in {p.component} ({p.similarity:.2f})"
         for p in flagged
-        if p.component != WHOLE
+        if (p.learner_a, p.learner_b) not in together
     ]
     if on_whole:
         print(FLAGGED_LINE.format(pairs="; ".join(on_whole)))
@@ -179,6 +176,16 @@ def _say(check: page.Check, out_dir: Path, quiet: bool) -> int:
     if not flagged and not quiet:
         print(NONE_FLAGGED)
     return EXIT_FLAGGED if flagged else EXIT_OK
+
+
+def _where(check: page.Check, a: str, b: str) -> str:
+    """A flagged pair's similarity on the whole package, then on each component flagged."""
+    mine = [p for p in check.pairs if (p.learner_a, p.learner_b) == (a, b) and p.flagged]
+    mine.sort(key=lambda p: p.component != WHOLE)
+    return ", ".join(
+        f"{p.similarity:.2f}" if p.component == WHOLE else f"{p.component} {p.similarity:.2f}"
+        for p in mine
+    )
 
 
 def _error(sentence: str) -> int:

@@ -29,6 +29,7 @@ from typing import Any
 NOISE = 25  # copydetect's k: the shortest match of normalised tokens that counts
 GUARANTEE = 30  # the shortest match it is guaranteed to find (window = GUARANTEE - NOISE + 1)
 MIN_TOKENS = 100  # tokens of one's own a document needs to be compared
+LANGUAGE = "python"  # pygments' lexer by name: finding it from a file name costs more than lexing
 HIGHLIGHT_ABOVE = 0.5  # pairs of the whole package above this keep the copied slices
 CHILD_FAILED = "The similarity measure stopped before it finished (exit status {code}): {detail}"
 
@@ -67,7 +68,12 @@ def compare(spec: dict[str, Any]) -> dict[str, Any]:
             if text is None:
                 continue
             fingerprint = CodeFingerprint(
-                f"{component}.py", NOISE, window, boilerplate, fp=io.StringIO(text)
+                f"{component}.py",
+                NOISE,
+                window,
+                boilerplate,
+                language=LANGUAGE,
+                fp=io.StringIO(text),
             )
             tokens.setdefault(learner, {})[component] = int(fingerprint.token_coverage)
             if fingerprint.token_coverage >= MIN_TOKENS:
@@ -85,7 +91,7 @@ def _hashes(fingerprint_class: Any, text: str) -> Any:
     array copydetect takes."""
     import numpy as np
 
-    hashes = fingerprint_class("stub.py", NOISE, 1, fp=io.StringIO(text)).hashes
+    hashes = fingerprint_class("stub.py", NOISE, 1, language=LANGUAGE, fp=io.StringIO(text)).hashes
     return np.array(sorted(hashes), dtype=np.int64)
 
 

@@ -40,6 +40,7 @@ body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;max-width:
 margin:1.5rem auto;padding:0 1rem;color:#1f2328;line-height:1.45}
 table{border-collapse:collapse;font-size:.92rem}td,th{border:1px solid #d0d7de;padding:.2rem .5rem}
 th{background:#f6f8fa;text-align:left}.pair{display:grid;grid-template-columns:1fr 1fr;gap:1rem}
+.pair>div{min-width:0}
 pre{background:#f6f8fa;padding:.5rem;overflow:auto;font-size:.8rem;max-height:40rem}
 .shared{background:#ffd8b5}h2{border-bottom:1px solid #d0d7de;margin-top:2rem}
 """
@@ -95,7 +96,7 @@ def _summary(check: Check) -> list[str]:
         parts.append(f"<p>{_e(line)}</p>")
     counts = {c: sum(p.flagged for p in check.pairs if p.component == c) for c in check.cuts}
     rows = "".join(
-        f"<tr><td>{_e(c)}</td><td>{v:.2f}</td><td>{counts[c]}</td></tr>"
+        f"<tr><td>{_e(c)}</td><td>{_cut_text(v)}</td><td>{counts[c]}</td></tr>"
         for c, v in check.cuts.items()
     )
     parts.append(
@@ -103,6 +104,10 @@ def _summary(check: Check) -> list[str]:
         f"<th>Pairs flagged</th></tr></thead><tbody>{rows}</tbody></table>"
     )
     return parts
+
+
+def _cut_text(value: float) -> str:
+    return f"{value:.2f}" if value <= 1 else f"{value:.2f} (no pair can reach it)"
 
 
 def _flagged_table(check: Check) -> str:
