@@ -18,6 +18,7 @@ from autograder.copies.summary import class_similarity
 from autograder.gradebook import report_tests
 from autograder.gradebook.report_model import (
     DEADLINE_NOTE,
+    DEADLINE_WINDOW_NOTE,
     EXTENSION_NOTE,
     LATE_NOTE,
     MISSING_SHARDS,
@@ -134,7 +135,9 @@ def _run_notes(out: Path, records: list[LearnerRecord], graded: list[LearnerReco
     deadlines = _deadlines(records)
     if deadlines:
         later = sum(1 for r in graded if r.late)
-        notes.append(DEADLINE_NOTE.format(deadline=" and ".join(deadlines), later=later))
+        judged = any(r.late_days is not None for r in graded)
+        template = DEADLINE_WINDOW_NOTE if judged else DEADLINE_NOTE
+        notes.append(template.format(deadline=" and ".join(deadlines), later=later))
     notes += _late_notes(out, graded)
     run = read_run(out)
     if run and run["shard"]:
@@ -163,7 +166,7 @@ def _late_notes(out: Path, graded: list[LearnerRecord]) -> list[str]:
         LATE_NOTE.format(
             max_days="1 day" if max_days == 1 else f"{max_days} days",
             percent=f"{percent:g}",
-            late=len(late),
+            late="1 learner" if len(late) == 1 else f"{len(late)} learners",
             points=f"{sum(r.late_penalty or 0.0 for r in late):.2f}",
             extended=extended,
         )

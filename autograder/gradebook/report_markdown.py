@@ -48,7 +48,8 @@ def learner_header(report: ClassReport) -> list[str]:
     """The Learners table's headings: learner, a column per component, the total, then the
     deadline's, late policy's and similarity columns when they apply."""
     header = ["Learner", *[f"{t} (/{p:g})" for t, p in report.columns], "Total"]
-    header += ["Commits after the deadline"] if report.with_deadline else []
+    later = "Commits after the window" if report.with_late else "Commits after the deadline"
+    header += [later] if report.with_deadline else []
     header += ["Extension (days)", "Days late", "Late penalty"] if report.with_late else []
     return header + (["Most similar (whole package)"] if report.with_similarity else [])
 

@@ -24,11 +24,16 @@ DEADLINE_NOTE = (
     "or before it. Learners who also have later commits, which were not graded: {later} (the "
     "gradebook's late column says yes)."
 )
+DEADLINE_WINDOW_NOTE = (
+    "Graded by the deadline {deadline}, each learner's own deadline being it plus their "
+    "extension. Learners who also have commits after the last moment graded for them, which "
+    "were not graded: {later} (the gradebook's late column says yes)."
+)
 LATE_NOTE = (
     "Late policy: each learner's last commit up to {max_days} after their own deadline (the "
     "deadline plus their roster's extension_days) is graded and loses {percent}% of the total "
-    "points per day started after it. Late: {late} learners, {points} points taken in all; "
-    "with an extension: {extended}."
+    "points per day started after it. Late: {late}, {points} points taken in all; with an "
+    "extension: {extended}."
 )
 EXTENSION_NOTE = (
     "Extensions: each learner's own deadline is the deadline plus their roster's "

@@ -142,11 +142,14 @@ def test_an_extension_moves_the_learners_own_deadline(late_class) -> None:
     assert "It was on time: no late penalty." in summary
 
 
-def test_a_rerun_with_another_extension_regrades_only_that_learner(late_class, capsys) -> None:
-    out, base = late_class["out"], late_class["base"]
+def test_a_rerun_with_another_extension_regrades_only_that_learner(
+    late_class, tmp_path, capsys
+) -> None:
+    base, out = late_class["base"], tmp_path / "out"
+    shutil.copytree(late_class["out"], out)  # the module's folder stays as graded
     before = {r.learner: r.run_id for r in store.read_records(out)}
     text = late_class["roster"].read_text(encoding="utf-8")
-    changed = base / "roster-changed.csv"
+    changed = base / f"roster-{tmp_path.name}.csv"
     changed.write_text(
         text.replace("dayandhalf,repos/dayandhalf,", "dayandhalf,repos/dayandhalf,1")
     )
@@ -236,3 +239,20 @@ def test_days_late_count_each_day_started() -> None:
                      "2026-08-16T18:29:00+00:00", "2026-08-16T18:29:01+00:00")
     }  # fmt: skip
     assert list(judged.values()) == [0, 1, 1, 2]
+
+
+def test_the_class_report_says_the_policy_the_late_learners_and_the_extensions(late_class) -> None:
+    from autograder.gradebook import report
+
+    markdown = (late_class["out"] / report.MARKDOWN_FILE).read_text(encoding="utf-8")
+    assert (
+        "Late policy: each learner's last commit up to 3 days after their own deadline (the "
+        "deadline plus their roster's extension_days) is graded and loses 10% of the total points "
+        "per day started after it. Late: 3 learners, 6.00 points taken in all; with an "
+        "extension: extended." in markdown
+    )
+    assert (
+        "Graded by the deadline 2026-08-15T23:59:00+05:30, each learner's own deadline" in markdown
+    )
+    row = "| [`dayandhalf`](dayandhalf/summary.md) | 10.00 | 5.00 | 12.00 / 15.00 | no | 0 | 2 |"
+    assert row + " 3.00 |" in markdown

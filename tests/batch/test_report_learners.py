@@ -87,11 +87,11 @@ def test_the_late_columns_and_note_show_with_the_late_policy(tmp_path):
     assert (
         "Late policy: each learner's last commit up to 3 days after their own deadline (the "
         "deadline plus their roster's extension_days) is graded and loses 10% of the total "
-        "points per day started after it. Late: 1 learners, 1.50 points taken in all; with an "
+        "points per day started after it. Late: 1 learner, 1.50 points taken in all; with an "
         "extension: kim."
     ) in markdown
     assert (
-        "| Learner | Part A (/10) | Part B (/5) | Total | Commits after the deadline | "
+        "| Learner | Part A (/10) | Part B (/5) | Total | Commits after the window | "
         "Extension (days) | Days late | Late penalty |"
     ) in markdown
     assert (
