@@ -7,8 +7,7 @@ type, name and display type (`Assignment: Transformers 101 (Real)`), then `Last 
 from this course`; fields with a space are quoted, and the separator is the one chosen when
 exporting (comma, tab, semicolon or colon). There is no points row. On import, the instructor
 maps a column to identify users by (email address, username, ID number) and each grade column
-to a grade item, or to a new grade item: a column whose heading Moodle does not know becomes
-one.
+to a grade item, or to a new grade item (what a column this command added is for).
 """
 
 from __future__ import annotations
