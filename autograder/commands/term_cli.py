@@ -22,8 +22,8 @@ FOLDER = click.Path(file_okay=False, path_type=Path)
     required=True,
     metavar="NAME",
     help="The assignment column to fill: its heading, or its name without the id Canvas adds "
-    "('Transformers 101' for 'Transformers 101 (12345)'); a new name adds a column, which the "
-    "LMS imports as a new assignment.",
+    "('Transformers 101' for 'Transformers 101 (12345)'); a new name adds a column, which Canvas "
+    "imports as a new assignment (in Moodle, map it to a new grade item).",
 )
 @click.option("--out", required=True, type=FILE, help="The filled copy to import into the LMS.")
 @click.option(

@@ -187,10 +187,11 @@ def test_learners_not_graded_yet_are_not_listed_as_errored(tmp_path, monkeypatch
         f"- `bo`: {grade_class.NOT_GRADED_YET.format(learner='bo')}",
     ]
     learners = _section(text, "Learners")
-    assert "| `bo` | not graded yet |" in learners and "| `ada` | 1.00 |" in learners
+    assert "| `bo` |  |  | not graded yet |" in learners  # no folder yet: no link
+    assert "| [`ada`](ada/summary.md) | 0.00 | 0.00 | 1.00 |" in learners
     html = (out / report.HTML_FILE).read_text()
     assert "<h2>Learners not graded yet</h2>" in html
-    assert "| `cy` | error (see the errored learners) |" in learners
+    assert "| [`cy`](cy/summary.md) |  |  | error (see the errored learners) |" in learners
     monkeypatch.setattr(grade_class, "grade_pending", _saving("bo", then_interrupt=False))
     assert grade_class_main(roster, out) == 1  # cy's row carries an error
     assert "not graded yet" not in (out / report.MARKDOWN_FILE).read_text().lower()

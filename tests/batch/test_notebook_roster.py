@@ -116,7 +116,7 @@ def test_the_class_report_counts_the_notebook_of_those_who_have_it(merged) -> No
     failures = text.split("## Most common failure messages")[1].split("##")[0]
     assert NOT_DONE in failures and "| 1 |" in failures
     html = (merged["out"] / "report.html").read_text(encoding="utf-8")
-    assert f"<td>{TITLE}</td><td>10.00 / 20.00</td><td>1 / 2</td>" in html
+    assert f'<td>{TITLE}</td><td class="n">10.00 / 20.00</td><td class="n">1 / 2</td>' in html
 
 
 def test_each_learner_folder_keeps_the_notebook_tests_and_feedback(merged) -> None:
