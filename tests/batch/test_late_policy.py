@@ -13,7 +13,15 @@ import pytest
 from autograder.config import CourseConfigError, load_course
 from autograder.gradebook import late, roster, store
 
-from .conftest import TOY, commit_all, copy_package, grade_class_main, init_repo, read_gradebook
+from .conftest import (
+    TOY,
+    commit_all,
+    copy_package,
+    grade_class_main,
+    gradebook_without_timing,
+    init_repo,
+    read_gradebook,
+)
 
 DEADLINE = "2026-08-15T23:59:00+05:30"  # 18:29 UTC
 ON_TIME = "2026-08-15T12:00:00+00:00"
@@ -256,3 +264,20 @@ def test_the_class_report_says_the_policy_the_late_learners_and_the_extensions(l
     )
     row = "| [`dayandhalf`](dayandhalf/summary.md) | 10.00 | 5.00 | 12.00 / 15.00 | no | 0 | 2 |"
     assert row + " 3.00 |" in markdown
+
+
+def test_shards_of_a_late_class_merge_into_the_whole_runs_gradebook(late_class, tmp_path) -> None:
+    from autograder.commands import merge
+
+    shards = [tmp_path / f"shard{i}" for i in (1, 2)]
+    for index, shard in enumerate(shards, start=1):
+        code = grade_class_main(
+            late_class["roster"], shard, course=late_class["course"], deadline=DEADLINE,
+            shard=f"{index}/2",
+        )  # fmt: skip
+        assert code in (0, 1)
+    merged = tmp_path / "merged"
+    assert merge.main(shards=shards, out=merged, course=late_class["course"], quiet=True) == 1
+    assert gradebook_without_timing(merged / "gradebook.csv") == gradebook_without_timing(
+        late_class["out"] / "gradebook.csv"
+    )
