@@ -20,8 +20,8 @@ from autograder.gradebook.report_model import (
     LEARNERS_LINE,
     LEARNERS_SORT,
     NONE,
-    REVIEW_HEADING,
     PASS_RATE_LINE,
+    REVIEW_HEADING,
     ClassReport,
     LearnerRow,
 )

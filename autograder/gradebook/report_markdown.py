@@ -13,9 +13,9 @@ from autograder.gradebook.report_model import (
     NO_FIGURE,
     NO_LEARNER,
     NONE,
-    REVIEW_HEADING,
     NOT_GRADED,
     PASS_RATE_LINE,
+    REVIEW_HEADING,
     ClassReport,
     LearnerRow,
 )
