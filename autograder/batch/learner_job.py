@@ -100,42 +100,10 @@ def _grade(
     if learner.repo is None:
         record.error = learner.error
         return
-    try:
-        span = late.window(settings.deadline, learner.extension_days, config.late)
-        repo = learner.repo  # a copy this batch fetched is its own; any other is copied first
-        if not learner.url and learner.repo.is_dir() and any(learner.repo.iterdir()):
-            repo = snapshot.private_clone(learner.repo, scratch / f"{learner.id}.git")
-        selection = late.select(repo, span)
-        left_out: list[tuple[str, str]] = []
-        folder = snapshot.export(repo, selection, scratch / learner.id, left_out)
-    except (snapshot.SnapshotError, ValueError) as error:
-        record.error = str(error).replace(str(scratch / f"{learner.id}.git"), str(learner.repo))
-        record.nothing_submitted = isinstance(error, snapshot.NothingSubmitted)
-        if learner.url:  # the row names the URL the roster gave, not this machine's copy
-            record.error = record.error.replace(str(learner.repo), shown(learner.url))
+    taken = _take_commit(config, settings, learner, scratch, record)
+    if taken is None:
         return
-    record.commit, record.commit_time, record.late = (
-        selection.commit,
-        selection.commit_time,
-        selection.later,
-    )
-    record.tamper = tampered_files(config.visible_tests, config.root, folder)
-    graded = None
-    if selection.commit:
-        from autograder.results import LEFT_OUT_KEPT, GradedCommit
-
-        graded = GradedCommit(
-            selection.commit,
-            selection.commit_time,
-            settings.deadline or "",
-            selection.later,
-            stale=bool(learner.note),
-            left_out=tuple(left_out[:LEFT_OUT_KEPT]),
-            left_out_more=max(0, len(left_out) - LEFT_OUT_KEPT),
-            later_count=selection.later_count,
-            last_time=selection.last_time,
-            late=late.judge(span, selection.commit_time),
-        )
+    selection, folder, left_out, graded = taken
     keep_graded(config, folder, staged, learner.id)  # for `autograder similarity`
     outcome = grade(config, folder, staged, learner.id, graded)
     if isinstance(outcome, Ungraded):
@@ -150,6 +118,48 @@ def _grade(
     record.components = {c.name: c.score for c in outcome.components}
     record.total, record.max_score = outcome.score, outcome.max_score
     late.record_fields(record, outcome.graded.late if outcome.graded else None)
+
+
+def _take_commit(
+    config, settings: JobSettings, learner: Learner, scratch: Path, record: store.LearnerRecord
+) -> tuple[snapshot.Selection, Path, list[tuple[str, str]], Any] | None:
+    """The learner's commit to grade (the deadline, their extension and the late policy
+    decide), exported into scratch, and its GradedCommit (None without a commit); the record
+    gains the commit's columns, or the error (then None is returned)."""
+    from autograder.results import LEFT_OUT_KEPT, GradedCommit
+
+    try:
+        span = late.window(settings.deadline, learner.extension_days, config.late)
+        repo = learner.repo  # a copy this batch fetched is its own; any other is copied first
+        if not learner.url and learner.repo.is_dir() and any(learner.repo.iterdir()):
+            repo = snapshot.private_clone(learner.repo, scratch / f"{learner.id}.git")
+        selection = late.select(repo, span)
+        left_out: list[tuple[str, str]] = []
+        folder = snapshot.export(repo, selection, scratch / learner.id, left_out)
+    except (snapshot.SnapshotError, ValueError) as error:
+        record.error = str(error).replace(str(scratch / f"{learner.id}.git"), str(learner.repo))
+        record.nothing_submitted = isinstance(error, snapshot.NothingSubmitted)
+        if learner.url:  # the row names the URL the roster gave, not this machine's copy
+            record.error = record.error.replace(str(learner.repo), shown(learner.url))
+        return None
+    record.commit, record.commit_time = selection.commit, selection.commit_time
+    record.late = selection.later
+    record.tamper = tampered_files(config.visible_tests, config.root, folder)
+    if not selection.commit:
+        return selection, folder, left_out, None
+    graded = GradedCommit(
+        selection.commit,
+        selection.commit_time,
+        settings.deadline or "",
+        selection.later,
+        stale=bool(learner.note),
+        left_out=tuple(left_out[:LEFT_OUT_KEPT]),
+        left_out_more=max(0, len(left_out) - LEFT_OUT_KEPT),
+        later_count=selection.later_count,
+        last_time=selection.last_time,
+        late=late.judge(span, selection.commit_time),
+    )
+    return selection, folder, left_out, graded
 
 
 EXPORTED = "{repo} at commit {commit}"

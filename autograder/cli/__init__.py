@@ -531,10 +531,8 @@ def check(
     raise SystemExit(code)
 
 
-# The end-of-term commands live beside their own code (commands/term_cli.py).
-from autograder.commands.term_cli import export, similarity  # noqa: E402
+from autograder.commands.term_cli import export, similarity  # noqa: E402  (end of term)
 
-cli.add_command(export, "export")
-cli.add_command(similarity, "similarity")
-for _name in ("export", "similarity"):
-    cli.commands[_name].short_help = SHORT_HELP[_name]
+for _command in (export, similarity):
+    _command.short_help = SHORT_HELP[_command.name]
+    cli.add_command(_command)

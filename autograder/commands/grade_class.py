@@ -59,7 +59,6 @@ from autograder.gradebook import (
     changed_settings,
     contents,
     fetch,
-    late,
     lock,
     newer_commits,
     remote_heads,
@@ -244,18 +243,9 @@ def main(
                 print(newer, file=sys.stderr)
             elif newer:
                 err.print(newer, markup=False)
-        moved = sum(  # the same settings, another repository: the roster changed
-            bool(records[lr.id] and records[lr.id].key)
-            and records[lr.id].settings == run[2]
-            and not _reusable(records[lr.id], settings, lr)
-            and records[lr.id].extension_days == lr.extension_days  # late.changed_extensions
-            for lr in pending
-        )
-        if moved and not force:  # not those whose grading could not finish (no key): retried
-            err.print(OTHER_REPOSITORY.format(learners=_learners(moved), out=out))
-        extended = late.changed_extensions(pending, records, out) if not force else ""
-        if extended:
-            err.print(extended, markup=False)
+        if not force:  # the roster gives another repository or extension: graded again
+            for said in changed_settings.roster_changes(pending, records, run[2], settings, out):
+                err.print(said, markup=False)
         try:
             pending = fetch_pending(pending, out, err)
             kept = {learner.id for learner in learners} - {learner.id for learner in pending}
@@ -296,10 +286,6 @@ def fetch_pending(pending: list[roster.Learner], out: Path, err: Console) -> lis
         return fetch.fetch(
             pending, out, say=say, done=lambda learner: progress.update(task, advance=1)
         )
-
-
-def _learners(count: int) -> str:
-    return "1 learner has" if count == 1 else f"{count} learners have"
 
 
 def _interrupted(
@@ -616,10 +602,6 @@ def _start_uninterrupted(process: multiprocessing.process.BaseProcess) -> None:
 ALL_SAVED = (
     "All {total} learners already have a result in {out} from the same settings; writing the "
     "gradebook and the class report from them (--force regrades everyone)."
-)
-OTHER_REPOSITORY = (
-    "{learners} a result in {out} graded from another repository path or clone URL than the "
-    "roster gives now; grading them again."
 )
 RESUMING = (
     "{done} of {total} learners already have a result in {out} from the same settings; grading "

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from autograder.gradebook import snapshot, store
+from autograder.gradebook import late, snapshot, store
 from autograder.gradebook.contents import COURSE_PARTS
-from autograder.gradebook.settings import JobSettings, run_settings, shared_options
+from autograder.gradebook.settings import JobSettings, run_settings, settings_key, shared_options
 
 REFUSED = (
     "{out} holds the rows of {learners} made with other settings ({differences}); this "
@@ -116,3 +116,29 @@ def _instant(deadline: str) -> object:
 
 def _shown(name: str, value: str) -> str:
     return value if value not in ("", "None") else NOT_GIVEN.get(name, "none")
+
+
+OTHER_REPOSITORY = (
+    "{learners} a result in {out} graded from another repository path or clone URL than the "
+    "roster gives now; grading them again."
+)
+
+
+def roster_changes(
+    pending: list, records: dict, same: dict, settings: JobSettings, out: object
+) -> list[str]:
+    """The sentences for the pending learners (roster.Learner) whose record (records: id ->
+    store.LearnerRecord or None) was graded with the ``same`` settings but from another
+    repository (OTHER_REPOSITORY) or with another extension (late.EXTENSION_CHANGED). A record
+    without a key (its grading could not finish) is retried, and not counted."""
+    moved = sum(
+        bool(records[lr.id] and records[lr.id].key)
+        and records[lr.id].settings == same
+        and records[lr.id].key != settings_key(settings, lr)
+        and records[lr.id].extension_days == lr.extension_days
+        for lr in pending
+    )
+    who = "1 learner has" if moved == 1 else f"{moved} learners have"
+    said = [OTHER_REPOSITORY.format(learners=who, out=out)] if moved else []
+    extended = late.changed_extensions(pending, records, out)
+    return said + ([extended] if extended else [])

@@ -217,6 +217,20 @@ def penalised(result: Any) -> Any:
     return replace(result, score=raw - penalty, graded=replace(graded, late=late))
 
 
+#: The gradebook's columns of the late policy (store.gradebook_columns), when it or an
+#: extension applied to a row: LATE_COLUMNS after `late`, PENALTY_COLUMNS before `total`.
+LATE_COLUMNS = ("extension_days", "late_days")
+PENALTY_COLUMNS = ("raw_total", "late_penalty")
+
+
+def late_cells(record: Any) -> tuple[str, str]:
+    """A store.LearnerRecord's extension_days and late_days cells: empty for a row the policy
+    did not judge (an error)."""
+    if record.late_days is None:
+        return "", ""
+    return str(record.extension_days), str(record.late_days)
+
+
 def record_fields(record: Any, late: LateDays | None) -> None:
     """The gradebook columns of the late policy on a store.LearnerRecord: extension_days,
     late_days, late_penalty and raw_total (None: no extension or policy applied)."""

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from autograder.gradebook.late import LATE_COLUMNS, PENALTY_COLUMNS, late_cells
 from autograder.gradebook.roster import RosterError, parse_shard
 from autograder.reports.files import atomic_write_text
 
@@ -313,11 +314,6 @@ def clear_partial(out: Path) -> None:
     shutil.rmtree(Path(out) / PARTIAL_DIR, ignore_errors=True)
 
 
-#: The late policy's columns (gradebook/late.py), when it or an extension applied to a row.
-LATE_COLUMNS = ("extension_days", "late_days")
-PENALTY_COLUMNS = ("raw_total", "late_penalty")
-
-
 def gradebook_columns(components: list[str], late: bool = False) -> list[str]:
     """The header; ``late``: with LATE_COLUMNS after late and PENALTY_COLUMNS before total."""
     return [
@@ -351,7 +347,7 @@ def render_gradebook(records: list[LearnerRecord], components: list[str]) -> str
                 r.commit,
                 r.commit_time,
                 "" if r.late is None else ("yes" if r.late else "no"),
-                *(_late_cells(r) if late else ()),
+                *(late_cells(r) if late else ()),
                 *[_score(r.components.get(name)) for name in components],
                 *((_score(r.raw_total), _score(r.late_penalty)) if late else ()),
                 _score(r.total),
@@ -389,13 +385,6 @@ def write_gradebook(
             records.sort(key=lambda r: r.learner)
     atomic_write_text(Path(out) / GRADEBOOK_FILE, render_gradebook(records, components))
     return records
-
-
-def _late_cells(record: LearnerRecord) -> tuple[str, str]:
-    """extension_days and late_days: empty for a row the policy did not judge (an error)."""
-    if record.late_days is None:
-        return "", ""
-    return str(record.extension_days), str(record.late_days)
 
 
 def _ungraded(ungraded: Ungraded, learner: str) -> str:

@@ -15,8 +15,15 @@ import socket
 import pytest
 
 from autograder import results
-from autograder.commands import grade_class
-from autograder.gradebook import fetch, git_network, report, roster, store, url_secrets
+from autograder.gradebook import (
+    changed_settings,
+    fetch,
+    git_network,
+    report,
+    roster,
+    store,
+    url_secrets,
+)
 from tests.batch.conftest import (
     AFTER,
     DEADLINE,
@@ -232,7 +239,10 @@ def test_a_learner_whose_url_changed_is_graded_again(git_server, tmp_path, capsy
     capsys.readouterr()
     assert grade_class_main(changed, out, quiet=False) == 1
     said = " ".join(capsys.readouterr().err.split())
-    assert grade_class.OTHER_REPOSITORY.format(learners="1 learner has", out=out.resolve()) in said
+    assert (
+        changed_settings.OTHER_REPOSITORY.format(learners="1 learner has", out=out.resolve())
+        in said
+    )
     assert store.read_record(out, "good").error.startswith(f"git could not clone {url}/nobody")
 
 
