@@ -317,13 +317,16 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     state = config.stash.get(STATE, None)
     if state is None:
         return []
+    from autograder.runtime.harness import isolation
+
     return [
         HEADER.format(
             course=state.course.course.name,
             path=state.course.path,
             submission=state.submission,
             seed=state.seed,
-        )
+        ),
+        isolation.header_line(state.course.limits.disk_mb),
     ]
 
 

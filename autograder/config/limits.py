@@ -45,9 +45,13 @@ class LimitsSection(Section):
     test_timeout: float = Field(default=10.0, gt=0, le=MAX_SECONDS, allow_inf_nan=False)
     import_timeout: float = Field(default=20.0, gt=0, le=MAX_SECONDS, allow_inf_nan=False)
     startup_timeout: float = Field(default=60.0, gt=0, le=MAX_SECONDS, allow_inf_nan=False)
+    #: wall seconds of all of one submission's learner code (runtime/harness/budget.py)
+    submission_timeout: float = Field(default=120.0, gt=0, le=MAX_SECONDS, allow_inf_nan=False)
     memory_mb: int = Field(default=4096, gt=0, le=MAX_MB)
     output_kb: int = Field(default=16, gt=0, le=MAX_MB)
     hang_strikes: int = Field(default=2, gt=0, le=100)
+    #: MiB: everything the worker may write (a size-capped private root)
+    disk_mb: int = Field(default=256, gt=0, le=MAX_MB)
     #: MiB: the largest value (a result, an argument) that crosses between graders and learner
     #: code at once; what the harness holds of learner outputs is a few times this per test
     value_mb: int = Field(default=DEFAULT_VALUE_MB, gt=0, le=MAX_MB)

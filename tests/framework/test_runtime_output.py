@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from autograder.runtime import LearnerSession, Limits
+from autograder.runtime.harness import isolation
 
 CODE = """\
 import os
@@ -34,7 +35,11 @@ def where():
 def swap(target):
     print("before")
     log = os.path.join(os.getcwd(), "..", "output.log")
-    os.remove(log)
+    try:
+        os.remove(log)
+    except OSError as exc:  # under namespaces its folder is read-only to the worker
+        print("after")
+        return type(exc).__name__
     os.symlink(target, log)
     print("after")
     return True
@@ -74,10 +79,29 @@ def test_a_capture_file_swapped_for_a_link_leads_the_harness_nowhere(session, tm
     secret = tmp_path / "harness_file.txt"
     secret.write_text("expected values the learner must not see\n")
     call = session.module("talk").swap.call(str(secret))
-    assert call.value is True
+    if isolation.probe()[0] == isolation.PROCESS_GROUP:
+        assert call.value is True  # swapped: the harness must still not follow the link
+    else:
+        assert call.value == "OSError"  # EROFS: it cannot even be swapped
     assert call.output == "before\nafter\n"
     assert secret.read_text() == "expected values the learner must not see\n"
     assert session.module("talk").say.call("still captured").output == "still captured\n"
+
+
+def test_without_namespaces_a_swapped_capture_file_still_leads_nowhere(tmp_path, monkeypatch):
+    """Where the worker's folder is writable to it, it can swap the file: the harness's own
+    descriptor is what keeps the link unread."""
+    monkeypatch.setattr(isolation, "probe", lambda: (isolation.PROCESS_GROUP, ()))
+    secret = tmp_path / "harness_file.txt"
+    secret.write_text("expected values the learner must not see\n")
+    made = new_session(tmp_path)
+    try:
+        call = made.module("talk").swap.call(str(secret))
+        assert call.value is True and call.output == "before\nafter\n"
+        assert made.module("talk").say.call("still captured").output == "still captured\n"
+    finally:
+        made.close()
+    assert secret.read_text() == "expected values the learner must not see\n"
 
 
 def test_printed_paths_of_the_private_copy_read_as_the_learners_repository_names_them(tmp_path):

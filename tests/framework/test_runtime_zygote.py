@@ -175,8 +175,13 @@ def test_confinement_is_the_same_as_a_fresh_workers(zygote, package, secret_dir,
         assert via_zygote["level"] == fresh.isolation["level"]
         assert via_zygote["uid"] == fresh.isolation["uid"]
         assert via_zygote["writable_mounts"] == fresh.isolation["writable_mounts"] == []
-        if via_zygote["level"] != isolation.PROCESS_GROUP:  # the zygote's control folder
-            assert via_zygote["hidden"] == fresh.isolation["hidden"] + 1
+        if via_zygote["level"] != isolation.PROCESS_GROUP:
+            assert via_zygote["root"] == fresh.isolation["root"] == "allow-list"
+            assert via_zygote["disk_mb"] == fresh.isolation["disk_mb"] == Limits().disk_mb
+            assert via_zygote["hidden"] == fresh.isolation["hidden"]
+            # the zygote's copy of the runtime is one more folder to read (a fresh worker's
+            # lies in its private folder); its control folder does not exist for the worker
+            assert via_zygote["allowed"] == fresh.isolation["allowed"] + 1
 
 
 def test_the_worker_has_its_own_processes_no_network_and_no_hidden_files(session, secret_dir):

@@ -416,7 +416,7 @@ RUNS = (
                 "add_norm",
                 "append",
                 STEAL_REFERENCE,
-                phrase="no reference found: PermissionError",
+                phrase="no reference found: FileNotFoundError",  # not on the allow-list
             ),
         ),
         neighbours=("multi_head_attention",),

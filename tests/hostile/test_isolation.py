@@ -108,9 +108,10 @@ def test_the_session_reports_its_isolation_level(probe):
 def test_hidden_folders_cannot_be_read(probe, secret_dir):
     needs(isolation.NAMESPACES)
     session, tools, package = probe
-    assert tools.read(str(secret_dir / "solutions" / "reference.py")) == "PermissionError"
-    assert tools.read(str(package / "tools.py")) == "PermissionError"  # the original submission
-    assert session.isolation["hidden"] >= 2
+    # Not on the allow-list, so not there at all (tests/hostile/test_file_system_reach.py)
+    assert tools.read(str(secret_dir / "solutions" / "reference.py")) == "FileNotFoundError"
+    assert tools.read(str(package / "tools.py")) == "FileNotFoundError"  # the submission
+    assert session.isolation["root"] == "allow-list"
 
 
 def test_the_disk_is_read_only_except_the_private_copy(probe):
@@ -121,12 +122,12 @@ def test_the_disk_is_read_only_except_the_private_copy(probe):
     assert session.isolation["writable_mounts"] == []
 
 
-def test_the_worker_has_no_capabilities_and_cannot_unmount_the_covers(probe, secret_dir):
+def test_the_worker_has_no_capabilities_and_cannot_unmount_its_root(probe, secret_dir):
     needs(isolation.NAMESPACES)
     _, tools, _ = probe
     assert tools.capabilities() == 0
-    assert tools.umount(str(secret_dir)) is False
-    assert tools.read(str(secret_dir / "solutions" / "reference.py")) == "PermissionError"
+    assert tools.umount("/usr") is False and tools.umount("/") is False
+    assert tools.read(str(secret_dir / "solutions" / "reference.py")) == "FileNotFoundError"
 
 
 def test_the_worker_sees_only_its_own_processes_and_no_network(probe):
@@ -145,6 +146,60 @@ def test_shared_memory_is_private_to_the_worker(probe):
     assert tools.write(name) == "written"
     assert not os.path.exists(name)
     assert session.isolation["private_shm"] is True
+
+
+NOBODY_UNSHARE = (
+    "unshare",
+    "--user",
+    "--map-root-user",
+    "--pid",
+    "--fork",
+    "--kill-child",
+    "--mount",
+    "--mount-proc",
+    "--net",
+)
+
+
+@pytest.fixture
+def nobody_folder():
+    """A folder `nobody` may read (not tmp_path: pytest's base folder is closed to nobody),
+    holding secret/reference.py, base/ (nobody's) and framework/ (the worker side of the
+    runtime). Tests using it run the system Python as `nobody` (the suite's own Python may live
+    where nobody cannot read it)."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None or not os.access(PYTHON, os.X_OK):
+        pytest.skip("needs root, setpriv and a system Python to become nobody")
+    folder = Path(tempfile.mkdtemp())
+    try:
+        (folder / "secret").mkdir()
+        (folder / "secret" / "reference.py").write_text("ANSWER = 42\n")
+        (folder / "base").mkdir()
+        write_framework(folder)
+        for path in [folder, *folder.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        os.chown(folder / "base", isolation.NOBODY, isolation.NOBODY)
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+PYTHON = "/usr/bin/python3"
+
+
+def run_as_nobody(folder: Path, prefix: tuple[str, ...], probe: str, *args: str) -> dict:
+    """Run ``probe`` with the system Python as `nobody` (after ``prefix``); its JSON output."""
+    drop = [shutil.which("setpriv"), "--reuid=65534", "--regid=65534", "--clear-groups"]
+    done = subprocess.run(
+        [*drop, *prefix, PYTHON, "-c", probe, str(folder), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=folder,
+    )
+    if done.returncode != 0 and "unshare" in done.stderr:
+        pytest.skip(f"no unprivileged user namespaces here: {done.stderr.strip()}")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
 
 
 USERNS_PROBE = """
@@ -171,49 +226,14 @@ print(json.dumps(out))
 """
 
 
-def test_the_user_namespace_level_confines_an_unprivileged_worker(tmp_path):
-    """The fallback for a harness that is not root, run as `nobody` with the system Python (the
-    suite's own Python may live where `nobody` cannot read it)."""
-    setpriv, python = shutil.which("setpriv"), "/usr/bin/python3"
-    if os.geteuid() != 0 or setpriv is None or not os.access(python, os.X_OK):
-        pytest.skip("needs root, setpriv and a system Python to become nobody")
-    folder = Path(tempfile.mkdtemp())  # not tmp_path: pytest's base folder is closed to nobody
-    try:
-        (folder / "secret").mkdir()
-        (folder / "secret" / "reference.py").write_text("ANSWER = 42\n")
-        (folder / "base").mkdir()
-        write_framework(folder)
-        for path in [folder, *folder.rglob("*")]:
-            path.chmod(0o755 if path.is_dir() else 0o644)
-        os.chown(folder / "base", isolation.NOBODY, isolation.NOBODY)
-        unshare = [
-            "unshare",
-            "--user",
-            "--map-root-user",
-            "--pid",
-            "--fork",
-            "--kill-child",
-            "--mount",
-            "--mount-proc",
-            "--net",
-        ]
-        drop = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
-        done = subprocess.run(
-            [*drop, *unshare, python, "-c", USERNS_PROBE, str(folder)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            cwd=folder,
-        )
-        if done.returncode != 0 and "unshare" in done.stderr:
-            pytest.skip(f"no unprivileged user namespaces here: {done.stderr.strip()}")
-        out = json.loads(done.stdout)
-        assert out["report"]["hidden"] == 1 and out["report"]["writable_mounts"] == []
-        assert out["read"] == "PermissionError" and out["umount"] == -1
-        assert out["write_outside"] == "OSError"  # read-only
-        assert (folder / "base" / "inside.txt").exists()
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+def test_the_user_namespace_level_confines_an_unprivileged_worker(nobody_folder):
+    """The fallback for a harness that is not root (the host's root with covers), as `nobody`."""
+    folder = nobody_folder
+    out = run_as_nobody(folder, NOBODY_UNSHARE, USERNS_PROBE)
+    assert out["report"]["hidden"] == 1 and out["report"]["writable_mounts"] == []
+    assert out["read"] == "PermissionError" and out["umount"] == -1
+    assert out["write_outside"] == "OSError"  # read-only
+    assert (folder / "base" / "inside.txt").exists()
 
 
 FORKED_USERNS_PROBE = """
@@ -245,37 +265,81 @@ print(json.dumps({"child": json.loads(data), "status": os.waitstatus_to_exitcode
 """
 
 
-def test_the_forked_user_namespace_path_confines_an_unprivileged_worker():
+def test_the_forked_user_namespace_path_confines_an_unprivileged_worker(nobody_folder):
     """What the zygote's child does at the user-namespaces level (confine.enter_namespaces,
     then confine), run as `nobody` with the system Python: PID 1 of its own namespace, the
     secret covered, and its exit status passed on by the process that waited for it."""
-    setpriv, python = shutil.which("setpriv"), "/usr/bin/python3"
-    if os.geteuid() != 0 or setpriv is None or not os.access(python, os.X_OK):
-        pytest.skip("needs root, setpriv and a system Python to become nobody")
-    folder = Path(tempfile.mkdtemp())
+    out = run_as_nobody(nobody_folder, (), FORKED_USERNS_PROBE)
+    child = out["child"]
+    assert child["pid"] == 1 and child["processes"] == [1]
+    assert child["report"]["hidden"] == 1 and child["report"]["writable_mounts"] == []
+    assert child["read"] == "PermissionError"
+    assert out["status"] == 7
+
+
+USERNS_ALLOW_LIST_PROBE = """
+import errno, json, os, sys
+sys.path.insert(0, sys.argv[1] + "/framework")
+from autograder.runtime.worker import confine
+folder = sys.argv[1]
+plan = json.loads(sys.argv[2])
+os.chdir(folder + "/base/root")
+out = {"report": confine.confine(plan)}
+
+
+def attempt(action):
     try:
-        (folder / "secret").mkdir()
-        (folder / "secret" / "reference.py").write_text("ANSWER = 42\n")
-        (folder / "base").mkdir()
-        write_framework(folder)
-        for path in [folder, *folder.rglob("*")]:
-            path.chmod(0o755 if path.is_dir() else 0o644)
-        os.chown(folder / "base", isolation.NOBODY, isolation.NOBODY)
-        drop = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
-        done = subprocess.run(
-            [*drop, python, "-c", FORKED_USERNS_PROBE, str(folder)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            cwd=folder,
-        )
-        if done.returncode != 0 and "unshare" in done.stderr:
-            pytest.skip(f"no unprivileged user namespaces here: {done.stderr.strip()}")
-        out = json.loads(done.stdout)
-        child = out["child"]
-        assert child["pid"] == 1 and child["processes"] == [1]
-        assert child["report"]["hidden"] == 1 and child["report"]["writable_mounts"] == []
-        assert child["read"] == "PermissionError"
-        assert out["status"] == 7
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        return action()
+    except OSError as exc:
+        return errno.errorcode.get(exc.errno, str(exc.errno))
+
+
+out["secret"] = attempt(lambda: open(folder + "/secret/reference.py").read())
+out["passwd"] = attempt(lambda: open("/etc/passwd").read())
+out["own"] = attempt(lambda: open("mine.py").read())
+out["outside"] = attempt(lambda: open(folder + "/base/planted", "w").close())
+big = b"x" * 2**20
+
+
+def fill():
+    with open("big.bin", "wb") as f:
+        for _ in range(64):
+            f.write(big)
+    return "written"
+
+
+out["fill"] = attempt(fill)
+print(json.dumps(out))
+"""
+
+
+def test_the_allow_list_root_confines_an_unprivileged_worker(nobody_folder):
+    """The root of its own, built as `nobody` in an unprivileged user namespace (the level of a
+    CI runner that is not root), with the system Python: only the allow-list exists, the
+    private root is writable up to its quota, the rest of its folder is read-only."""
+    folder = nobody_folder
+    (folder / "base" / "root").mkdir()
+    (folder / "base" / "root" / "mine.py").write_text("MINE = 1\n")
+    for path in (folder / "base").rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+        os.chown(path, isolation.NOBODY, isolation.NOBODY)
+    allowed, links = isolation.allow_list(folder / "base")
+    plan = {
+        "level": isolation.USER_NAMESPACES,
+        # the system Python under /usr: nobody may not enter this suite's own Python
+        "allow": [a for a in allowed if a in (*isolation.SYSTEM_READ, *isolation.HOST_FILES_READ)]
+        + [str(folder / "framework")],
+        "links": links,
+        "hide": [],
+        "writable": str(folder / "base"),
+        "disk_mb": 8,
+        "uid_ok": False,
+    }
+    out = run_as_nobody(folder, NOBODY_UNSHARE, USERNS_ALLOW_LIST_PROBE, json.dumps(plan))
+    assert out["report"]["root"] == "allow-list" and out["report"]["disk_mb"] == 8
+    assert out["report"]["writable_mounts"] == []
+    assert out["secret"] == out["passwd"] == "ENOENT"
+    assert out["own"] == "MINE = 1\n"
+    assert out["outside"] == "EROFS"
+    assert out["fill"] == "ENOSPC"
+    assert not (folder / "base" / "root" / "big.bin").exists()  # the quota is not the host's

@@ -2,7 +2,11 @@
 
 A call in a test may use what is left of the test's CPU budget (``[limits] test_timeout``), up
 to cpu_time.WALL_FACTOR times as many seconds of wall time; an import gets ``import_timeout``
-on the same terms.
+on the same terms. Whatever the test's budget, no request lasts past what is left of the
+submission's wall budget (``[limits] submission_timeout``), counted from the session's first
+request (its imports, calls, the kills of workers that hung or crashed, and the harness's own
+work between them; not the starts of workers), so that no submission costs a batch much more
+than that.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import time
 from autograder.runtime.harness import cpu_time, failures
 from autograder.runtime.harness.failures import IMPORT_LABEL
 from autograder.runtime.harness.limits import Limits
+from autograder.runtime.harness.strikes import Strikes
 from autograder.runtime.harness.trace import TestState, TestTrace
 from autograder.runtime.shared.errors import LearnerError
 
@@ -23,6 +28,21 @@ class RequestBudget:
         self.limits = limits
         #: The running test (LearnerSession.begin_test), whose budget requests spend.
         self.test: TestState | None = None
+        #: When the session's first request started (submission_timeout counts from there).
+        self.started: float | None = None
+        self.strikes = Strikes(limits.hang_strikes)
+
+    def submission_left(self) -> float:
+        """Wall seconds left of ``limits.submission_timeout``."""
+        if self.started is None:
+            self.started = time.monotonic()
+        return self.limits.submission_timeout - (time.monotonic() - self.started)
+
+    def not_counted(self, seconds: float) -> None:
+        """Leave ``seconds`` out of the submission's time: a worker's start, which is the
+        machine's speed (a fresh interpreter importing torch), not the learner's doing."""
+        if self.started is not None:
+            self.started += seconds
 
     def begin_test(self, name: str) -> None:
         """A fresh time budget of ``limits.test_timeout`` and output buffer."""
@@ -41,6 +61,28 @@ class RequestBudget:
             return TestTrace(output="", forbidden=(), timed_out=False)
         return test.finish()
 
+    def refuse_early(self, label: str) -> None:
+        """Raise, without starting a worker, what a call of ``label`` would come to: it is
+        struck out (hang_strikes), or the submission's wall budget is used up."""
+        strikes = self.strikes
+        if strikes.struck_out(label):
+            if self.test is not None:
+                self.test.timed_out = True
+            if strikes.crashed(label):
+                raise failures.not_run_after_crashes(label, strikes.count(label))
+            seconds = self.limits.test_timeout
+            raise failures.not_run_after_hangs(label, strikes.count(label), seconds)
+        self.check_submission(label)
+
+    def check_submission(self, label: str) -> None:
+        """Raise the learner's time-out when the submission's wall budget is used up (no
+        worker is started for nothing)."""
+        if self.submission_left() > 0:
+            return
+        if self.test is not None:
+            self.test.timed_out = True
+        raise failures.submission_spent(label, self.limits.submission_timeout)
+
     def cpu_seconds(self, phase: str) -> float:
         """The CPU seconds a request of ``phase`` ("import" or "test") may use."""
         if phase == "import":
@@ -50,7 +92,12 @@ class RequestBudget:
         return self.limits.test_timeout
 
     def wall_seconds(self, phase: str) -> float:
-        """The wall-clock seconds the request may last, however little it computed."""
+        """The wall-clock seconds the request may last, however little it computed (at most
+        what is left of the submission's budget)."""
+        return min(self.test_wall_seconds(phase), max(self.submission_left(), 0.0))
+
+    def test_wall_seconds(self, phase: str) -> float:
+        """The wall-clock seconds the test's (or the import's) own budget gives the request."""
         if phase == "test" and self.test is not None:
             return max(self.test.wall_remaining, 0.0)
         return self.cpu_seconds(phase) * cpu_time.WALL_FACTOR

@@ -80,6 +80,21 @@ def not_run_after_hangs(label: str, count: int, seconds: float) -> LearnerError:
     return LearnerError("timeout", feedback)
 
 
+def not_run_after_crashes(label: str, count: int) -> LearnerError:
+    """``label`` crashed the worker (or crashed and timed out) in ``count`` tests before."""
+    return LearnerError("crash", messages.NOT_RUN_AFTER_CRASHES.format(call=label, count=count))
+
+
+def submission_spent(label: str, seconds: float, *, cut: bool = False) -> LearnerError:
+    """The submission's wall budget (``[limits] submission_timeout``) is used up: ``label`` is
+    not run, or (``cut``) was stopped when it ran out."""
+    call = (
+        f"Importing {label.removeprefix(IMPORT_LABEL)}" if label.startswith(IMPORT_LABEL) else label
+    )
+    template = messages.SUBMISSION_CUT if cut else messages.SUBMISSION_SPENT
+    return LearnerError("timeout", template.format(call=call, seconds=messages.seconds(seconds)))
+
+
 def crash(label: str, status: int | None, memory_mb: int) -> LearnerError:
     """The worker died while running ``label``; status < 0 is the signal that killed it."""
     if status is not None and status < 0:
@@ -114,6 +129,12 @@ def too_large(label: str, max_bytes: int) -> LearnerError:
     return LearnerError(
         kind="bad_return", feedback=messages.BAD_RETURN.format(call=label, reason=reason)
     )
+
+
+def disk_over(label: str, disk_mb: int) -> LearnerError:
+    """The worker's folder grew past the disk quota (checked by the harness where the worker
+    has no size-capped root of its own)."""
+    return LearnerError(kind="disk", feedback=messages.DISK_OVER.format(call=label, mb=disk_mb))
 
 
 def garbled(label: str) -> LearnerError:

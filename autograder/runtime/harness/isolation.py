@@ -7,13 +7,15 @@ Levels, strongest first (``probe()`` picks one once per harness process):
     IPC namespaces, with a private empty ``/dev/shm``. It is PID 1 of its namespace, so when it
     dies the kernel kills every process learner code started, detached ones included; its
     ``/proc`` shows only its own processes (never the harness's environment); it has no network.
-    Before any learner code runs it covers
-    the hidden paths (the course root with the references and hidden tests, the harness's
-    folder and home, the original submission) with empty read-only mounts, remounts every other
-    file system read-only (only its private copy stays writable) and gives up root: it becomes
+    Before any learner code runs it moves into a root file system of its own built from an
+    allow-list of the host's (worker/new_root.py: the Python installation and its packages, the
+    system's programs and libraries, a minimal /dev, its own /proc, read-only) and its private
+    root, a tmpfs of ``[limits] disk_mb``: nothing else of the host exists for it (other
+    checkouts of the course, /home, the host's /tmp and other workers' copies, other batches'
+    caches, /etc). A hidden path that lies inside an allowed one (a course inside the Python
+    installation) is covered by an empty read-only mount. Then it gives up root: it becomes
     ``nobody`` when the Python installation is readable by ``nobody``, else it keeps uid 0 with
-    no capabilities at all (it cannot undo the mounts, and the files it can still read are the
-    ones not hidden).
+    no capabilities at all (it cannot undo the mounts or leave its root).
 ``user-namespaces``
     The same under ``unshare --user --map-root-user`` when the harness is not root but the kernel
     allows unprivileged user namespaces; the worker always keeps its mapped uid, without
@@ -44,21 +46,45 @@ from autograder.runtime.shared.confinement import (
     USER_NAMESPACES,
 )
 
+#: System folders the worker reads: programs and libraries, no data of the host's. Where the
+#: host has a symbolic link (``/lib -> usr/lib``), the worker's root has the same link.
+SYSTEM_READ = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+#: What the dynamic loader, the clock and fontconfig (matplotlib, in the notebook) read in
+#: /etc, and what a CPU library reads in /sys: no data of the host's.
+HOST_FILES_READ = (
+    "/etc/fonts",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/localtime",
+    "/sys/devices/system/cpu",
+)
+
 __all__ = [
+    "CONFINED_LINE",
+    "HOST_FILES_READ",
     "MAX_HIDDEN",
     "NAMESPACES",
     "NOBODY",
     "PROCESS_GROUP",
     "SYSTEM_DIRS",
+    "SYSTEM_READ",
+    "UNCONFINED_LINE",
     "USER_NAMESPACES",
+    "allow_list",
     "confinement_plan",
+    "header_line",
     "hide_targets",
+    "max_processes",
     "needed_paths",
     "nobody_can_reach",
     "probe",
+    "readable_by_others",
 ]
 _UNSHARE = ("--pid", "--fork", "--kill-child", "--mount", "--mount-proc", "--net", "--ipc")
 _UNSHARE_USER = ("--user", "--map-root-user")
+#: Processes a worker may start beyond those its user already has (a fork bomb stops there).
+MAX_PROCESSES = 256
 MAX_HIDDEN = 500  # mount points per worker; a huge home folder is covered in one piece instead
 #: Never covered, even when the harness runs from one of them: the system needs them.
 SYSTEM_DIRS = frozenset(
@@ -79,6 +105,24 @@ SYSTEM_DIRS = frozenset(
         "/var",
     ]
 )
+
+
+#: grader.log's line (pytest's report header) on the confinement in force.
+CONFINED_LINE = (
+    "autograder: learner code runs confined ({level}): it sees only its own files and the "
+    "Python installation, has no network and {disk_mb} MiB of disk"
+)
+UNCONFINED_LINE = (
+    "autograder: learner code runs without namespaces on this machine ({level}): it can read "
+    "what the grader's user can read"
+)
+
+
+def header_line(disk_mb: int) -> str:
+    """What grader.log says of the worker's confinement (``probe()``'s level)."""
+    level = probe()[0]
+    template = UNCONFINED_LINE if level == PROCESS_GROUP else CONFINED_LINE
+    return template.format(level=level, disk_mb=disk_mb)
 
 
 @functools.cache
@@ -155,6 +199,33 @@ def _under(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder if folder.endswith("/") else folder + "/")
 
 
+def readable_by_others(path: Path) -> bool:
+    """Whether other users may read ``path`` (and enter it, for a folder)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return bool(mode & 0o004) and (not path.is_dir() or bool(mode & 0o001))
+
+
+def max_processes(level: str) -> int:
+    """RLIMIT_NPROC for the worker: the processes its user has now, plus MAX_PROCESSES (the
+    kernel counts a user's processes across the machine; root's are not limited)."""
+    uid = NOBODY if level == NAMESPACES else os.getuid()
+    count = 0
+    try:
+        with os.scandir("/proc") as entries:
+            for entry in entries:
+                if entry.name.isdigit():
+                    try:
+                        count += entry.stat().st_uid == uid
+                    except OSError:
+                        continue
+    except OSError:
+        return 0
+    return count + MAX_PROCESSES
+
+
 def nobody_can_reach(paths: Sequence[Path]) -> bool:
     """Whether every path and its ancestors are searchable (and readable) by other users."""
     for path in paths:
@@ -168,18 +239,69 @@ def nobody_can_reach(paths: Sequence[Path]) -> bool:
     return True
 
 
+def allow_list(base: Path, keep: Sequence[Path] = ()) -> tuple[list[str], dict[str, str]]:
+    """What of the host the worker's root holds, besides its private folder ``base``: the
+    folders and files it reads (none inside another), and the symbolic links it has instead of
+    SYSTEM_READ folders that are links on the host."""
+    paths: set[str] = set()
+    links: dict[str, str] = {}
+    for path in SYSTEM_READ:
+        if os.path.islink(path):
+            links[path] = os.readlink(path)
+        elif os.path.isdir(path):
+            paths.add(path)
+    paths.update(p for p in HOST_FILES_READ if os.path.exists(p))
+    needed = [*needed_paths(base), *(Path(os.path.realpath(k)) for k in keep)]
+    paths.update(str(p) for p in needed if p != base and p.exists())
+    ordered = sorted(paths, key=_parts)
+    allowed: list[str] = []
+    for path in ordered:
+        if not any(_under(path, kept) for kept in allowed):
+            allowed.append(path)
+    return allowed, links
+
+
 def confinement_plan(
-    level: str, base: Path, hide: Sequence[Path], keep: Sequence[Path] = ()
+    level: str,
+    base: Path,
+    hide: Sequence[Path],
+    keep: Sequence[Path] = (),
+    *,
+    disk_mb: int = 0,
+    own_root: bool = True,
 ) -> dict[str, Any]:
-    """What the worker does to itself before learner code runs (worker/confine.confine); ``keep``:
-    folders it must still read besides the Python installation and ``base``."""
+    """What the worker does to itself before learner code runs (worker/confine.confine).
+
+    ``keep``: folders it must still read besides the Python installation and ``base``.
+    ``own_root``: a root of its own from the allow-list (allow_list), where only the hidden
+    paths that lie inside an allowed folder need a cover, and a private root of ``disk_mb``
+    MiB (0: no quota); else the host's root with ``hide`` and the harness's home and folder
+    covered and every other file system read-only."""
     if level == PROCESS_GROUP:
-        return {"level": level}
-    keep = sorted({*needed_paths(base), *(Path(os.path.realpath(k)) for k in keep)})
+        return {"level": level, "max_processes": max_processes(level)}
     roots = [*hide, Path.home(), Path.cwd()]
+    if not own_root:
+        kept = sorted({*needed_paths(base), *(Path(os.path.realpath(k)) for k in keep)})
+        return {
+            "level": level,
+            "hide": hide_targets(roots, kept),
+            "writable": str(base),
+            "uid_ok": nobody_can_reach([k for k in kept if k != base]),
+        }
+    allowed, links = allow_list(base, keep)
+    # Only a hidden path inside an allowed folder is visible at all; an allowed folder inside
+    # that one (a Python installation in the course) stays visible.
+    inside = {os.path.realpath(r) for r in roots}
+    inside = {r for r in inside if any(_under(r, a) and r != a for a in allowed)}
+    within = [Path(a) for a in allowed if any(_under(a, r) for r in inside)]
     return {
         "level": level,
-        "hide": hide_targets(roots, keep),
+        "allow": allowed,
+        "links": links,
+        "hide": hide_targets([Path(r) for r in inside], within) if inside else [],
         "writable": str(base),
-        "uid_ok": nobody_can_reach([k for k in keep if k != base]),
+        "disk_mb": disk_mb,
+        # in the worker's root the folders above an allowed one are its own (mode 0755)
+        "uid_ok": all(readable_by_others(Path(a)) for a in allowed),
+        "max_processes": max_processes(level),
     }

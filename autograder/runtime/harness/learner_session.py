@@ -337,12 +337,7 @@ class LearnerSession:
             self._refs.check_alive(owner)
         if target[0] == "module" and target[1] in self._imports.failures:
             raise self._imports.failures[target[1]]  # without starting a worker for nothing
-        strikes = self._channel.strikes
-        if strikes.struck_out(label):  # also without starting a worker for nothing
-            if self._channel.test is not None:
-                self._channel.test.timed_out = True
-            count, seconds = strikes.count(label), self.limits.test_timeout
-            raise failures.not_run_after_hangs(label, count, seconds)
+        self._channel.budget.refuse_early(label)  # also without starting a worker for nothing
         self._channel.ensure_worker()
         if target[0] == "module":
             self._imports.ensure_module(target[1])

@@ -32,6 +32,26 @@ class PrivateCopy:
     refused: dict[str, str] = field(default_factory=dict)
 
 
+def folder_usage(folder: Path, max_entries: int) -> tuple[int, int]:
+    """(bytes on disk, entries) of everything under ``folder``, links not followed; the count
+    stops past ``max_entries`` (learner code may have made millions)."""
+    used, entries, pending = 0, 0, [str(folder)]
+    while pending and entries <= max_entries:
+        try:
+            with os.scandir(pending.pop()) as listing:
+                for entry in listing:
+                    entries += 1
+                    try:
+                        used += entry.stat(follow_symlinks=False).st_blocks * 512
+                    except OSError:
+                        continue
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(entry.path)
+        except OSError:
+            continue
+    return used, entries
+
+
 def copy_package(package_dir: Path, package: str) -> PrivateCopy:
     """Copy the package's regular files into a fresh private temp dir (missing dir: empty root),
     as read_package reads them. Raises PackageTooLarge past the size or file cap, and

@@ -24,11 +24,15 @@ from autograder.runtime.harness import failures
 from autograder.runtime.harness.budget import RequestBudget, cpu_left
 from autograder.runtime.harness.limits import Limits
 from autograder.runtime.harness.part_labels import PartLabels, ProgressFrames
-from autograder.runtime.harness.private_copy import MAX_PACKAGE_BYTES, PackageTooLarge
-from autograder.runtime.harness.strikes import Strikes
+from autograder.runtime.harness.private_copy import (
+    MAX_PACKAGE_BYTES,
+    PackageTooLarge,
+    folder_usage,
+)
 from autograder.runtime.harness.trace import TestState
 from autograder.runtime.harness.worker_handle import WorkerHandle
 from autograder.runtime.shared import messages, wire
+from autograder.runtime.shared.confinement import FILES_PER_MB
 from autograder.runtime.shared.errors import LearnerError
 
 START_ATTEMPTS = 2  # fresh workers tried before a start failure is remembered for the session
@@ -53,6 +57,7 @@ class _Wait:
     frame: bytes | None = None
     too_large: bool = False
     waiting: bool = False  # the wall limit passed before the CPU budget was used
+    cut: bool = False  # the submission's wall budget ran out first
 
 
 class WorkerChannel:
@@ -80,8 +85,8 @@ class WorkerChannel:
         self.forbidden_apis = tuple(forbidden_apis)
         self.hide_paths = tuple(hide_paths)
         self.on_worker_change = on_worker_change
-        self.strikes = Strikes(limits.hang_strikes)
         self.budget = RequestBudget(limits)
+        self.strikes = self.budget.strikes
         self.limits = limits
         #: What the last worker did to confine itself (worker/confine.confine's report).
         self.isolation: dict[str, Any] | None = None
@@ -115,7 +120,7 @@ class WorkerChannel:
     @limits.setter
     def limits(self, limits: Limits) -> None:
         self._limits = self.budget.limits = limits
-        self.strikes.limit = limits.hang_strikes
+        self.budget.strikes.limit = limits.hang_strikes
 
     @property
     def test(self) -> TestState | None:
@@ -136,8 +141,10 @@ class WorkerChannel:
     ) -> Answer:
         """Send ``request`` ("import" or "test" ``phase``) and read its answer. ``part_labels``:
         for a request about several parts (set_standins, chain), the label of each."""
+        self.budget.check_submission(label)
         worker = self.ensure_worker()
         timeout, wall = self.budget.cpu_seconds(phase), self.budget.wall_seconds(phase)
+        submission_binds = wall < self.budget.test_wall_seconds(phase)
         test = self.test if phase == "test" else None
         if test is not None and min(timeout, wall) <= 0:
             # The test's budget is already spent: the idle worker need not be killed.
@@ -153,9 +160,11 @@ class WorkerChannel:
             test.wall_remaining -= elapsed
             test.remaining -= elapsed  # until the answer says how much CPU it took
         self._worker_cpu = None
+        wait.cut = submission_binds and elapsed >= wall - 0.05  # the submission's budget ended
         self._raise_unanswered(worker, wait, phase)
         output = self.collect_output()
         response = self._read(wait.frame or b"", seq, wait.label)
+        self._check_disk(worker, wait.label)
         self._worker_cpu = _cpu_count(response.get("cpu"))
         if test is not None and None not in (baseline, self._worker_cpu):
             # The budget pays for what the worker computed, not for waiting on a busy machine
@@ -209,10 +218,13 @@ class WorkerChannel:
         the call), too long an answer, or the worker's death."""
         if not wait.answered:
             self.stop()
+            if self.test is not None and phase == "test":
+                self.test.timed_out = True
+            if wait.cut:
+                seconds = self.limits.submission_timeout
+                raise failures.submission_spent(wait.label, seconds, cut=True)
             if phase == "test":
                 self.strikes.add(wait.label)
-                if self.test is not None:
-                    self.test.timed_out = True
             # wait.waiting: the CPU budget was not used, it slept, waited or was blocked
             raise self.budget.timeout_error(wait.label, waiting=wait.waiting)
         if wait.too_large:
@@ -221,6 +233,8 @@ class WorkerChannel:
         if wait.frame is None:
             status = worker.wait_exit()
             self.stop()
+            if phase == "test":
+                self.strikes.add(wait.label, crashed=True)
             crash = failures.crash(wait.label, status, self.limits.memory_mb)
             raise self.broken(wait.label, messages.BROKE_CHANNEL, crash) from None
 
@@ -253,6 +267,19 @@ class WorkerChannel:
             return otherwise
         return failures.broke_with_evidence(label, how, self.tamper_evidence)
 
+    def _check_disk(self, worker: WorkerHandle, label: str) -> None:
+        """Where the worker has no size-capped root of its own (no namespaces), the harness
+        measures its folder after each request: past ``disk_mb`` (in bytes or in files), the
+        worker is stopped and its folder removed."""
+        disk_mb = self.limits.disk_mb
+        if (self.isolation or {}).get("disk_mb") or disk_mb <= 0:
+            return
+        max_files = disk_mb * FILES_PER_MB
+        used, files = folder_usage(worker.root, max_files)
+        if used > disk_mb * 2**20 or files > max_files:
+            self.stop()
+            raise failures.disk_over(label, disk_mb)
+
     # -- the worker's lifetime --------------------------------------------------------------
 
     def ensure_worker(self) -> WorkerHandle:
@@ -266,6 +293,7 @@ class WorkerChannel:
         # A worker that dies before its ready message (killed from outside, a fork server
         # going away) gets one fresh try: only a start that fails twice running is remembered,
         # and fails every later test at once instead of waiting for each start in turn.
+        starting = time.monotonic()
         for attempt in range(START_ATTEMPTS):
             worker = self._new_worker()
             try:
@@ -281,6 +309,7 @@ class WorkerChannel:
                     + head.decode("utf-8", errors="replace")
                 )
                 raise self._start_failure from None
+        self.budget.not_counted(time.monotonic() - starting)
         self._worker_cpu = _cpu_count(ready.get("cpu"))
         worker.take_output(0)  # anything printed while starting is not the learner's
         self.isolation = ready["ready"].get("isolation")
@@ -297,6 +326,7 @@ class WorkerChannel:
                 self.package,
                 memory_mb=self.limits.memory_mb,
                 file_mb=self.limits.file_mb,
+                disk_mb=self.limits.disk_mb,
                 hide=self.hide_paths,
                 startup_timeout=self.limits.startup_timeout,
             )
@@ -322,14 +352,9 @@ class WorkerChannel:
             "skip_init": self.skip_init,
             "max_bytes": self.limits.max_wire_bytes,
             "max_depth": self.limits.max_wire_depth,
+            "disk_mb": self.limits.disk_mb,
         }
-        worker.conn.send_bytes(wire.dumps(init))
-        if not worker.conn.poll(self.limits.startup_timeout):
-            raise TimeoutError(f"no answer within {self.limits.startup_timeout:g} s")
-        ready = wire.loads(worker.conn.recv_bytes())
-        if not ready.get("ok"):
-            raise RuntimeError(ready.get("internal", "no ready message"))
-        return ready
+        return worker.handshake(wire.dumps(init), self.limits.startup_timeout)
 
     def stop(self) -> None:
         """Kill the worker (keeping what it printed for the running test), if there is one."""

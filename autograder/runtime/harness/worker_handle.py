@@ -45,6 +45,7 @@ from autograder.runtime.harness.worker_launch import (
     worker_environment,
     write_framework,
 )
+from autograder.runtime.shared import wire
 
 #: The capture file: created new (never an existing file or link), read and cleared by fd.
 _CAPTURE_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -66,6 +67,7 @@ class WorkerHandle:
         *,
         memory_mb: int,
         file_mb: int,
+        disk_mb: int = 0,
         hide: Sequence[Path] = (),
         startup_timeout: float = 60.0,
     ) -> None:
@@ -79,30 +81,14 @@ class WorkerHandle:
             # a file of its choosing).
             self._capture = os.open(self.capture_path, _CAPTURE_FLAGS, 0o600)
             level, prefix = isolation.probe()
+            limits = {"memory_mb": memory_mb, "file_mb": file_mb, "disk_mb": disk_mb}
             hide = [*hide, package_dir]
-            forked = self._fork(level, hide, memory_mb, file_mb, startup_timeout)
+            forked = self._fork(level, hide, limits, startup_timeout)
             if forked is not None:
                 self.process, self.conn = forked
                 self.started_by = "zygote"
             else:
-                framework_dir = write_framework(base)
-                plan = confinement_plan(level, base, hide)
-                parent_end, child_end = socket.socketpair()
-                with child_end, open(self.capture_path, "ab") as capture:
-                    command = [*prefix, sys.executable, *PYTHON_FLAGS, "-m", WORKER_MODULE]
-                    command += [str(child_end.fileno()), str(memory_mb), str(file_mb)]
-                    command.append(json.dumps(plan))
-                    self.process = subprocess.Popen(
-                        command,
-                        stdin=subprocess.DEVNULL,
-                        stdout=capture,
-                        stderr=capture,
-                        pass_fds=(child_end.fileno(),),
-                        cwd=self.copy.root,
-                        env=worker_environment(self.copy.root, framework_dir),
-                        start_new_session=True,
-                    )
-                self.conn = Connection(parent_end.detach())
+                self.process, self.conn = self._start_fresh(level, prefix, hide, limits)
                 self.started_by = "fresh"
         except BaseException:
             if hasattr(self, "_capture"):
@@ -113,8 +99,32 @@ class WorkerHandle:
             self, _shutdown, self.process, self.conn, base, self._capture
         )
 
+    def _start_fresh(
+        self, level: str, prefix: Sequence[str], hide: list[Path], limits: dict[str, int]
+    ) -> tuple[Any, Connection]:
+        """(process, channel) of a worker started as a new interpreter."""
+        base = self.copy.base
+        framework_dir = write_framework(base)
+        plan = confinement_plan(level, base, hide, disk_mb=limits["disk_mb"])
+        parent_end, child_end = socket.socketpair()
+        with child_end, open(self.capture_path, "ab") as capture:
+            command = [*prefix, sys.executable, *PYTHON_FLAGS, "-m", WORKER_MODULE]
+            command += [str(child_end.fileno()), str(limits["memory_mb"]), str(limits["file_mb"])]
+            command.append(json.dumps(plan))
+            process = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=capture,
+                stderr=capture,
+                pass_fds=(child_end.fileno(),),
+                cwd=self.copy.root,
+                env=worker_environment(self.copy.root, framework_dir),
+                start_new_session=True,
+            )
+        return process, Connection(parent_end.detach())
+
     def _fork(
-        self, level: str, hide: list[Path], memory_mb: int, file_mb: int, timeout: float
+        self, level: str, hide: list[Path], limits: dict[str, int], timeout: float
     ) -> tuple[Any, Connection] | None:
         """(process, channel) of a worker forked by the zygote; None without a zygote."""
         address = zygote_client.address()
@@ -126,6 +136,7 @@ class WorkerHandle:
             base,
             [*hide, zygote_client.control_dir(address)],
             keep=[zygote_client.framework_dir(address)],
+            disk_mb=limits["disk_mb"],
         )
         parent_end, child_end = socket.socketpair()
         with child_end, open(self.capture_path, "ab") as capture:
@@ -134,8 +145,8 @@ class WorkerHandle:
                     address,
                     root=self.copy.root,
                     env=worker_environment(self.copy.root, zygote_client.framework_dir(address)),
-                    memory_mb=memory_mb,
-                    file_mb=file_mb,
+                    memory_mb=limits["memory_mb"],
+                    file_mb=limits["file_mb"],
                     plan=plan,
                     channel=child_end.fileno(),
                     capture=capture.fileno(),
@@ -145,6 +156,16 @@ class WorkerHandle:
                 parent_end.close()
                 return None
         return process, Connection(parent_end.detach())
+
+    def handshake(self, init: bytes, timeout: float) -> dict:
+        """Send the init frame (encoded), wait up to ``timeout`` s for the ready message."""
+        self.conn.send_bytes(init)
+        if not self.conn.poll(timeout):
+            raise TimeoutError(f"no answer within {timeout:g} s")
+        ready = wire.loads(self.conn.recv_bytes())
+        if not ready.get("ok"):
+            raise RuntimeError(ready.get("internal", "no ready message"))
+        return ready
 
     @property
     def root(self) -> Path:

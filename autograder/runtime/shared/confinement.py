@@ -11,5 +11,8 @@ from __future__ import annotations
 NAMESPACES = "namespaces"
 USER_NAMESPACES = "user-namespaces"
 PROCESS_GROUP = "process-group"
+#: Files (and folders) per MiB of the disk quota ``[limits] disk_mb``: a tmpfs's inodes where
+#: the worker has a root of its own, the harness's count elsewhere (a package holds 2000 at most).
+FILES_PER_MB = 64
 #: The uid the worker becomes where it may (namespaces level, a Python installation others read).
 NOBODY = 65534

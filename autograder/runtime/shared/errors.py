@@ -14,6 +14,7 @@ KINDS = (
     "crash",  # the worker process died (segfault, os._exit, killed)
     "exit",  # learner code raised SystemExit or KeyboardInterrupt
     "memory",  # MemoryError under the worker's memory limit
+    "disk",  # learner code wrote more than the worker's disk quota
     "forbidden",  # learner code called an API the course forbids
     "bad_return",  # the value returned cannot cross the boundary (e.g. object arrays)
     "tampered",  # learner code changed the worker: its recorders, handler, codec or channel

@@ -40,6 +40,14 @@ MEMORY = (
     "{call} ran out of memory{where} (the limit is {mb} MB): look for an array or a list that "
     "is much larger than the inputs need."
 )
+DISK_FULL = (
+    "{call} could not write a file{where}: your code may write {mb} MiB to disk in all, and "
+    "that is used up. Write less (or to memory), and delete what you no longer need."
+)
+DISK_OVER = (
+    "{call} left more than {mb} MiB of files in your folder, the most your code may write; it "
+    "was stopped and its files were removed."
+)
 BAD_RETURN = "{call} returned a value the grader cannot read: {reason}."
 ANSWER_TOO_LONG = "it is far larger than the {mb} MiB allowed for one value"
 NOT_CONNECTED = (
@@ -88,6 +96,18 @@ TIMEOUT = (
 NOT_RUN_AFTER_HANGS = (
     "{call} was not run again: it already ran past the time limit ({seconds} s) in {count} "
     "earlier tests — look for an infinite loop, a very slow step or a wait that never ends."
+)
+NOT_RUN_AFTER_CRASHES = (
+    "{call} was not run again: the process running it ended before returning in {count} "
+    "earlier tests (killed, or an exit)."
+)
+SUBMISSION_SPENT = (
+    "{call} was not run: grading your submission has used the {seconds} s it may take in all "
+    "(the time limit per submission), so its remaining tests fail."
+)
+SUBMISSION_CUT = (
+    "{call} was stopped when grading your submission reached the {seconds} s it may take in "
+    "all (the time limit per submission); its remaining tests fail without running."
 )
 TIMEOUT_WAITING = (
     "{call} did not finish within {seconds} s, most of them spent waiting rather than "
@@ -219,6 +239,8 @@ def compose(error: dict[str, Any], call: str, *, hidden: bool = False) -> str:
         return EXIT.format(**fields)
     if kind == "memory":
         return MEMORY.format(**fields)
+    if kind == "disk":
+        return DISK_FULL.format(**{**fields, "mb": error.get("disk_mb", "?")})
     if kind == "bad_return":
         return BAD_RETURN.format(**fields)
     if hidden and kind == "exception":

@@ -9,24 +9,26 @@ from __future__ import annotations
 
 import ctypes
 import os
-import re
 import resource
 import select
 import signal
 from typing import Any
 
 from autograder.runtime.shared.confinement import NAMESPACES, NOBODY, PROCESS_GROUP, USER_NAMESPACES
+from autograder.runtime.worker import new_root
+from autograder.runtime.worker.mounts import (
+    MS_BIND,
+    MS_NODEV,
+    MS_NOEXEC,
+    MS_NOSUID,
+    MS_PRIVATE,
+    MS_REC,
+    cover,
+    load_libc,
+    mount,
+    remount_all_read_only,
+)
 
-_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
-_MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 32, 4096, 16384, 1 << 18
-_FLAG_OF = {
-    "nosuid": _MS_NOSUID,
-    "nodev": _MS_NODEV,
-    "noexec": _MS_NOEXEC,
-    "noatime": 1024,
-    "nodiratime": 2048,
-    "relatime": 1 << 21,
-}
 _PR_SET_PDEATHSIG, _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS = 1, 24, 38
 _CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWPID, _CLONE_NEWNET = (
     0x20000,
@@ -76,8 +78,8 @@ def enter_namespaces(level: str) -> None:
         if select.select([lifeline], [], [], 0)[0]:
             os._exit(1)  # the parent died before the prctl: nobody would kill us
         os.close(lifeline)
-        _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE)
-        _mount(libc, "proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
+        mount(libc, None, "/", None, MS_REC | MS_PRIVATE)
+        mount(libc, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
         return
     _wait_and_exit_like(child, keep=held)
 
@@ -109,85 +111,71 @@ def _wait_and_exit_like(child: int, keep: int) -> None:
 
 
 def confine(plan: dict[str, Any]) -> dict[str, Any]:
-    """Apply ``plan`` (from the harness) to this process; return what was applied.
+    """Apply ``plan`` (from the harness: harness/isolation.confinement_plan) to this process;
+    return what was applied.
 
-    ``plan``: ``{"level", "hide": [paths], "writable": private base, "uid_ok": bool}``.
+    ``plan``: ``{"level", "writable": private folder, "uid_ok": bool, "hide": [paths]}``, and
+    for a root of its own (new_root.py) ``"allow": [paths], "links": {path: target},
+    "disk_mb"``; without ``allow`` the host's root stays, with ``hide`` covered and every
+    other file system read-only.
     """
     report: dict[str, Any] = {"level": plan.get("level", PROCESS_GROUP), "hidden": 0}
+    if plan.get("max_processes"):  # counted for the kernel's real uid, also in a namespace
+        _lower_limit(resource.RLIMIT_NPROC, int(plan["max_processes"]))
     if report["level"] == PROCESS_GROUP:
         return report
     try:  # PID 1 of the namespace leads its own session too (unshare's --kill-child ends it)
         os.setsid()
     except OSError:
         pass
-    libc = ctypes.CDLL(None, use_errno=True)
+    libc = load_libc()
     writable = plan["writable"]
-    _mount(libc, None, "/", None, _MS_REC | _MS_PRIVATE)
-    _mount(libc, writable, writable, None, _MS_BIND | _MS_REC)
-    for target in plan["hide"]:
-        if _cover(libc, target):
-            report["hidden"] += 1
-    if os.path.isdir(_SHM):
-        shm_flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
-        report["private_shm"] = _mount(libc, "tmpfs", _SHM, "tmpfs", shm_flags, _SHM_OPTIONS)
-    os.chdir(os.getcwd())  # onto the writable bind mount, not the folder it covers
-    covered = set(plan["hide"])
-    report["writable_mounts"] = _remount_read_only(libc, keep=writable, covered=covered)
-    if plan.get("uid_ok") and os.getuid() == 0 and report["level"] == NAMESPACES:
-        for dirpath, dirnames, filenames in os.walk(writable):
-            for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
-                os.lchown(name, NOBODY, NOBODY)
+    become_nobody = bool(plan.get("uid_ok")) and os.getuid() == 0 and report["level"] == NAMESPACES
+    mount(libc, None, "/", None, MS_REC | MS_PRIVATE)
+    if plan.get("allow") is not None:
+        owner = NOBODY if become_nobody else None
+        report.update(new_root.enter(libc, {**plan, "owner": owner}))
+        report["root"] = "allow-list"
+        private = os.path.join(writable, "root") if report["disk_mb"] else writable
+    else:
+        report.update(_cover_host_root(libc, plan))
+        private = writable
+    if become_nobody:
+        _give_to_nobody(private)
         os.setgroups([])
         os.setgid(NOBODY)
         os.setuid(NOBODY)
+        # A change of uid clears the parent-death signal that makes PID 1 of the namespace (and
+        # so everything learner code starts) die with its parent (unshare's --kill-child,
+        # enter_namespaces): set it again, or a worker the harness killed would live on.
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     _drop_capabilities(libc)
     report["uid"] = os.getuid()
     return report
 
 
-def _mount(
-    libc: Any,
-    source: str | None,
-    target: str,
-    fstype: str | None,
-    flags: int,
-    data: str | None = None,
-) -> bool:
-    def b(text: str | None) -> bytes | None:
-        return None if text is None else os.fsencode(text)
-
-    return libc.mount(b(source), b(target), b(fstype), flags, b(data)) == 0
+def _give_to_nobody(folder: str) -> None:
+    for dirpath, dirnames, filenames in os.walk(folder):
+        for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
+            os.lchown(name, NOBODY, NOBODY)
 
 
-def _cover(libc: Any, target: str) -> bool:
-    """An empty read-only tmpfs over a folder; /dev/null over a file."""
-    if os.path.isdir(target):
-        flags = _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
-        return _mount(libc, "tmpfs", target, "tmpfs", flags, "size=4k,mode=000")
-    if os.path.lexists(target):
-        if not _mount(libc, "/dev/null", target, None, _MS_BIND):
-            return False
-        return _mount(libc, None, target, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY)
-    return False
-
-
-def _remount_read_only(libc: Any, *, keep: str, covered: set[str]) -> list[str]:
-    """Every mount read-only except /proc, /dev, the covers (read-only already) and the worker's
-    own writable folder; returns the mount points that could not be made read-only."""
-    failed = []
-    with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as info:
-        lines = info.read().splitlines()
-    for line in lines:
-        fields = line.split()
-        point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4])
-        if point in covered or point == keep or point.startswith((keep + "/", "/proc", "/dev")):
-            continue
-        flags = _MS_REMOUNT | _MS_BIND | _MS_RDONLY
-        for option in fields[5].split(","):
-            flags |= _FLAG_OF.get(option, 0)
-        if not _mount(libc, None, point, None, flags):
-            failed.append(point)
-    return failed
+def _cover_host_root(libc: Any, plan: dict[str, Any]) -> dict[str, Any]:
+    """The host's root, with ``hide`` covered by empty read-only mounts, a private /dev/shm,
+    and every file system read-only except the private folder."""
+    writable = plan["writable"]
+    report: dict[str, Any] = {"hidden": 0}
+    mount(libc, writable, writable, None, MS_BIND | MS_REC)
+    for target in plan["hide"]:
+        if cover(libc, target):
+            report["hidden"] += 1
+    if os.path.isdir(_SHM):
+        shm_flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
+        report["private_shm"] = mount(libc, "tmpfs", _SHM, "tmpfs", shm_flags, _SHM_OPTIONS)
+    os.chdir(os.getcwd())  # onto the writable bind mount, not the folder it covers
+    covered = set(plan["hide"])
+    report["writable_mounts"] = remount_all_read_only(libc, keep=writable, covered=covered)
+    return report
 
 
 def _drop_capabilities(libc: Any) -> None:

@@ -8,6 +8,7 @@ and the libraries' frames never reach the learner.
 
 from __future__ import annotations
 
+import errno
 import linecache
 import os
 import traceback
@@ -22,6 +23,8 @@ _ALLOC_FAILED = "can't allocate memory"  # torch's CPU allocator raises RuntimeE
 
 def classify(exc: BaseException, phase: str) -> str:
     """The LearnerError kind of an exception raised while importing ("import") or calling."""
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "disk"  # the private root's quota (worker/new_root.py)
     if isinstance(exc, SyntaxError) and phase == "import":
         return "syntax_error"
     if isinstance(exc, NotImplementedError):
@@ -65,7 +68,13 @@ def learner_frames(tb: TracebackType | None, root: str) -> list[tuple[str, int, 
 
 
 def describe(
-    exc: BaseException, *, phase: str, root: str, memory_mb: int, shown_dir: str = ""
+    exc: BaseException,
+    *,
+    phase: str,
+    root: str,
+    memory_mb: int,
+    shown_dir: str = "",
+    disk_mb: int = 0,
 ) -> dict[str, Any]:
     """The error fields for ``exc``; ``feedback`` is left for the caller to compose, except for
     syntax errors, whose sentence needs no call. Learner files are named with ``shown_dir`` (the
@@ -106,6 +115,7 @@ def describe(
     lines.append(f"{type(exc).__name__}: {message}" if message else type(exc).__name__)
     error["traceback"] = "\n".join(lines)
     error["memory_mb"] = memory_mb
+    error["disk_mb"] = disk_mb
     return error
 
 

@@ -46,6 +46,7 @@ class RequestHandler:
         self.root = init["root"]
         self.shown_dir = init["shown_dir"]  # the package folder as the learner names it
         self.memory_mb = memory_mb
+        self.disk_mb = int(init.get("disk_mb") or 0)
         self.max_bytes = init["max_bytes"]
         self.max_depth = init["max_depth"]
         self.skip_init = bool(init.get("skip_init"))
@@ -71,7 +72,12 @@ class RequestHandler:
 
     def describe(self, exc: BaseException, phase: str) -> dict[str, Any]:
         return describe(
-            exc, phase=phase, root=self.root, memory_mb=self.memory_mb, shown_dir=self.shown_dir
+            exc,
+            phase=phase,
+            root=self.root,
+            memory_mb=self.memory_mb,
+            shown_dir=self.shown_dir,
+            disk_mb=self.disk_mb,
         )
 
     # -- dispatch -------------------------------------------------------------------------
