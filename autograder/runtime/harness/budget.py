@@ -11,7 +11,9 @@ than that.
 
 from __future__ import annotations
 
+import math
 import time
+from typing import Any
 
 from autograder.runtime.harness import cpu_time, failures
 from autograder.runtime.harness.failures import IMPORT_LABEL
@@ -130,3 +132,11 @@ def cpu_left(pid: int, baseline: float | None, budget: float, end: float) -> flo
     if left <= max(budget * cpu_time.SLACK, 0.01):
         return 0.0
     return min(left, end - now)
+
+
+def cpu_count(value: Any) -> float | None:
+    """A worker's CPU seconds as its answer gives them; None unless a finite number >= 0
+    (learner code runs in that process and may have changed what it reports)."""
+    if type(value) is not float or not math.isfinite(value) or value < 0:
+        return None
+    return value

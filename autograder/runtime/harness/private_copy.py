@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder import learner_files
+from autograder.runtime.shared.confinement import FILES_PER_MB
 
 MAX_PACKAGE_BYTES = 20 * 1024 * 1024
 MAX_PACKAGE_FILES = 2000
@@ -32,9 +33,13 @@ class PrivateCopy:
     refused: dict[str, str] = field(default_factory=dict)
 
 
-def folder_usage(folder: Path, max_entries: int) -> tuple[int, int]:
-    """(bytes on disk, entries) of everything under ``folder``, links not followed; the count
-    stops past ``max_entries`` (learner code may have made millions)."""
+def over_disk_quota(folder: Path, disk_mb: int) -> bool:
+    """Whether everything under ``folder`` (links not followed) takes more than ``disk_mb`` MiB
+    on disk or more than ``disk_mb`` * FILES_PER_MB entries; the count stops there (learner
+    code may have made millions). A ``disk_mb`` of 0 is no quota."""
+    if disk_mb <= 0:
+        return False
+    max_entries, max_bytes = disk_mb * FILES_PER_MB, disk_mb * 2**20
     used, entries, pending = 0, 0, [str(folder)]
     while pending and entries <= max_entries:
         try:
@@ -49,7 +54,7 @@ def folder_usage(folder: Path, max_entries: int) -> tuple[int, int]:
                         pending.append(entry.path)
         except OSError:
             continue
-    return used, entries
+    return used > max_bytes or entries > max_entries
 
 
 def copy_package(package_dir: Path, package: str) -> PrivateCopy:

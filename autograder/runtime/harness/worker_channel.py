@@ -11,7 +11,6 @@ learner code wrote to the channel, or one that does not repeat the request's num
 
 from __future__ import annotations
 
-import math
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -21,18 +20,17 @@ from typing import Any
 
 from autograder.learner_files import LinkRefused
 from autograder.runtime.harness import failures
-from autograder.runtime.harness.budget import RequestBudget, cpu_left
+from autograder.runtime.harness.budget import RequestBudget, cpu_count, cpu_left
 from autograder.runtime.harness.limits import Limits
 from autograder.runtime.harness.part_labels import PartLabels, ProgressFrames
 from autograder.runtime.harness.private_copy import (
     MAX_PACKAGE_BYTES,
     PackageTooLarge,
-    folder_usage,
+    over_disk_quota,
 )
 from autograder.runtime.harness.trace import TestState
 from autograder.runtime.harness.worker_handle import WorkerHandle
 from autograder.runtime.shared import messages, wire
-from autograder.runtime.shared.confinement import FILES_PER_MB
 from autograder.runtime.shared.errors import LearnerError
 
 START_ATTEMPTS = 2  # fresh workers tried before a start failure is remembered for the session
@@ -165,7 +163,7 @@ class WorkerChannel:
         output = self.collect_output()
         response = self._read(wait.frame or b"", seq, wait.label)
         self._check_disk(worker, wait.label)
-        self._worker_cpu = _cpu_count(response.get("cpu"))
+        self._worker_cpu = cpu_count(response.get("cpu"))
         if test is not None and None not in (baseline, self._worker_cpu):
             # The budget pays for what the worker computed, not for waiting on a busy machine
             test.remaining += elapsed - max(self._worker_cpu - baseline, 0.0)
@@ -269,16 +267,11 @@ class WorkerChannel:
 
     def _check_disk(self, worker: WorkerHandle, label: str) -> None:
         """Where the worker has no size-capped root of its own (no namespaces), the harness
-        measures its folder after each request: past ``disk_mb`` (in bytes or in files), the
-        worker is stopped and its folder removed."""
-        disk_mb = self.limits.disk_mb
-        if (self.isolation or {}).get("disk_mb") or disk_mb <= 0:
-            return
-        max_files = disk_mb * FILES_PER_MB
-        used, files = folder_usage(worker.root, max_files)
-        if used > disk_mb * 2**20 or files > max_files:
+        measures its folder after each request: past ``disk_mb``, the worker is stopped."""
+        capped = (self.isolation or {}).get("disk_mb")
+        if not capped and over_disk_quota(worker.root, self.limits.disk_mb):
             self.stop()
-            raise failures.disk_over(label, disk_mb)
+            raise failures.disk_over(label, self.limits.disk_mb)
 
     # -- the worker's lifetime --------------------------------------------------------------
 
@@ -310,7 +303,7 @@ class WorkerChannel:
                 )
                 raise self._start_failure from None
         self.budget.not_counted(time.monotonic() - starting)
-        self._worker_cpu = _cpu_count(ready.get("cpu"))
+        self._worker_cpu = cpu_count(ready.get("cpu"))
         worker.take_output(0)  # anything printed while starting is not the learner's
         self.isolation = ready["ready"].get("isolation")
         self.worker_start = worker.started_by
@@ -401,11 +394,3 @@ class WorkerChannel:
         return re.sub(
             re.escape(root) + r"[^/\s]+/", lambda _: f"{self.display_dir.rstrip('/')}/", text
         )
-
-
-def _cpu_count(value: Any) -> float | None:
-    """A worker's CPU seconds as its answer gives them; None unless a finite number >= 0
-    (learner code runs in that process and may have changed what it reports)."""
-    if type(value) is not float or not math.isfinite(value) or value < 0:
-        return None
-    return value
