@@ -26,6 +26,7 @@ from autograder.config import BAD_TIMEOUT, SUBMISSION_MISSING, load_course
 from autograder.feedback import FIRST_DIFFERENCE, KNOWN_MISTAKE
 from autograder.pytest_plugin import COLLECT_ERROR, seed_for
 from autograder.results import FORBIDDEN_AT
+from autograder.runtime.harness import isolation
 
 TOY = Path(__file__).parent / "toy_course"
 COURSE = TOY / "course.toml"
@@ -165,6 +166,14 @@ def test_summary_md_neutralises_learner_output(graded):
     assert "**Total: 10.00 / 15.00**" in summary
     assert "\x1b" not in summary
     assert "```text\n  debug | <b>scaling</b> `x`\n  ```" in summary  # fenced, never rendered
+
+
+def test_grader_log_says_how_learner_code_was_confined(graded, config):
+    """The report header names the confinement in force, and says so when there is none."""
+    log = (graded[1] / "solution" / "grader.log").read_text(encoding="utf-8").splitlines()
+    header = next(i for i, line in enumerate(log) if line.startswith("autograder: course"))
+    assert log[header + 1] == isolation.header_line(config.limits.disk_mb)
+    assert log[header + 1].startswith("autograder: learner code runs ")
 
 
 def test_junit_xml_parses(graded):
