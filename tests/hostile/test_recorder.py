@@ -16,8 +16,9 @@ from autograder.runtime import LearnerError, Limits
 from autograder.runtime.shared import messages as runtime_messages
 from tests.framework.toy_sessions import toy_session
 
-FORBIDDEN = [
+FORBIDDEN = [  # as course.toml lists them: one function under two names, the public one first
     "torch.nn.functional.scaled_dot_product_attention",
+    "torch._C._nn.scaled_dot_product_attention",
     "torch._scaled_dot_product_attention_math",
     "torch.nn.functional.multi_head_attention_forward",
     "torch.nn.MultiheadAttention",
@@ -39,6 +40,11 @@ def aten(q):
 
 def variable_functions(q):
     return torch._C._VariableFunctions._scaled_dot_product_attention_math(q, q, q)[0]
+
+
+def through_an_alias(q):
+    from torch.nn import functional as aliased
+    return getattr(aliased, "scaled_dot_" + "product_attention")(q, q, q)
 
 
 def has_wrapped():
@@ -89,6 +95,11 @@ def close_the_channel():
     return 1
 
 
+def segfault():
+    import ctypes
+    return ctypes.string_at(0)
+
+
 def break_the_worker():
     sys.modules["autograder.runtime.worker.handler"].describe = None
     raise ValueError("the worker must describe this")
@@ -135,6 +146,15 @@ def test_kernels_reached_under_names_no_wrapper_holds_are_recorded(session):
     assert _recorded(session, "variable_functions", Q)[1] == {(math, "attack.py", line)}
 
 
+def test_one_function_listed_under_two_names_is_recorded_once_under_the_first(session):
+    """F.scaled_dot_product_attention is torch._C._nn's function: called through F's wrapper
+    under the function mode, it is one call, named as the instructor listed it first."""
+    line = line_of('aliased, "scaled_dot_')
+    assert _recorded(session, "through_an_alias", Q)[1] == {
+        ("torch.nn.functional.scaled_dot_product_attention", "attack.py", line)
+    }
+
+
 def test_a_wrapper_keeps_no_way_back_to_the_original(session):
     assert _recorded(session, "has_wrapped")[0] is False
 
@@ -176,6 +196,18 @@ def test_breaking_the_worker_is_tampering_when_the_source_reaches_into_it(sessio
         getattr(session.module("attack"), attack)()
     assert failed.value.kind == "tampered"
     assert f"({EVIDENCE})" in failed.value.feedback
+
+
+@pytest.mark.evidence(EVIDENCE)
+def test_a_worker_killed_by_a_signal_is_told_with_the_signal_and_the_reach(session):
+    """Both facts the harness holds: what killed the worker and where the source reaches in."""
+    session.begin_test("segfault")
+    with pytest.raises(LearnerError) as failed:
+        session.module("attack").segfault()
+    assert failed.value.kind == "tampered"
+    assert failed.value.feedback == runtime_messages.TAMPERED_EVIDENCE.format(
+        call="segfault(...)", how="it was killed by SIGSEGV", evidence=EVIDENCE
+    )
 
 
 def test_without_such_a_reach_a_broken_worker_is_not_blamed_on_the_learner(session):

@@ -284,13 +284,23 @@ def _recording(api: str, original: Callable, record: Callable[[str, Any], None])
     does, but keeps no ``__wrapped__``: the original is reachable only through its closure."""
 
     def recorder(*args: Any, **kwargs: Any) -> Any:
-        record(api, sys._getframe(1))
+        caller = sys._getframe(1)
+        if not _recorded_outside(caller):
+            record(api, caller)
         return original(*args, **kwargs)
 
     functools.update_wrapper(recorder, original)
     del recorder.__wrapped__
     recorder._autograder_guarded = True  # type: ignore[attr-defined]
     return recorder
+
+
+def _recorded_outside(caller: Any) -> bool:
+    """The function mode is calling this wrapper for another wrapper's original (one function
+    listed under two names, as ``F.scaled_dot_product_attention`` is ``torch._C._nn``'s): the
+    outer wrapper recorded the call under the name the course listed first."""
+    outer = caller.f_back
+    return caller.f_code in _MODE_CODES and outer is not None and outer.f_code is _RECORDER_CODE
 
 
 def _through_a_wrapper(func: Any, caller: Any) -> bool:
@@ -336,7 +346,12 @@ def _function_mode(guard: Guard) -> Any:
                 return func(*args, **kwargs)
             return func(*args)
 
+    _MODE_CODES.add(ForbiddenCallRecorder.__torch_function__.__code__)
     return ForbiddenCallRecorder()
+
+
+#: The code of the function mode's __torch_function__ (see _recorded_outside).
+_MODE_CODES: set[Any] = set()
 
 
 #: The code every wrapper runs (one closure, one code object).
