@@ -106,6 +106,16 @@ def crash(label: str, status: int | None, memory_mb: int) -> LearnerError:
     return LearnerError(kind="crash", feedback=feedback)
 
 
+def how_it_ended(status: int | None) -> str:
+    """How a worker that stopped answering ended, for TAMPERED_EVIDENCE: the signal that killed
+    it or its exit status, when the harness saw them."""
+    if status is not None and status < 0:
+        return messages.BROKE_SIGNAL.format(signal=messages.signal_name(-status))
+    if status is not None:
+        return messages.BROKE_EXIT.format(status=status)
+    return messages.BROKE_CHANNEL
+
+
 SOME_CALL = "A call into your code"
 
 

@@ -234,7 +234,7 @@ class WorkerChannel:
             if phase == "test":
                 self.strikes.add(wait.label, crashed=True)
             crash = failures.crash(wait.label, status, self.limits.memory_mb)
-            raise self.broken(wait.label, messages.BROKE_CHANNEL, crash) from None
+            raise self.broken(wait.label, failures.how_it_ended(status), crash) from None
 
     def _read(self, frame: bytes, seq: int, label: str) -> dict[str, Any]:
         """The answer to request ``seq``; anything else stops the worker as garbled."""

@@ -155,6 +155,8 @@ TAMPERED_EVIDENCE = (
 BROKE_INTERNAL = "it failed inside the grader's own code"
 BROKE_GARBLED = "it sent back something that is not an answer"
 BROKE_CHANNEL = "it stopped answering"
+BROKE_SIGNAL = "it was killed by {signal}"
+BROKE_EXIT = "it ended with exit status {status}"
 
 _ESCAPES = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves
