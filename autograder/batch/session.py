@@ -1,30 +1,28 @@
 """One pytest session for a whole batch: the graders are collected once, forked children grade.
 
-A learner's grade used to start pytest from nothing: parse the options, load the plugins, import
-and collect every grader module, then run the tests. All of that but the tests is the same for
-every learner of a batch, and it was about a third of a warm learner's time. So the batch runs
-one pytest session (`run_batch`, in a process of its own) over the pristine graders, with the
-BatchSession plugin below. pytest configures and collects as usual; then, where pytest would run
-the tests, BatchSession forks harness children (`jobs` at a time) and hands each learner to an
-idle one. For each learner a child runs the collected tests against the submission exactly as
-pytest would (the same hooks, the same items, a new LearnerSession and worker), writes the
-learner's reports (grading.write_grade), commits the learner's folder (job.grade_learner) and
-says so; between two learners it puts back what pytest and the plugin keep from one run to the
-next (fresh_run.Fresh, pytest_plugin.next_submission), so that each learner is graded as by a
-fresh fork of the session. A child is reused because a fork per learner cost about 15% of a
-batch's CPU time (copying the session's page tables, then copy-on-write faults on every page the
-child touched, then tearing it all down; benchmarks/README.md). A child ends after
-LEARNERS_PER_CHILD learners, or at once when a learner's run left a test half run. The session
-process only hands out learners, records a learner whose child died without a grade (a new
-child takes the next one), and reports each learner done on `progress`. Each child runs on one
-CPU, the one the fewest running children use, and its workers run on it too: a harness and its
-worker take turns, and a turn that wakes a process on another CPU costs more than the call
+Configuring pytest and collecting the graders is the same for every learner of a batch, and it
+was about a third of a warm learner's time. So the batch runs one pytest session (`run_batch`,
+in a process of its own) over the pristine graders (grading/graders_session.py). pytest
+configures and collects as usual; then, where pytest would run the tests, BatchSession forks
+harness children (`jobs` at a time) and hands each learner to an idle one. A child grades each
+learner it is given through the one path every command grades by
+(grading/one_submission.grade_in_session: the collected tests on the learner's submission
+through pytest's own protocol hook, a new LearnerSession and worker, the learner's reports),
+commits the learner's folder (learner_job.grade_learner) and says so. A child is reused
+because a fork per learner cost about 15% of a batch's CPU time (copying the session's page
+tables, then copy-on-write faults on every page the child touched, then tearing it all down;
+benchmarks/README.md). A child ends after LEARNERS_PER_CHILD learners, or at once when a
+learner's run left the session unfit for another (a test half run, say). The session process
+only hands out learners, records a learner whose child died without a grade (a new child takes
+the next one), and reports each learner done on `progress`. Each child runs on one CPU, the one
+the fewest running children use, and its workers run on it too: a harness and its worker take
+turns, and a turn that wakes a process on another CPU costs more than the call
 (runtime/shared/affinity.py).
 
 The session process and its children hold the graders and references, as every learner's
 harness does; never learner code, which runs only in the sandboxed workers, one per learner
-(SECURITY.md). Each learner's console (their grader.log) goes through a SwitchableStream that the
-child points at that learner's file.
+(SECURITY.md). pytest's console up to collection is DIR/.session.log; each learner's is their
+grader.log (grading/console.py).
 
 Expected values (autograder/expected.py) are shared through DIR/.expected: a child writes the
 values its graders computed and reads those the other children wrote before each learner; the
@@ -37,21 +35,18 @@ gets a row saying so, as `autograder grade` would say for each.
 from __future__ import annotations
 
 import gc
-import io
 import os
 import signal
 import sys
 import tempfile
 import threading
-import time
 from collections import deque
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from functools import partial
 from multiprocessing import Pipe
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -63,6 +58,10 @@ from autograder.grading.bytecode import cache_bytecode
 from autograder.reports.files import cannot_write
 from autograder.runtime.shared import affinity
 
+if TYPE_CHECKING:
+    from autograder.grading.graders_session import GradersSession
+    from autograder.grading.one_submission import Options
+
 SESSION_LOG = ".session.log"  # in DIR: pytest's console up to collection (why graders failed)
 SESSION_LOG_HEADER = (
     "This is the log of the batch's grading session (autograder grade-class or check): pytest "
@@ -71,8 +70,6 @@ SESSION_LOG_HEADER = (
     "learner's tests and results are in {out}/<learner>/grader.log.\n\n"
 )
 EXPECTED_DIR = ".expected"  # in DIR: expected values shared by the learners' children
-COLLECTED = "collected {count} items"
-SUMMARY = "{passed} passed, {failed} failed in {seconds:.2f}s"
 SCRATCH_PREFIX = "t101-grade-class-"
 # A harness child grades at most this many learners, then a fresh fork of the session takes
 # over: whatever a child keeps from one learner to the next (memory pytest or the graders
@@ -91,33 +88,6 @@ def _expected() -> Any:
     from autograder import expected
 
     return expected
-
-
-class SwitchableStream(io.TextIOBase):
-    """A text stream that writes wherever ``target`` points (pytest's console, per learner)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.target: Any = io.StringIO()
-        self.kept: io.StringIO | None = None  # also gets what is written, while set
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        if self.kept is not None:
-            self.kept.write(text)
-        return self.target.write(text)
-
-    def flush(self) -> None:
-        self.target.flush()
-
-    def isatty(self) -> bool:
-        return False
-
-    @property
-    def encoding(self) -> str:  # type: ignore[override]
-        return "utf-8"
 
 
 def run_batch(
@@ -175,15 +145,14 @@ def _session(batch: BatchSession, settings: JobSettings) -> None:
 
 def _run(batch: BatchSession, settings: JobSettings) -> None:
     from autograder.config import load_course
-    from autograder.grading.one_submission import (
-        NO_TESTS,
-        PYTEST_FAILED,
-        grader_folders,
-        own_grader_packages,
+    from autograder.grading.graders_session import (
+        GradersSession,
+        not_started,
         pytest_args,
-        pytest_console,
+        run_graders,
     )
-    from autograder.pytest_plugin import ResultCollector
+    from autograder.grading.one_submission import Options
+    from autograder.grading.package_dir import grader_folders
     from autograder.results import Ungraded
 
     cache_bytecode(settings.out)
@@ -195,71 +164,27 @@ def _run(batch: BatchSession, settings: JobSettings) -> None:
     args = pytest_args(
         config,
         folders,
-        submission=config.root,  # each child sets its learner's submission before any test
+        submission=config.root,  # each learner's run names its own submission
         seed=settings.seed,
         test_timeout=settings.test_timeout,
         # Learner code sees neither DIR (other learners' reports, the compiled hidden graders in
         # DIR/.pycache) nor the other learners' exported commits and private copies.
         hide=[settings.out, batch.scratch],
     )
-    batch.hidden_included = len(folders) > 1
-    collector = ResultCollector()
+    batch.options = Options(
+        config,
+        seed=settings.seed,
+        test_timeout=settings.test_timeout,
+        hidden_included=len(folders) > 1,
+        manifest=settings.manifest,
+    )
+    batch.graders = GradersSession(batch.grade_all)
     log = settings.out / SESSION_LOG
-    with (
-        log.open("w", encoding="utf-8") as batch.console.target,
-        pytest_console(batch.console),
-        own_grader_packages(folders, config.root),
-    ):
-        batch.console.write(SESSION_LOG_HEADER.format(out=settings.out))
-        batch.console.kept = io.StringIO()  # pytest's header, for every learner's grader.log
-        code = pytest.main(args, plugins=[collector, batch])
-    if batch.started:
-        return None
-    if code == pytest.ExitCode.NO_TESTS_COLLECTED:
-        reason = NO_TESTS.format(folders=", ".join(map(str, folders)))
-    elif collector.errors:
-        reason = collector.errors[0]
-    else:
-        reason = PYTEST_FAILED.format(name="this class", code=int(code), log=log)
-    batch.not_graded(reason)
-
-
-def _log_header(kept: io.StringIO | None) -> list[str]:
-    """The lines pytest wrote as the session started, from its "test session starts" to its
-    "collecting ... collected N items" ([] if it wrote no such lines)."""
-    lines = (kept.getvalue() if kept is not None else "").splitlines()
-    start = next((i for i, line in enumerate(lines) if "test session starts" in line), None)
-    end = next((i for i, line in enumerate(lines) if line.startswith("collecting")), None)
-    if start is None or end is None or end < start:
-        return []
-    return lines[start : end + 1]
-
-
-def _learner_header(lines: list[str], header: str, count: int) -> str:
-    """A learner's grader.log up to its first test, as `autograder grade` writes it: pytest's
-    session header with the plugin's line (HEADER: the course, this learner's submission, the
-    seed) and the number of tests collected."""
-    from autograder.pytest_plugin import HEADER
-
-    collected = COLLECTED.format(count=count)
-    if not lines:
-        return f"{header}\n{collected}\n\n"
-    plugin_line = HEADER.split("{", 1)[0]  # "autograder: course "
-    shown = [header if line.startswith(plugin_line) else line for line in lines]
-    if collected not in shown[-1]:
-        shown[-1] = f"{shown[-1].rstrip()} {collected}"
-    return "\n".join(shown) + "\n"  # pytest writes the blank line before the first test
-
-
-def _restart_clock(reporter: Any) -> None:
-    """The session duration pytest's last line shows: from this learner's first test (the
-    reporter, put back as collection left it, counts from the session's start)."""
-    clock = getattr(reporter, "_session_start", None)
-    if clock is not None:
-        try:
-            reporter._session_start = type(clock)()
-        except TypeError:
-            pass  # another pytest's clock: the line shows the time since the session started
+    with log.open("w", encoding="utf-8") as console:
+        console.write(SESSION_LOG_HEADER.format(out=settings.out))
+        code = run_graders(config, folders, args, batch.graders, console)
+    if not batch.started:
+        batch.not_graded(not_started(batch.graders, code, folders, "this class", log))
 
 
 @dataclass
@@ -288,14 +213,13 @@ class BatchSession:
         self.settings = settings
         self.learners = learners
         self.jobs = jobs
-        #: pytest's session header as collection wrote it (_log_header), before each learner's
-        #: tests in their grader.log
-        self.log_header: list[str] = []
         self.progress = progress
-        self.console = SwitchableStream()
         self.pid = os.getpid()
-        self.started = False
-        self.hidden_included = True
+        #: the pytest plugin of the batch's session (collection, then grade_all below) and
+        #: what every learner is graded with: both set once the course is read (_run)
+        self.graders: GradersSession | None = None
+        self.options: Options | None = None
+        self.reusable = False  # in a child: whether its last learner's run left it fit for more
         self.running: dict[int, _Harness] = {}
         # Each child runs on one of these, its workers with it (runtime/shared/affinity.py); with
         # one CPU or none known there is nothing to choose.
@@ -315,13 +239,14 @@ class BatchSession:
 
     # -- the session process -----------------------------------------------------------------
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtestloop(self, session: pytest.Session) -> bool | None:
-        if session.testsfailed or session.config.option.collectonly or not session.items:
-            return None  # pytest reports the collection errors or no tests; run_batch records them
-        self.started = True
-        self.log_header = _log_header(self.console.kept)
-        self.console.kept = None
+    @property
+    def started(self) -> bool:
+        """Whether the graders were collected and learners handed out."""
+        return self.graders is not None and self.graders.started
+
+    def grade_all(self, session: pytest.Session) -> None:
+        """Where pytest would run the collected tests: fork the harness children and hand each
+        learner to one, until every learner is done or the batch is stopped."""
         # As `grade` does (commands/grade.py): what the session holds by now (torch, pytest, the
         # collected graders) is left out of later garbage collections, among them pytest's
         # full ones as the session ends, which took 0.27 s after the class's last learner.
@@ -347,7 +272,6 @@ class BatchSession:
         except BaseException:  # the command is gone (a broken progress pipe), or worse
             self.stop_children()
             raise
-        return True
 
     def _more(self, queue: deque[int]) -> bool:
         """Whether learners are left to grade, and the batch goes on."""
@@ -361,6 +285,8 @@ class BatchSession:
         with self._forking:
             if self.stopping:
                 return None
+            sys.stdout.flush()  # the session's console: a child must not write its buffer again
+            sys.stderr.flush()
             pid = os.fork()
             if pid == 0:
                 ours.close()
@@ -475,10 +401,8 @@ class BatchSession:
 
     def _child(self, session: pytest.Session, conn: Connection, cpu: int | None) -> None:
         """A harness child: grade each learner the session sends, in this one pytest session,
-        until the session closes the channel. It runs on ``cpu`` (None: anywhere), and so do
-        its workers."""
-        from autograder.batch.fresh_run import Fresh
-
+        until the session closes the channel or a learner's run leaves the session unfit for
+        another. It runs on ``cpu`` (None: anywhere), and so do its workers."""
         code = 1
         try:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -490,19 +414,17 @@ class BatchSession:
             # Gone with the command or with this session (its scratch is removed then).
             exit_with_parent(self.settings.parent_pid, self._orphaned, ppid=self.pid)
             gc.freeze()  # the collected session and torch are never garbage
-            fresh = Fresh(session)
             grade = partial(self._grade, session)
             while True:
                 try:
                     index = conn.recv()
                 except EOFError:
                     break
-                fresh.restore()
                 _expected().refresh()  # what other children computed meanwhile
+                self.reusable = False  # until the learner's run says otherwise
                 grade_learner(self.settings, self.learners[index], grade, self._wanted)
-                clean = fresh.clean()
-                conn.send(clean)
-                if not clean:
+                conn.send(self.reusable)
+                if not self.reusable:
                     break
             code = 0
         except BaseException:  # the parent records the death; nothing may unwind into pytest
@@ -528,64 +450,12 @@ class BatchSession:
     ):
         """Run the collected tests on this learner's submission; their reports into staged
         (``graded``: the commit, results.GradedCommit, that they name)."""
-        from autograder.grading.one_submission import (
-            LOG_FILE,
-            clear_reports,
-            grader_package,
-            write_grade,
-        )
-        from autograder.pytest_plugin import HEADER, STATE, ResultCollector, next_submission
+        from autograder.grading.one_submission import Submission, grade_in_session
 
-        clear_reports(staged)
-        package_dir = grader_package(config, folder, name)
-        if not isinstance(package_dir, Path):
-            return package_dir
-        next_submission(session, package_dir)
-        state = session.config.stash[STATE]
-        staged.mkdir(parents=True, exist_ok=True)
-        started_at = datetime.now(UTC).isoformat(timespec="seconds")
-        start = time.monotonic()
-        items = session.items
-        with (staged / LOG_FILE).open("w", encoding="utf-8") as log:
-            self.console.target = log
-            reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-            # An exported commit lives in a scratch folder removed after the run: the log names
-            # the learner and the commit instead.
-            shown = package_dir if graded is None else f"{name} at commit {graded.commit}"
-            header = HEADER.format(
-                course=config.course.name, path=config.path, submission=shown, seed=state.seed
-            )
-            log.write(_learner_header(self.log_header, header, len(items)))
-            _restart_clock(reporter)
-            for index, item in enumerate(items):
-                following = items[index + 1] if index + 1 < len(items) else None
-                item.config.hook.pytest_runtest_protocol(item=item, nextitem=following)
-            status = pytest.ExitCode.TESTS_FAILED if session.testsfailed else pytest.ExitCode.OK
-            if reporter is not None:  # as pytest ends a session (TerminalReporter's sessionfinish)
-                reporter.write("\n")  # ends the last test's line (write_line would add one)
-                session.config.hook.pytest_terminal_summary(
-                    terminalreporter=reporter, exitstatus=status, config=session.config
-                )
-                reporter.summary_stats()
-            else:
-                failed = sum(result.status != "passed" for result in state.results)
-                passed, seconds = len(state.results) - failed, time.monotonic() - start
-                log.write(f"\n{SUMMARY.format(passed=passed, failed=failed, seconds=seconds)}\n")
-        self.console.target = io.StringIO()  # anything printed later: not into a closed log
-        collector = ResultCollector()
-        collector.take(session.config)
-        return write_grade(
-            config,
-            collector,
-            submission=folder,
-            name=name,
-            out_dir=staged,
-            seed=self.settings.seed,
-            hidden_included=self.hidden_included,
-            duration=time.monotonic() - start,
-            started_at=started_at,
-            manifest=self.settings.manifest,
-            graded=graded,
-            hide=state.hidden,  # DIR and the scratch folder (pytest_args' hide)
-            test_timeout=self.settings.test_timeout,
-        )
+        # An exported commit lives in a scratch folder removed after the run: the log names
+        # the learner and the commit instead.
+        shown = None if graded is None else f"{name} at commit {graded.commit}"
+        submission = Submission(folder, name, staged, shown=shown, graded=graded)
+        done = grade_in_session(session, self.options, submission, self.graders.events)
+        self.reusable = done.reusable
+        return done.outcome

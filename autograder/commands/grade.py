@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Sequence
-from contextlib import nullcontext
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from autograder.config import (
+    CourseConfig,
     CourseConfigError,
     OptionError,
     check_timeout,
@@ -30,7 +30,14 @@ from autograder.config import (
 )
 from autograder.github.publish import GITHUB_ONE, GithubRun
 from autograder.grading.bytecode import bytecode_cache
-from autograder.grading.one_submission import REPORT_FILES, grade_submission
+from autograder.grading.in_process import Interrupted, grade_in_process
+from autograder.grading.one_submission import (
+    REPORT_FILES,
+    Options,
+    Submission,
+    cannot_grade,
+)
+from autograder.grading.package_dir import grader_folders
 from autograder.notebook import notebook_components
 from autograder.release.manifest import ManifestError, read_manifest
 from autograder.reports import terminal
@@ -107,52 +114,82 @@ def main(
         seen[root.name] = Path(given)
 
     console = None if quiet else terminal.new_console()
-    outcomes: list[GradeResult | Ungraded] = []
     if run is not None:
         run.start()
     _import_grader_libraries()
-    with bytecode_cache([config.root, *roots]):
-        for given, root in zip(submissions, roots, strict=True):
-            if len(submissions) == 1:
-                folder = out or DEFAULT_OUT / root.name
-            else:
-                folder = (out or DEFAULT_OUT) / root.name
-            shown = console is not None and run is None  # not in a learner's CI job
-            status = terminal.grading_status(root.name) if shown else nullcontext()
-            try:
-                with status as ticker:
-                    outcome = grade_submission(
-                        config,
-                        Path(given),
-                        folder,
-                        name=root.name,
-                        visible_only=visible_only,
-                        test_timeout=test_timeout,
-                        seed=seed,
-                        components=components,
-                        manifest=manifest,
-                        plugins=[ticker] if ticker is not None else [],
-                    )
-            except KeyboardInterrupt:
-                print(INTERRUPTED.format(name=root.name, out=folder), file=sys.stderr)
-                return _EXIT_INTERRUPTED
-            outcomes.append(outcome)
-            if isinstance(outcome, Ungraded):
-                print(
-                    NOT_GRADED.format(name=outcome.submission, reason=outcome.reason),
-                    file=sys.stderr,
-                )
-            elif console is not None:
-                terminal.print_submission(outcome, console)
+    jobs = [
+        _job(given, root, out, many=len(submissions) > 1)
+        for given, root in zip(submissions, roots, strict=True)
+    ]
+    outcomes: list[GradeResult | Ungraded] = []
+
+    def graded(submission: Submission, outcome: GradeResult | Ungraded) -> None:
+        outcomes.append(outcome)
+        if isinstance(outcome, Ungraded):
+            print(
+                NOT_GRADED.format(name=outcome.submission, reason=outcome.reason), file=sys.stderr
+            )
+        elif console is not None:
+            terminal.print_submission(outcome, console)
+
+    shown = console is not None and run is None  # not in a learner's CI job
+    try:
+        with bytecode_cache([config.root, *roots]):
+            _grade(
+                config, jobs, visible_only, test_timeout, seed, components, manifest, graded, shown
+            )
+    except Interrupted as stop:
+        name, folder = stop.submission.name, stop.submission.out_dir
+        print(INTERRUPTED.format(name=name, out=folder), file=sys.stderr)
+        return _EXIT_INTERRUPTED
     if len(outcomes) > 1 and console is not None:
         terminal.print_class(outcomes, console)
     if console is not None:
         _print_where(outcomes, submissions, out, console)
     if run is not None:
-        return run.finish(config, outcomes[0], submission=Path(submissions[0]), out_dir=folder)
+        return run.finish(
+            config, outcomes[0], submission=Path(submissions[0]), out_dir=jobs[0].out_dir
+        )
     if any(isinstance(o, Ungraded) for o in outcomes):
         return _EXIT_ERROR
     return _EXIT_OK if all(o.all_passed for o in outcomes) else _EXIT_FAILED
+
+
+def _job(given: Path, root: Path, out: Path | None, *, many: bool) -> Submission:
+    """A submission as given on the command line, its reports in out (or grades/NAME), or in
+    out/NAME when there are several."""
+    folder = (out or DEFAULT_OUT) / root.name if many else out or DEFAULT_OUT / root.name
+    return Submission(Path(given), root.name, folder, hide=(folder,))
+
+
+def _grade(
+    config: CourseConfig,
+    jobs: list[Submission],
+    visible_only: bool,
+    test_timeout: float | None,
+    seed: int,
+    components: Sequence[str],
+    manifest: Path | None,
+    graded: Callable[[Submission, GradeResult | Ungraded], None],
+    shown: bool,
+) -> None:
+    """Grade the submissions in this process, each reported to ``graded`` once done; ``shown``:
+    with a spinner on the terminal while each is graded."""
+    folders = grader_folders(config, visible_only)
+    if isinstance(folders, Ungraded):
+        for job in jobs:
+            graded(job, cannot_grade(config, job, folders.reason))
+        return
+    options = Options(
+        config,
+        seed=seed,
+        test_timeout=test_timeout,
+        hidden_included=len(folders) > 1,
+        components=tuple(components),
+        manifest=manifest,
+    )
+    status = (lambda job: terminal.grading_status(job.name)) if shown else None
+    grade_in_process(options, folders, jobs, graded=graded, status=status)
 
 
 def _print_where(

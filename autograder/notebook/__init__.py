@@ -4,14 +4,13 @@ A course keeps an nbgrader course folder beside course.toml (course.py says wher
 keeps the notebook at assignments/notebooks/<id>.ipynb. `autograder grade` runs nbgrader's own
 generate_assignment and autograde on a private copy, sandboxed like module code (nbgrader_run.py,
 runner.py), with grading rules added to nbgrader's pipeline (preprocessors.py), and reports
-each autograded cell as a test (autograde.py, component.py). `autograder release` calls
-generate_learner_notebook (learner_copy.py).
+each autograded cell as a test (autograde.py; results/build.py scores them). `autograder
+release` calls generate_learner_notebook (learner_copy.py).
 
 Only preprocessors.py and runner.py import nbgrader; importing this package does not.
 """
 
 from autograder.notebook.autograde import grade_notebook, grade_notebooks, notebook_tools_installed
-from autograder.notebook.component import with_notebook
 from autograder.notebook.course import (
     COMPONENT,
     NotebookAssignment,
@@ -34,5 +33,4 @@ __all__ = [
     "notebook_components",
     "notebook_tools_installed",
     "only_assignment",
-    "with_notebook",
 ]

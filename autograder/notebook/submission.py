@@ -1,9 +1,9 @@
-"""The one call `autograder grade` makes: add a submission's notebook to its GradeResult.
+"""The notebook part of a submission's grade, for the one grade builder (results/build.py).
 
 When the course has an nbgrader notebook assignment (course.py) and the submission's repository
 holds the learner notebook (assignments/notebooks/<id>.ipynb), the notebook is graded in its own
-sandbox and appended as the component `notebook`, next to the module components. A submission
-without the notebook is returned unchanged: its grade has no notebook component.
+sandbox and becomes the component `notebook`, after the module components. A submission without
+the notebook has no notebook part: its grade has no notebook component.
 """
 
 from __future__ import annotations
@@ -21,29 +21,28 @@ from autograder.notebook.autograde import (
     failed_everywhere,
     grade_notebook,
 )
-from autograder.notebook.component import with_notebook
 from autograder.notebook.course import COMPONENT, find_notebook_assignments
 from autograder.notebook.nbgrader_run import MAX_NOTEBOOK_BYTES
-from autograder.results import GradeResult
+from autograder.results import NotebookPart
 
 NOTEBOOK = COMPONENT
 
 
-def add_notebook(
+def notebook_parts(
     config: CourseConfig,
     submission: Path,
-    result: GradeResult,
     out_dir: Path,
     *,
     cell_timeout: float | None = None,
     hide: Sequence[Path] = (),
-) -> GradeResult:
-    """result, plus the notebook component when the submission has the notebook. The autograded
-    notebook (with outputs) is written to out_dir for the learner. ``hide``: folders the run
-    must not see besides the learner's repository (H43: in a batch, DIR with its compiled
-    hidden graders and the other learners' reports, and the other learners' copies)."""
+) -> list[NotebookPart]:
+    """The graded notebook assignments the submission holds (none when it has no notebook). The
+    autograded notebook (with outputs) is written to out_dir for the learner. ``hide``: folders
+    the run must not see besides the learner's repository (H43: in a batch, DIR with its
+    compiled hidden graders and the other learners' reports, and the other learners' copies)."""
     root = config.submission_root(Path(submission))
     (Path(out_dir) / FEEDBACK_NAME).unlink(missing_ok=True)  # never last run's copy
+    parts = []
     for assignment in find_notebook_assignments(config.root):
         errors: list[str] = []
         path = assignment.learner_path
@@ -69,5 +68,8 @@ def add_notebook(
                     grader_errors=errors,
                     hide=(root, *hide),
                 )
-        result = with_notebook(result, assignment, tests, errors)
-    return result
+        part = NotebookPart(
+            assignment.component, assignment.title, assignment.points, tuple(tests), tuple(errors)
+        )
+        parts.append(part)
+    return parts

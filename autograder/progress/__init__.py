@@ -1,0 +1,1 @@
+"""What a batch command shows while it grades: the progress bar's column and plain lines."""

@@ -158,9 +158,6 @@ class GradingTicker:
         self.total = 0
         self.done = 0
 
-    def pytest_collection_finish(self, session: Any) -> None:
-        self.total = len(session.items)
-
     def pytest_runtest_logstart(self, nodeid: str, location: Any) -> None:
         self.done += 1
         self.status.update(GRADING.format(name=self.name, done=self.done, total=self.total))

@@ -2,12 +2,17 @@
 
 model.py        TestResult, ComponentResult, ForbiddenUse, GradeResult, Ungraded (frozen)
 commit.py       GradedCommit: which commit a batch graded, as the reports say it
-points_rule.py  test outcomes into a GradeResult: shares by weight, forbidden calls, totals
+build.py        the one grade builder: tests, notebook, protected files, commit -> GradeResult
+points_rule.py  the course's components scored: shares by weight, forbidden calls, totals
 dependencies.py fix-first notes between components that build on each other
 mistake_tags.py named mistakes ("[attention/no-scale] ...") in feedback text
 pass_rule.py    when a learner's CI job passes ("all" or "min_score:N")
 """
 
+from autograder.results.build import (
+    NotebookPart,
+    build_grade,
+)
 from autograder.results.commit import (
     GRADED_AT_DEADLINE,
     GRADED_COMMIT,
@@ -62,9 +67,11 @@ from autograder.results.points_rule import (
     NO_TESTS_RAN,
     TAMPERING,
     THE_CALL,
-    build_grade_result,
+    ModuleScores,
+    Record,
     capitalised,
     forbidden_uses,
+    score_modules,
 )
 
 __all__ = [
@@ -87,7 +94,9 @@ __all__ = [
     "LEFT_OUT_KEPT",
     "LEFT_OUT_SHOWN",
     "MARKER",
+    "ModuleScores",
     "NO_TESTS_RAN",
+    "NotebookPart",
     "PASSED_ALL",
     "PASSED_MIN",
     "PASS_RULE_FORMS",
@@ -95,6 +104,7 @@ __all__ = [
     "PassRule",
     "PassRuleError",
     "REVIEW_LINE",
+    "Record",
     "ReviewFlag",
     "SENTENCE",
     "STALE_COPY",
@@ -105,7 +115,7 @@ __all__ = [
     "THE_CALL",
     "TestResult",
     "Ungraded",
-    "build_grade_result",
+    "build_grade",
     "capitalised",
     "fix_first_sentence",
     "forbidden_uses",
@@ -114,4 +124,5 @@ __all__ = [
     "named_mistake_in_full",
     "note_dependencies",
     "points",
+    "score_modules",
 ]

@@ -32,10 +32,10 @@ def fix_first_sentence(titles: list[str]) -> str:
 
 def note_dependencies(
     config: CourseConfig, components: list[ComponentResult], tests: list[TestResult]
-) -> list[TestResult]:
-    """Add FIX_FIRST after the problem of each failing component whose dependencies also fail
-    (see the module docstring); return the tests with the note added to the failing ones'
-    messages that may involve those dependencies."""
+) -> tuple[list[ComponentResult], list[TestResult]]:
+    """The components with FIX_FIRST after the problem of each failing one whose dependencies
+    also fail (see the module docstring), and the tests with the note added to the failing
+    ones' messages that may involve those dependencies."""
     by_name = {c.name: c for c in components}
     files = {c.name: c.module_file for c in config.components}
     failing = {c.name for c in components if c.total and c.passed < c.total}
@@ -50,16 +50,18 @@ def note_dependencies(
         if not any(_involves(t, parts) for t in own):
             continue  # its own code is not implemented yet: that comes first, alone
         note = fix_first_sentence([by_name[d].title for d in blocked])
-        result.fix_first, result.note = blocked, note
-        result.problem = f"{result.problem} {note}".strip()
+        problem = f"{result.problem} {note}".strip()
         noted[component.name] = (note, parts)
+        by_name[component.name] = replace(
+            result, fix_first=tuple(blocked), note=note, problem=problem
+        )
     out = []
     for t in tests:
         note, parts = noted.get(t.component, ("", []))
         if note and not t.passed and _involves(t, parts):
             t = replace(t, message=f"{t.message} {note}".strip())
         out.append(t)
-    return out
+    return [by_name[c.name] for c in components], out
 
 
 def _involves(test: TestResult, part_files: list[str]) -> bool:

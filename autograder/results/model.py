@@ -8,7 +8,7 @@ points_rule.py; every report renders from a GradeResult.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from autograder.reports.sanitize import clean
@@ -31,7 +31,7 @@ def points(value: float) -> str:
     return f"{value:.2f}"
 
 
-@dataclass
+@dataclass(frozen=True)
 class TestResult:
     """One grader test, as run against one submission."""
 
@@ -55,7 +55,7 @@ class TestResult:
         return self.status == "passed"
 
 
-@dataclass
+@dataclass(frozen=True)
 class ComponentResult:
     """One component's share of the grade."""
 
@@ -65,9 +65,9 @@ class ComponentResult:
     max_score: float
     passed: int
     total: int
-    forbidden: list[str] = field(default_factory=list)
+    forbidden: tuple[str, ...] = ()  # the forbidden sentences that zeroed it
     problem: str = ""  # the first thing to fix, one sentence ("" when full marks)
-    fix_first: list[str] = field(default_factory=list)  # failing components it builds on
+    fix_first: tuple[str, ...] = ()  # failing components it builds on
     note: str = ""  # FIX_FIRST for them, which `problem` ends with ("" when none)
 
 
@@ -94,31 +94,31 @@ class ReviewFlag:
     sentence: str  # "assignments/t101/x.py line 3: ..." for the learner and the gradebook
 
 
-@dataclass
+@dataclass(frozen=True)
 class GradeResult:
-    """A whole submission's grade."""
+    """A whole submission's grade, built once (build.py) and never changed afterwards."""
 
     submission: str
     course: str
-    tests: list[TestResult]
-    components: list[ComponentResult]
+    tests: tuple[TestResult, ...]
+    components: tuple[ComponentResult, ...]
     score: float
     max_score: float
     hidden_included: bool
     seed: int
-    forbidden: list[ForbiddenUse] = field(default_factory=list)
-    grader_errors: list[str] = field(default_factory=list)
+    forbidden: tuple[ForbiddenUse, ...] = ()
+    grader_errors: tuple[str, ...] = ()
     duration: float = 0.0
     started_at: str = ""
     hidden_visibility: str = "after_due_date"
     #: Protected files (release manifest) that differ: {"path", "expected", "got", "sentence"}.
-    protected_changes: list[dict[str, str]] = field(default_factory=list)
+    protected_changes: tuple[dict[str, str], ...] = ()
     #: The commit a batch graded (grade-class); None for a folder graded as it is.
     graded: GradedCommit | None = None
     #: Seconds of learner code allowed per test (--timeout, else course.toml's); None: unknown
     test_timeout: float | None = None
     #: What the static check flags for the instructor's review (static_check.ReviewFlag)
-    review: list[ReviewFlag] = field(default_factory=list)
+    review: tuple[ReviewFlag, ...] = ()
 
     @property
     def all_passed(self) -> bool:

@@ -23,20 +23,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from autograder.config import CourseConfig
+from autograder.config import Component, CourseConfig
 from autograder.reports.sanitize import first_sentence
 from autograder.results.dependencies import note_dependencies
 from autograder.results.mistake_tags import named_mistake
-from autograder.results.model import (
-    ComponentResult,
-    ForbiddenUse,
-    GradeResult,
-    ReviewFlag,
-    TestResult,
-)
+from autograder.results.model import ComponentResult, ForbiddenUse, TestResult
 
 FORBIDDEN_AT = "{sentence} It was called in {file} at line {line}."
 #: ForbiddenUse.api of a component zeroed because its code changed the worker (runtime).
@@ -49,6 +43,10 @@ FORBIDDEN_DISGUISED = (
 FORBIDDEN_NO_FILE = "{sentence} It was called by learner code compiled under another file's name."
 NO_TESTS_RAN = "No test of this component ran, so it scores zero."
 THE_CALL = "The call {message}"
+#: A forbidden call as the worker records it: (api, file, line), or (api, file, line,
+#: component) charged to the component whose test made it; or a ForbiddenUse the static check
+#: found in the source (static_check.check_package), with its own sentence.
+Record = tuple[str, str, int] | tuple[str, str, int, str] | ForbiddenUse
 _CODE_FIRST = re.compile(r"[A-Za-z_][\w.]*[(\[]")
 
 
@@ -63,10 +61,7 @@ def capitalised(message: str) -> str:
     return message[0].upper() + message[1:]
 
 
-def forbidden_uses(
-    config: CourseConfig,
-    records: Iterable[tuple[str, str, int] | tuple[str, str, int, str] | ForbiddenUse],
-) -> list[ForbiddenUse]:
+def forbidden_uses(config: CourseConfig, records: Iterable[Record]) -> list[ForbiddenUse]:
     """(api, file, line) records from the worker, deduplicated, each with its component: the
     one a 4-tuple (api, file, line, component) names (the component whose test made the
     call), else the one whose module is the file. ForbiddenUses (the static check's, with
@@ -99,82 +94,75 @@ def _use_key(use: ForbiddenUse) -> tuple:
     return (use.component, use.file, use.line, use.api)
 
 
-def build_grade_result(
-    config: CourseConfig,
-    tests: Iterable[TestResult],
-    *,
-    submission: str,
-    seed: int,
-    hidden_included: bool,
-    forbidden: Iterable[tuple[str, str, int] | tuple[str, str, int, str] | ForbiddenUse] = (),
-    grader_errors: Iterable[str] = (),
-    duration: float = 0.0,
-    started_at: str = "",
-    review: Iterable[ReviewFlag] = (),
-) -> GradeResult:
-    """Apply the points rule to the tests that ran and total the grade."""
+@dataclass(frozen=True)
+class ModuleScores:
+    """The course's components scored by the points rule: exact totals, scored tests."""
+
+    tests: tuple[TestResult, ...]
+    components: tuple[ComponentResult, ...]
+    score: Fraction
+    max_score: Fraction
+    forbidden: tuple[ForbiddenUse, ...]
+
+
+def score_modules(
+    config: CourseConfig, tests: Iterable[TestResult], forbidden: Iterable[Record] = ()
+) -> ModuleScores:
+    """Apply the points rule to the tests that ran, component by component."""
     uses = forbidden_uses(config, forbidden)
     by_component: dict[str, list[TestResult]] = {c.name: [] for c in config.components}
     for test in tests:
         by_component.setdefault(test.component, []).append(test)
-
     scored: list[TestResult] = []
     components: list[ComponentResult] = []
     total, total_max = Fraction(0), Fraction(0)
     for component in config.components:
-        own = by_component[component.name]
-        zeroed = [u.sentence for u in uses if u.component == component.name]
-        weights = sum(Fraction(t.weight) for t in own)
-        value = Fraction(component.points)
-        score = Fraction(0)
-        for test in own:
-            share = value * Fraction(test.weight) / weights
-            if not test.passed:
-                test = replace(test, message=capitalised(test.message))
-            if zeroed:
-                # Keep a failure's own sentence unless it is the runtime's forbidden one again.
-                own_failure = not test.passed and test.error_kind not in ("forbidden", "tampered")
-                message = " ".join([zeroed[0], *([test.message] if own_failure else [])])
-                test = replace(test, status="failed", message=message, error_kind="forbidden")
-            gained = share if test.passed else Fraction(0)
-            score += gained
-            scored.append(replace(test, score=float(gained), max_score=float(share)))
-        failing = [replace(t, message=capitalised(t.message)) for t in own if not t.passed]
-        problem = zeroed[0] if zeroed else ""
-        if not own:
-            problem = NO_TESTS_RAN
-        elif not problem and failing:
-            # A catalogued mistake, named by any failing test, says more than the first failure.
-            named = (named_mistake(t.message) for t in failing)
-            problem = next((n for n in named if n), None) or first_sentence(failing[0].message)
-        components.append(
-            ComponentResult(
-                name=component.name,
-                title=component.title,
-                score=float(score),
-                max_score=float(value),
-                passed=0 if zeroed else len(own) - len(failing),
-                total=len(own),
-                forbidden=zeroed,
-                problem=problem,
-            )
-        )
+        zeroed = tuple(u.sentence for u in uses if u.component == component.name)
+        own, result, score = _score_component(component, by_component[component.name], zeroed)
+        scored += own
+        components.append(result)
         total += score
-        total_max += value
-    scored = note_dependencies(config, components, scored)
-    return GradeResult(
-        submission=submission,
-        course=config.course.name,
-        tests=scored,
-        components=components,
-        score=float(total),
-        max_score=float(total_max),
-        hidden_included=hidden_included,
-        seed=seed,
-        forbidden=uses,
-        grader_errors=list(grader_errors),
-        duration=duration,
-        started_at=started_at,
-        hidden_visibility=config.course.hidden_visibility,
-        review=sorted(set(review), key=lambda flag: (flag.file, flag.line, flag.what)),
+        total_max += Fraction(component.points)
+    components, scored = note_dependencies(config, components, scored)
+    return ModuleScores(tuple(scored), tuple(components), total, total_max, tuple(uses))
+
+
+def _score_component(
+    component: Component, own: list[TestResult], zeroed: tuple[str, ...]
+) -> tuple[list[TestResult], ComponentResult, Fraction]:
+    """One component's tests scored, its result and its exact score."""
+    weights = sum(Fraction(t.weight) for t in own)
+    value = Fraction(component.points)
+    score = Fraction(0)
+    scored = []
+    for test in own:
+        share = value * Fraction(test.weight) / weights
+        if not test.passed:
+            test = replace(test, message=capitalised(test.message))
+        if zeroed:
+            # Keep a failure's own sentence unless it is the runtime's forbidden one again.
+            own_failure = not test.passed and test.error_kind not in ("forbidden", "tampered")
+            message = " ".join([zeroed[0], *([test.message] if own_failure else [])])
+            test = replace(test, status="failed", message=message, error_kind="forbidden")
+        gained = share if test.passed else Fraction(0)
+        score += gained
+        scored.append(replace(test, score=float(gained), max_score=float(share)))
+    failing = [replace(t, message=capitalised(t.message)) for t in own if not t.passed]
+    problem = zeroed[0] if zeroed else ""
+    if not own:
+        problem = NO_TESTS_RAN
+    elif not problem and failing:
+        # A catalogued mistake, named by any failing test, says more than the first failure.
+        named = (named_mistake(t.message) for t in failing)
+        problem = next((n for n in named if n), None) or first_sentence(failing[0].message)
+    result = ComponentResult(
+        name=component.name,
+        title=component.title,
+        score=float(score),
+        max_score=float(value),
+        passed=0 if zeroed else len(own) - len(failing),
+        total=len(own),
+        forbidden=zeroed,
+        problem=problem,
     )
+    return scored, result, score

@@ -24,7 +24,8 @@ from autograder.cli import cli
 from autograder.commands import grade as command
 from autograder.config import BAD_TIMEOUT, SUBMISSION_MISSING, load_course
 from autograder.feedback import FIRST_DIFFERENCE, KNOWN_MISTAKE
-from autograder.pytest_plugin import COLLECT_ERROR, seed_for
+from autograder.grading.graders_session import COLLECT_ERROR
+from autograder.pytest_plugin import seed_for
 from autograder.results import FORBIDDEN_AT
 from autograder.runtime.harness import isolation
 

@@ -1,4 +1,4 @@
-"""The harness frees large learner outputs between tests (pytest_plugin._release_memory)."""
+"""The harness frees large learner outputs between tests (pytest_plugin/fixtures.py)."""
 
 import textwrap
 

@@ -14,7 +14,7 @@ import pytest
 from autograder import pytest_plugin as plugin
 from autograder.config import SUBMISSION_MISSING, load_course
 from autograder.feedback import KNOWN_MISTAKE
-from autograder.results import build_grade_result
+from autograder.results import build_grade
 
 TOY = Path(__file__).parent / "toy_course"
 
@@ -115,9 +115,33 @@ def make_course(folder: Path, graders: dict[str, str] = GRADERS) -> Path:
     return folder / "course.toml"
 
 
-def run(folder: Path, *args: str) -> tuple[int, plugin.ResultCollector, str]:
+class Collector:
+    """pytest plugin: what a plain pytest run's grader tests found, kept as the run ends, and
+    why the graders could not run (collection errors, the plugin's usage errors)."""
+
+    def __init__(self) -> None:
+        self.results: list = []
+        self.grader_errors: list[str] = []
+        self.forbidden: set[tuple] = set()
+        self.errors: list[str] = []
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.errors.append(str(report.longrepr))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        state = plugin.run_state(config)
+        if state is not None:
+            self.results = list(state.results)
+            self.grader_errors = list(state.grader_errors)
+            self.forbidden = set(state.forbidden)
+            self.errors.extend(state.usage_errors)
+
+
+def run(folder: Path, *args: str) -> tuple[int, Collector, str]:
     """pytest.main in this process; its console output (as wide as needed) is returned."""
-    collector = plugin.ResultCollector()
+    collector = Collector()
     output = io.StringIO()
     with redirect_stdout(output), redirect_stderr(output):
         code = pytest.main(
@@ -372,7 +396,7 @@ def test_grader_items_know_their_location_once_collected(mini):
             for item in items:
                 seen[item.name] = item.__dict__.get("location")
 
-    collector = plugin.ResultCollector()
+    collector = Collector()
     with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
         pytest.main(
             ["graders", f"--rootdir={mini}", "-p", "no:cacheprovider", "--collect-only"],
@@ -417,7 +441,7 @@ def test_the_plugin_fixtures_find_their_test_without_request(tmp_path, monkeypat
         def pytest_collection_modifyitems(self, items):
             closures.update((item.name, list(item.fixturenames)) for item in items)
 
-    collector = plugin.ResultCollector()
+    collector = Collector()
     with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
         code = pytest.main(
             ["graders", f"--rootdir={tmp_path}", "-p", "no:cacheprovider", "--seed=3"],
@@ -426,26 +450,27 @@ def test_the_plugin_fixtures_find_their_test_without_request(tmp_path, monkeypat
     assert code == 0 and [r.status for r in collector.results] == ["passed"]
     assert sorted(closures["test_rng_course_and_seeding"]) == ["_autograder_test", "course", "rng"]
     # the run inside this test is over: this test is the one being run again
-    assert plugin._RUNNING[-1] is request.node
+    assert plugin.fixtures._RUNNING[-1] is request.node
 
 
-def test_a_run_applies_the_points_rule_once(shared_mini):
-    """grader.log's points (pytest_terminal_summary) and the grade written after the run come
-    from one application of the points rule, with the grade's own fields."""
-    folder, (_, collector, _) = shared_mini
+def test_a_plain_runs_points_are_the_grade_of_its_results(shared_mini):
+    """grader.log's points (pytest_terminal_summary) come from the one grade builder applied to
+    what the run's tests found: the summary's lines are the grade's own components."""
+    folder, (_, collector, output) = shared_mini
     config = load_course(folder / "course.toml")
-    fields = dict(submission="mini", seed=5, hidden_included=True, duration=1.5, started_at="t")
-    reused = collector.grade_result(config, **fields)
-    assert collector.graded is not None and reused.components is collector.graded.components
-    built = build_grade_result(
+    grade = build_grade(
         config,
         collector.results,
+        submission="mini",
+        seed=5,
+        hidden_included=True,
         forbidden=collector.forbidden,
         grader_errors=collector.grader_errors,
-        **fields,
     )
-    assert reused == built
-    assert reused.grader_errors and reused.submission == "mini"  # not the summary's
+    summary = output.split("autograder points", 1)[1]
+    for c in grade.components:
+        line = f"{c.title}: {c.score:.2f} / {c.max_score:.2f} ({c.passed}/{c.total})"
+        assert line in summary
 
 
 TEARDOWN_GRADERS = {
@@ -466,25 +491,16 @@ TEARDOWN_GRADERS = {
 
 
 def test_the_failures_section_keeps_each_tests_teardown_output(tmp_path, monkeypatch):
-    """pytest's summary finds a failed test's teardown reports through the plugin's index (built
-    once, not a scan of every report per failure): each failure still shows its own teardown
-    output, and only its own."""
+    """Each failure in pytest's summary shows its own teardown output, and only its own (the
+    sentence replaces the failure's traceback, not its captured output)."""
     monkeypatch.chdir(tmp_path)
     make_course(tmp_path, TEARDOWN_GRADERS)
-    seen = []
-
-    class Peek:
-        @pytest.hookimpl(trylast=True)
-        def pytest_terminal_summary(self, terminalreporter):
-            seen.append("_get_teardown_reports" in vars(terminalreporter))
-
     output = io.StringIO()
     with redirect_stdout(output), redirect_stderr(output):
         code = pytest.main(
-            ["graders", f"--rootdir={tmp_path}", "-p", "no:cacheprovider", "--color=no"],
-            plugins=[Peek()],
+            ["graders", f"--rootdir={tmp_path}", "-p", "no:cacheprovider", "--color=no"]
         )
-    assert code == pytest.ExitCode.TESTS_FAILED and seen == [True]
+    assert code == pytest.ExitCode.TESTS_FAILED
     failures = output.getvalue().split("= FAILURES =", 1)[1]
     first, third = failures.split(" test_fails[3] ")
     assert "teardown of test_fails[1]" in first and "teardown of test_fails[3]" in third
@@ -515,10 +531,9 @@ RELAY_GRADERS = {
 }
 
 
-def test_each_tests_hook_relay_is_worked_out_once_and_keeps_conftest_scope(tmp_path, monkeypatch):
-    """item.ihook is kept per folder once the graders are collected (pytest built a new relay on
-    every call for a test outside a conftest.py's folder); a conftest's hooks still run only for
-    the tests in its folder."""
+def test_a_conftest_of_the_hidden_graders_runs_for_them_only(tmp_path, monkeypatch):
+    """A conftest's hooks run only for the tests in its folder, also when the visible graders
+    beside it run in the same session."""
     monkeypatch.chdir(tmp_path)
     make_course(tmp_path, RELAY_GRADERS)
     relays = {}
@@ -526,7 +541,6 @@ def test_each_tests_hook_relay_is_worked_out_once_and_keeps_conftest_scope(tmp_p
     class Peek:
         @pytest.hookimpl(trylast=True)
         def pytest_runtest_teardown(self, item):
-            relays[item.name] = (item.ihook, item.ihook, item.ihook.pytest_runtest_call)
             relays[item.name, "conftest"] = item.user_properties
 
     with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
@@ -536,7 +550,5 @@ def test_each_tests_hook_relay_is_worked_out_once_and_keeps_conftest_scope(tmp_p
             )
             == 0
         )
-    first, again, call = relays["test_visible"]
-    assert first is again and call is again.pytest_runtest_call
     assert relays["test_visible", "conftest"] == []
     assert relays["test_hidden", "conftest"] == [("hidden conftest", True)]

@@ -20,7 +20,7 @@ from autograder.reports.sanitize import (
     markdown_inline,
     strip_control,
 )
-from autograder.results import TestResult, Ungraded, build_grade_result
+from autograder.results import TestResult, Ungraded, build_grade
 
 TOY = Path(__file__).parent / "toy_course"
 HOSTILE = "A | b `c` <script>alert(1)</script> **bold** [link](x)\n\x1b[31mred\x1b[0m\x07\r\nend"
@@ -33,10 +33,16 @@ def result():
         TestResult("values", "t::values", "scale", status="passed"),
         TestResult("rejects | nan", "t::nan", "scale", weight=2, message=HOSTILE),
         TestResult("unit", "t::unit", "normalize", message="Short.", output="```\n" + HOSTILE),
-        TestResult("hidden", "t::hidden", "normalize", message="Hid.", visibility="hidden"),
+        TestResult(
+            "hidden",
+            "t::hidden",
+            "normalize",
+            message="Hid.",
+            visibility="hidden",
+            output="SECRET hidden-test output",
+        ),
     ]
-    tests[3].output = "SECRET hidden-test output"
-    return build_grade_result(
+    return build_grade(
         config,
         tests,
         submission="bob | <i>",
@@ -202,7 +208,7 @@ def test_summary_caps_long_messages():
     config = load_course(TOY / "course.toml")
     long = TestResult("t", "t::t", "scale", message="word " * 2000)
     text = markdown.render_summary(
-        build_grade_result(config, [long], submission="s", seed=0, hidden_included=False)
+        build_grade(config, [long], submission="s", seed=0, hidden_included=False)
     )
     assert len(text) < 5000
     assert "more characters cut" in text
@@ -292,7 +298,7 @@ def test_terminal_table_prints_learner_text_literally(result):
 def test_terminal_rich_markup_in_learner_text_is_not_interpreted():
     config = load_course(TOY / "course.toml")
     test = TestResult("t", "t::t", "scale", message="[bold red]boom[/bold red] here.")
-    graded = build_grade_result(config, [test], submission="s", seed=0, hidden_included=False)
+    graded = build_grade(config, [test], submission="s", seed=0, hidden_included=False)
     console = Console(record=True, width=200, color_system=None)
     terminal.print_class([graded, Ungraded("gone", "It was missing.")], console)
     terminal.print_submission(graded, console)
@@ -309,7 +315,7 @@ def test_class_overview_names_the_components_that_lost_points_and_fits_80_column
         TestResult("a", "t::a", "scale", status="failed", message="Wrong."),
         TestResult("b", "t::b", "normalize", status="passed"),
     ]
-    both = build_grade_result(
+    both = build_grade(
         config,
         [
             TestResult("e", "t::e", "scale", status="failed", message="Wrong."),
@@ -320,8 +326,8 @@ def test_class_overview_names_the_components_that_lost_points_and_fits_80_column
         seed=0,
         hidden_included=False,
     )
-    partial = build_grade_result(config, tests, submission="sam", seed=0, hidden_included=False)
-    full = build_grade_result(
+    partial = build_grade(config, tests, submission="sam", seed=0, hidden_included=False)
+    full = build_grade(
         config,
         [
             TestResult(n, f"t::{n}", c, status="passed")
@@ -356,7 +362,7 @@ def test_summary_lists_a_named_mistake_once_with_the_tests_that_found_it():
         ),
         TestResult("c", "t::c", "scale", status="failed", message="Something else. More."),
     ]
-    result = build_grade_result(config, tests, submission="s", seed=0, hidden_included=False)
+    result = build_grade(config, tests, submission="s", seed=0, hidden_included=False)
     text = markdown.render_summary(result).split(markdown.TO_FIX, 1)[1]
     assert text.count("You added the factor") == 1
     assert "Read: course notes, Scaling. Found by 2 tests:\n  - a\n  - b\n" in text
@@ -373,7 +379,7 @@ def test_summary_groups_a_repeated_message_and_never_names_hidden_tests():
             "secret_c", "t::c", "normalize", status="failed", message="Off.", visibility="hidden"
         ),
     ]
-    result = build_grade_result(config, tests, submission="s", seed=0, hidden_included=True)
+    result = build_grade(config, tests, submission="s", seed=0, hidden_included=True)
     text = markdown.render_summary(result).split(markdown.TO_FIX, 1)[1]
     assert text.count(stub) == 1
     assert f"{stub} Found by 2 tests:\n  - a\n  - 1 hidden test\n" in text
@@ -388,7 +394,7 @@ def test_a_long_first_problem_is_cut_at_a_word_boundary_and_wrapped_at_words():
         TestResult("t", "t::t", "scale", status="failed", message=f"{words}."),
         TestResult("u", "t::u", "normalize", status="passed"),
     ]
-    graded = build_grade_result(config, tests, submission="s", seed=0, hidden_included=False)
+    graded = build_grade(config, tests, submission="s", seed=0, hidden_included=False)
     (line,) = terminal.first_problems(graded)
     # 'Scaling: ' then the 37 whole words that fit in terminal.PROBLEM_LIMIT, then an ellipsis.
     kept = "Word000 " + " ".join(f"word{i:03d}" for i in range(1, 37))
@@ -410,7 +416,7 @@ def test_two_submission_tables_are_apart_when_the_first_has_no_problem():
     ]
     console = Console(record=True, width=80, color_system=None)
     for name in ("kim", "sam"):
-        graded = build_grade_result(config, full, submission=name, seed=0, hidden_included=False)
+        graded = build_grade(config, full, submission=name, seed=0, hidden_included=False)
         terminal.print_submission(graded, console)
     lines = console.export_text().splitlines()
     second = next(i for i, line in enumerate(lines) if "sam" in line)
@@ -425,7 +431,7 @@ def test_the_table_says_nothing_of_hidden_tests_when_they_ran():
     config = load_course(TOY / "course.toml")
     full = [TestResult("c", "t::c", "scale", status="passed")]
     console = Console(record=True, width=200, color_system=None)
-    graded = build_grade_result(config, full, submission="kim", seed=0, hidden_included=True)
+    graded = build_grade(config, full, submission="kim", seed=0, hidden_included=True)
     terminal.print_submission(graded, console)
     assert "hidden" not in console.export_text()
 
@@ -438,7 +444,7 @@ def test_summary_lists_the_tests_of_a_shared_message_one_a_line_whatever_their_n
         TestResult(n, f"t::{n}", "scale", status="failed", message="Masked too much.")
         for n in names
     ]
-    result = build_grade_result(config, tests, submission="s", seed=0, hidden_included=False)
+    result = build_grade(config, tests, submission="s", seed=0, hidden_included=False)
     text = markdown.render_summary(result).split(markdown.TO_FIX, 1)[1]
     item = text.strip().splitlines()
     assert item[0] == "- **Scaling**: Masked too much. Found by 2 tests:"
@@ -470,11 +476,8 @@ def test_the_grading_status_moves_with_each_test_and_stays_off_a_file():
         def update(self, text):
             self.shown.append(text)
 
-    class Session:
-        items = [object()] * 3
-
     ticker = terminal.GradingTicker(Status(), "kim")
-    ticker.pytest_collection_finish(Session())
+    ticker.total = 3  # the session's collected tests (grading/in_process.py)
     ticker.pytest_runtest_logstart("t::a", None)
     ticker.pytest_runtest_logstart("t::b", None)
     assert ticker.status.shown == ["Grading kim: test 1 of 3", "Grading kim: test 2 of 3"]

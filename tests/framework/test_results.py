@@ -1,5 +1,6 @@
 """The points rule and the Gradescope document, on the toy course's configuration."""
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ from autograder.results import (
     FORBIDDEN_AT,
     NO_TESTS_RAN,
     TestResult,
-    build_grade_result,
+    build_grade,
     capitalised,
     forbidden_uses,
 )
@@ -22,9 +23,12 @@ def config():
     return load_course(TOY / "course.toml")
 
 
-def run(component, status="passed", weight=1.0, visibility="visible", message="", name="t"):
+def run(
+    component, status="passed", weight=1.0, visibility="visible", message="", name="t", output=""
+):
     return TestResult(
         name=name,
+        output=output,
         nodeid=f"x::{name}",
         component=component,
         weight=weight,
@@ -35,9 +39,7 @@ def run(component, status="passed", weight=1.0, visibility="visible", message=""
 
 
 def grade(config, tests, **kwargs):
-    return build_grade_result(
-        config, tests, submission="alice", seed=3, hidden_included=True, **kwargs
-    )
+    return build_grade(config, tests, submission="alice", seed=3, hidden_included=True, **kwargs)
 
 
 def test_points_split_by_weight_over_the_tests_that_ran(config):
@@ -84,7 +86,7 @@ def test_forbidden_call_in_a_components_own_file_zeroes_it(config):
         sentence=config.forbidden.sentence("numpy.linalg.norm"), file="toypkg/normalize.py", line=7
     )
     normalize = result.components[1]
-    assert (normalize.score, normalize.passed, normalize.forbidden) == (0.0, 0, [sentence])
+    assert (normalize.score, normalize.passed, normalize.forbidden) == (0.0, 0, (sentence,))
     assert normalize.problem == sentence
     zeroed = [t for t in result.tests if t.component == "normalize"]
     assert all(t.score == 0 and t.status == "failed" and t.message == sentence for t in zeroed)
@@ -132,11 +134,22 @@ def test_forbidden_uses_map_files_to_components(config):
 def test_gradescope_document(config):
     tests = [
         run("scale", name="values"),
-        run("scale", status="failed", message="scale(x) is off.", visibility="hidden", name="h"),
-        run("normalize", status="failed", message="\x1b[31mred\x1b[0m text", name="n"),
+        run(
+            "scale",
+            status="failed",
+            message="scale(x) is off.",
+            visibility="hidden",
+            name="h",
+            output="hidden output",
+        ),
+        run(
+            "normalize",
+            status="failed",
+            message="\x1b[31mred\x1b[0m text",
+            name="n",
+            output="printed by the learner",
+        ),
     ]
-    tests[2].output = "printed by the learner"
-    tests[1].output = "hidden output"
     result = grade(config, tests, grader_errors=["x::h: KeyError: 'k'"], duration=1.23456)
     document = result.to_gradescope()
     assert set(document) == {"score", "max_score", "output", "tests", "extra_data"}
@@ -264,3 +277,16 @@ def test_the_graded_commit_counts_the_later_commits_by_committer_time():
     )
     older = GradedCommit(*base).sentence()  # a record of a version before the count
     assert older.endswith("; your later commits were not graded.")
+
+
+def test_a_grade_cannot_be_changed_once_built(config):
+    """Every report renders from one GradeResult: nothing may change it after build_grade."""
+    result = grade(config, [run("scale", "failed", message="off"), run("normalize")])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.score = 100.0  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.components[0].problem = ""  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.tests[0].status = "passed"  # type: ignore[misc]
+    assert isinstance(result.tests, tuple) and isinstance(result.components, tuple)
+    assert isinstance(result.forbidden, tuple) and isinstance(result.grader_errors, tuple)

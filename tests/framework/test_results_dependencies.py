@@ -14,7 +14,7 @@ from autograder.config import load_course
 from autograder.reports.markdown import render_summary
 from autograder.reports.results_json import render_results_json
 from autograder.reports.terminal import first_problems
-from autograder.results import TestResult, build_grade_result, fix_first_sentence
+from autograder.results import TestResult, build_grade, fix_first_sentence
 
 TOY = Path(__file__).parent / "toy_course"
 SCALE_FIRST = "Fix Scaling first: this part builds on it, and its own tests fail."
@@ -46,9 +46,7 @@ def run(component, status="passed", message="", name="t"):
 
 
 def grade(config, tests, **kwargs):
-    return build_grade_result(
-        config, tests, submission="alice", seed=3, hidden_included=True, **kwargs
-    )
+    return build_grade(config, tests, submission="alice", seed=3, hidden_included=True, **kwargs)
 
 
 def test_the_sentence_names_one_or_several_parts():
@@ -66,9 +64,9 @@ def test_a_failing_component_names_the_failing_parts_it_builds_on(config):
     ]
     result = grade(config, tests)
     scale, normalize, pipeline = result.components
-    assert pipeline.fix_first == ["scale"]
+    assert pipeline.fix_first == ("scale",)
     assert pipeline.problem == f"Pipeline is wrong. {SCALE_FIRST}"  # its own problem first
-    assert (scale.problem, scale.fix_first) == ("Scale is off.", [])
+    assert (scale.problem, scale.fix_first) == ("Scale is off.", ())
     messages = {t.name: t.message for t in result.tests}
     assert messages == {
         "s": "Scale is off.",
@@ -109,14 +107,14 @@ def test_no_note_unless_both_fail(config, scale_status, pipeline_status):
 
 def test_a_part_none_of_whose_tests_ran_is_not_said_to_fail(config):
     result = grade(config, [run("pipeline", "failed", "y.")])
-    assert result.components[2].fix_first == []
+    assert result.components[2].fix_first == ()
 
 
 def test_a_component_zeroed_for_its_own_forbidden_call_gets_no_note(config):
     tests = [run("scale", "failed", "x."), run("pipeline", name="p")]
     result = grade(config, tests, forbidden=[("numpy.linalg.norm", "pipeline.py", 3)])
     pipeline = result.components[2]
-    assert pipeline.forbidden and pipeline.fix_first == []
+    assert pipeline.forbidden and pipeline.fix_first == ()
     assert pipeline.problem.startswith(config.forbidden.sentence("numpy.linalg.norm"))
     assert "first:" not in pipeline.problem and "first:" not in result.tests[1].message
 
@@ -134,7 +132,7 @@ def test_a_component_whose_own_code_is_not_implemented_gets_no_note(config):
     tests = [run("scale", "failed", "Scale is off.", "s"), stub("pipeline", "p", "pipeline.py")]
     result = grade(config, tests)
     pipeline = result.components[2]
-    assert (pipeline.fix_first, pipeline.note) == ([], "")
+    assert (pipeline.fix_first, pipeline.note) == ((), "")
     assert pipeline.problem.startswith("The call pipeline(...) is not implemented yet")
     assert "first:" not in result.tests[1].message
 
@@ -148,7 +146,7 @@ def test_only_the_tests_that_may_involve_the_part_get_the_note(config):
     ]
     result = grade(config, tests)
     pipeline = result.components[2]
-    assert pipeline.fix_first == ["scale"]
+    assert pipeline.fix_first == ("scale",)
     assert pipeline.problem.startswith("The call pipeline(...) is not implemented yet")
     assert pipeline.problem.endswith(SCALE_FIRST)
     messages = {t.name: t.message for t in result.tests}
@@ -172,7 +170,7 @@ def test_a_test_that_names_the_components_own_known_mistake_gets_no_note(config)
     assert messages["p1"] == own
     assert messages["p2"] == f"{parts} {SCALE_FIRST}"
     only_own = grade(config, [run("scale", "failed", "Scale is off.", "s"), tests[1]])
-    assert (only_own.components[2].fix_first, only_own.components[2].note) == ([], "")
+    assert (only_own.components[2].fix_first, only_own.components[2].note) == ((), "")
 
 
 def test_the_terminal_gives_the_own_problem_then_the_note(config):

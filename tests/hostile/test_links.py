@@ -18,7 +18,7 @@ import pytest
 
 from autograder import learner_files
 from autograder.config import SubmissionLink, load_course
-from autograder.grading.one_submission import find_package, grader_package
+from autograder.grading.package_dir import find_package, grader_package
 from autograder.results import Ungraded
 from autograder.runtime.harness import private_copy as copies
 from tests.batch.conftest import TOY, grade_class_main
@@ -258,8 +258,7 @@ def test_a_protected_file_replaced_by_a_link_is_reported_and_not_read(tmp_path):
 
 def test_a_notebook_linked_out_of_the_submission_is_not_graded(tmp_path, course):
     from autograder.notebook.course import find_notebook_assignments
-    from autograder.notebook.submission import add_notebook
-    from autograder.results import build_grade_result
+    from autograder.notebook.submission import notebook_parts
 
     [assignment] = find_notebook_assignments(course.root)
     kofi = submission(tmp_path)
@@ -267,9 +266,9 @@ def test_a_notebook_linked_out_of_the_submission_is_not_graded(tmp_path, course)
     notebook.parent.mkdir(parents=True, exist_ok=True)
     notebook.unlink(missing_ok=True)
     notebook.symlink_to(assignment.source_notebook)
-    empty = build_grade_result(course, [], submission="kofi", seed=0, hidden_included=False)
-    result = add_notebook(course, kofi, empty, tmp_path / "out")
-    tests = [t for t in result.tests if t.component == assignment.component]
+    [part] = notebook_parts(course, kofi, tmp_path / "out")
+    tests = part.tests
+    assert part.component == assignment.component
     assert tests and all(not t.passed for t in tests)
     assert all(t.message.startswith(f"{assignment.learner_path} is a symbolic link") for t in tests)
 

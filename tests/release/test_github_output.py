@@ -135,7 +135,7 @@ def test_a_forbidden_call_charged_from_a_helper_file_is_not_annotated_at_its_lin
 
     from autograder.config import load_course
     from autograder.github.annotations import component_annotations
-    from autograder.results import build_grade_result
+    from autograder.results import build_grade
 
     toy = Path(__file__).resolve().parents[1] / "framework" / "toy_course"
     config = load_course(toy / "course.toml")
@@ -149,7 +149,7 @@ def test_a_forbidden_call_charged_from_a_helper_file_is_not_annotated_at_its_lin
         ("numpy.linalg.norm", "helpers.py", 40, "scale"),
         ("numpy.linalg.norm", "normalize.py", 2),
     ]
-    result = build_grade_result(
+    result = build_grade(
         config, tests, submission="s", seed=0, hidden_included=False, forbidden=records
     )
     lines = {a.file: a.line for a in component_annotations(config, result, tmp_path)}
