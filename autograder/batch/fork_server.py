@@ -26,6 +26,7 @@ WARM_MODULES = [
     "autograder.pytest_plugin",
     "autograder.grading.one_submission",
     "autograder.batch.session",
+    "autograder.batch.harness_pool",
     "autograder.runtime.harness.learner_session",
     "autograder.runtime.harness.zygote_client",
 ]

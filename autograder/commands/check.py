@@ -31,8 +31,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from autograder.batch.launch import grade_pending
 from autograder.batch.processes import jobs_or_cores
-from autograder.commands.grade_class import grade_pending
 from autograder.config import (
     CourseConfigError,
     OptionError,

@@ -74,45 +74,14 @@ def main(
     pass_rule: str | None = None,
     manifest: Path | None = None,
 ) -> int:
-    """Grade each submission; return the exit status described in the module docstring.
-    With github (one submission): workflow commands stay off while grading, then annotations,
-    job summary, outputs and comment.md are published and the exit status follows pass_rule
-    (None: course.toml's [ci] pass_rule).
-    With manifest: protected files that differ from it go into results.json."""
-    try:
-        config = load_course(course if course else find_course_file(Path.cwd()))
-    except CourseConfigError as error:
-        return _error(str(error))
-    if not submissions:
-        return _error(NO_SUBMISSIONS)
-    try:
-        check_timeout(test_timeout)
-    except OptionError as error:
-        return _error(str(error))
-    names = [c.name for c in config.components] + [
-        n for n, _, _ in notebook_components(config.root)
-    ]
-    for component in components:
-        if component not in names:
-            return _error(
-                UNKNOWN_COMPONENT.format(name=component, course=config.path, names=", ".join(names))
-            )
-    try:
-        if manifest is not None:
-            read_manifest(manifest)
-        rule = config.ci.pass_rule if pass_rule is None else pass_rule
-        run = GithubRun(PassRule.parse(rule)) if github else None
-    except (ManifestError, PassRuleError) as error:
-        return _error(str(error))
-    if run is not None and len(submissions) != 1:
-        return _error(GITHUB_ONE.format(count=len(submissions)))
-    roots = [config.submission_root(Path(s)) for s in submissions]
-    seen: dict[str, Path] = {}
-    for given, root in zip(submissions, roots, strict=True):
-        if root.name in seen:
-            return _error(SAME_NAME.format(name=root.name, first=seen[root.name], second=given))
-        seen[root.name] = Path(given)
-
+    """Grade each submission; the exit status of the module docstring. ``github`` (one
+    submission): workflow commands off while grading, then annotations, job summary, outputs
+    and comment.md, and the exit status by ``pass_rule`` (None: course.toml's). ``manifest``:
+    protected files that differ from it go into results.json."""
+    checked = _checked(submissions, course, test_timeout, components, manifest, github, pass_rule)
+    if isinstance(checked, str):
+        return _error(checked)
+    config, run, roots = checked
     console = None if quiet else terminal.new_console()
     if run is not None:
         run.start()
@@ -142,17 +111,54 @@ def main(
         name, folder = stop.submission.name, stop.submission.out_dir
         print(INTERRUPTED.format(name=name, out=folder), file=sys.stderr)
         return _EXIT_INTERRUPTED
-    if len(outcomes) > 1 and console is not None:
-        terminal.print_class(outcomes, console)
     if console is not None:
+        if len(outcomes) > 1:
+            terminal.print_class(outcomes, console)
         _print_where(outcomes, submissions, out, console)
     if run is not None:
-        return run.finish(
-            config, outcomes[0], submission=Path(submissions[0]), out_dir=jobs[0].out_dir
-        )
+        return run.finish(config, outcomes[0], submission=jobs[0].folder, out_dir=jobs[0].out_dir)
     if any(isinstance(o, Ungraded) for o in outcomes):
         return _EXIT_ERROR
     return _EXIT_OK if all(o.all_passed for o in outcomes) else _EXIT_FAILED
+
+
+def _checked(
+    submissions: list[Path],
+    course: Path | None,
+    test_timeout: float | None,
+    components: Sequence[str],
+    manifest: Path | None,
+    github: bool,
+    pass_rule: str | None,
+) -> tuple[CourseConfig, GithubRun | None, list[Path]] | str:
+    """The course, the GitHub run (with --github) and each submission's repository, once the
+    options are checked; else the one sentence saying what is wrong."""
+    try:
+        config = load_course(course if course else find_course_file(Path.cwd()))
+        if not submissions:
+            return NO_SUBMISSIONS
+        check_timeout(test_timeout)
+        names = [c.name for c in config.components]
+        names += [n for n, _, _ in notebook_components(config.root)]
+        for component in components:
+            if component not in names:
+                joined = ", ".join(names)
+                return UNKNOWN_COMPONENT.format(name=component, course=config.path, names=joined)
+        if manifest is not None:
+            read_manifest(manifest)
+        rule = config.ci.pass_rule if pass_rule is None else pass_rule
+        run = GithubRun(PassRule.parse(rule)) if github else None
+    except (CourseConfigError, OptionError, ManifestError, PassRuleError) as error:
+        return str(error)
+    if run is not None and len(submissions) != 1:
+        return GITHUB_ONE.format(count=len(submissions))
+    roots = [config.submission_root(Path(s)) for s in submissions]
+    seen: dict[str, Path] = {}
+    for given, root in zip(submissions, roots, strict=True):
+        if root.name in seen:
+            return SAME_NAME.format(name=root.name, first=seen[root.name], second=given)
+        seen[root.name] = Path(given)
+    return config, run, roots
 
 
 def _job(given: Path, root: Path, out: Path | None, *, many: bool) -> Submission:

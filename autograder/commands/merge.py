@@ -9,7 +9,7 @@ another command writing DIR nor copies a shard that a grade-class is still writi
 Refused (one sentence on stderr, nothing written): a learner found in two shards (shards of one
 roster never overlap, so it means the wrong folders were given); shards graded with different
 settings (--deadline, --timeout, --seed, the contents of the manifest and of the course's files:
-job.run_settings; one deadline written in other words is the same, job.instant_settings), from
+settings.run_settings; one deadline written in other words is the same, instant_settings), from
 different `--shard I/N` splits or different rosters (run.json's roster digest); a whole-class
 run mixed with anything else; learners of the report's reserved names. Shards of the run that
 are not all given, or whose run did not finish (run.json's `complete`), are said on stderr and
@@ -28,11 +28,12 @@ from __future__ import annotations
 import shutil
 import sys
 from contextlib import ExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.commands.grade_class import finish
 from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
 from autograder.gradebook import changed_settings, lock, report, store
+from autograder.gradebook.class_output import finish
 from autograder.gradebook.roster import RESERVED_IDS
 
 NO_SHARDS = "Name at least one shard output folder to merge."
@@ -92,6 +93,25 @@ RESERVED = (
 EXIT_MISSING_SHARDS = 3
 
 
+@dataclass
+class _Shards:
+    """What the shard folders given (and an earlier merge into DIR) hold."""
+
+    found: dict[str, Path] = field(default_factory=dict)  # learner -> their shard
+    digests: dict[Path, str] = field(default_factory=dict)  # settings digest ("": not recorded)
+    instants: dict[Path, str] = field(default_factory=dict)  # the same, deadline as an instant
+    given: list[str] = field(default_factory=list)  # each shard's own --shard i/n, if it says
+    runs: dict[Path, dict] = field(default_factory=dict)  # shard -> its run.json, if any
+
+    def refusal(self) -> str:
+        """Why these shards must not be merged together ("" when they may be)."""
+        return (
+            _settings_refusal(self.digests, self.instants, _options(self.runs))
+            or _run_refusal(self.runs)
+            or _whole_runs(self.runs)
+        )
+
+
 def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> int:
     """Merge the shard folders into out; return the exit status of the module docstring."""
     try:
@@ -110,116 +130,108 @@ def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> 
                     held.enter_context(lock.hold(Path(shard), "merge", shared=True))
         except lock.LockError as busy:
             return _error(str(busy))
-        found: dict[str, Path] = {}
-        digests: dict[Path, str] = {}  # shard -> its settings digest ("" when not recorded)
-        instants: dict[Path, str] = {}  # shard -> the same with the deadline as an instant
-        given: list[str] = []  # the shards' own --shard i/n, when every one says it
-        runs: dict[Path, dict] = {}  # shard -> its run.json, when it has one
-        twice = ""
-        for shard in map(Path, shards):
-            if not shard.is_dir():
-                return _error(NO_SUCH_SHARD.format(path=shard))
-            records = store.read_records(shard)
-            run = store.read_run(shard)
-            if not records and run is None:
-                return _error(NOT_A_SHARD.format(path=shard))
-            if run is not None:
-                runs[shard] = run
-                if run["learners"]:  # not a learner an earlier run left in that folder (H37)
-                    records = [r for r in records if r.learner in run["learners"]]
-            for record in records:
-                if record.learner in found and not twice:
-                    first = found[record.learner]
-                    twice = TWICE.format(learner=record.learner, first=first, second=shard)
-                found[record.learner] = shard
-            recorded = {r.settings for r in records if r.settings}
-            digests[shard] = run["settings"] if run else (recorded.pop() if recorded else "")
-            instants[shard] = run["same_as"] if run else ""
-            given.append(run["shard"] if run else _recorded_shard(records))
-        refusal = (
-            _settings_refusal(digests, instants, _options(runs))
-            or _run_refusal(runs)
-            or _whole_runs(runs)
-            or twice
-        )
-        reserved = sorted(learner for learner in found if learner.lower() in RESERVED_IDS)
-        if reserved:  # learners of versions that allowed these ids: their folder is a file now
-            refusal = refusal or RESERVED.format(learner=reserved[0], shard=found[reserved[0]])
-        if refusal:
-            return _error(refusal)
+        read = _read_shards([Path(shard) for shard in shards])
+        if isinstance(read, str):
+            return _error(read)
         out.mkdir(parents=True, exist_ok=True)
         try:
             held.enter_context(lock.hold(out, "merge"))
         except lock.LockError as busy:
             return _error(str(busy))
-        # An output folder with learners already: only an earlier merge's, of the same
-        # settings, whose learners and shards this merge adds to (H34 mixed two deadlines).
-        earlier = store.read_run(out)
-        if store.read_records(out):
-            if earlier is None or not earlier["merged"]:
-                return _error(NOT_A_MERGE.format(out=out))
-            digests[out], instants[out] = earlier["settings"], earlier["same_as"]
-            given = sorted(set(given) | set(earlier["merged"])) if all(given) else []
-            runs[out] = earlier
-        refusal = (
-            _settings_refusal(digests, instants, _options(runs))
-            or _run_refusal(runs)
-            or _whole_runs(runs)
-            or store.foreign(out, list(found))
-        )
+        refusal = _with_earlier_merge(out, read) or read.refusal()
+        refusal = refusal or store.foreign(out, list(read.found))
         if refusal:
             return _error(refusal)
-        merged = given if all(given) else []
-        # Shards whose run did not finish: said, kept in DIR/run.json for the report, until a
-        # later merge brings them complete.
-        now = {shard: run for shard, run in runs.items() if shard != out}
-        unfinished = {
-            run["shard"] or str(shard) for shard, run in now.items() if not run["complete"]
-        }
-        if out in runs:  # an earlier merge's unfinished shards, unless given again now
-            unfinished |= set(runs[out]["incomplete"]) - {run["shard"] for run in now.values()}
-        # The learners an unfinished shard did not reach: a row each, saying so (as grade-class
-        # gives its own after a Ctrl-C).
-        pending = {
-            learner
-            for run in now.values()
-            if not run["complete"]
-            for learner in run["learners"]
-            if learner not in found
-        }
-        missing = report.missing_shards(merged)
-        # The whole roster, from a shard's run.json (versions before 2026-12-02: unknown)
-        everyone = next((run["everyone"] for run in runs.values() if run["everyone"]), [])
-        absent: dict[str, str] = {}
-        if missing:
-            print(missing, file=sys.stderr)
-            absent = _in_missing_shards(everyone, merged, set(found) | pending)
-        if unfinished:
-            print(INCOMPLETE.format(shards=", ".join(sorted(unfinished))), file=sys.stderr)
-        settings = next(iter(digests.values()), "")
-        same_as = next(iter(instants.values()), "")
-        roster = next((run["roster"] for run in runs.values() if run["roster"]), "")
         try:
-            status = _merge(
-                config,
-                found,
-                out,
-                quiet,
-                run=(
-                    settings,
-                    merged,
-                    roster,
-                    sorted(unfinished),
-                    not (missing or unfinished),
-                    same_as,
-                ),
-                pending=frozenset(pending),
-                absent=absent,
-                everyone=everyone,
-            )
+            return _merge_shards(config, read, out, quiet)
         except FileExistsError as error:  # something put in out meanwhile: store.FOREIGN
             return _error(str(error))
-        return EXIT_MISSING_SHARDS if missing or unfinished else status
+
+
+def _read_shards(shards: list[Path]) -> _Shards | str:
+    """What each shard folder holds (only the learners its run.json lists, when it has one);
+    or why they cannot be merged: one sentence."""
+    read, twice = _Shards(), ""
+    for shard in shards:
+        if not shard.is_dir():
+            return NO_SUCH_SHARD.format(path=shard)
+        records = store.read_records(shard)
+        run = store.read_run(shard)
+        if not records and run is None:
+            return NOT_A_SHARD.format(path=shard)
+        if run is not None:
+            read.runs[shard] = run
+            if run["learners"]:  # not a learner an earlier run left in that folder (H37)
+                records = [r for r in records if r.learner in run["learners"]]
+        for record in records:
+            if record.learner in read.found and not twice:
+                first = read.found[record.learner]
+                twice = TWICE.format(learner=record.learner, first=first, second=shard)
+            read.found[record.learner] = shard
+        recorded = {r.settings for r in records if r.settings}
+        read.digests[shard] = run["settings"] if run else (recorded.pop() if recorded else "")
+        read.instants[shard] = run["same_as"] if run else ""
+        read.given.append(run["shard"] if run else _recorded_shard(records))
+    refusal = read.refusal() or twice
+    reserved = sorted(learner for learner in read.found if learner.lower() in RESERVED_IDS)
+    if reserved:  # learners of versions that allowed these ids: their folder is a file now
+        refusal = refusal or RESERVED.format(learner=reserved[0], shard=read.found[reserved[0]])
+    return refusal or read
+
+
+def _with_earlier_merge(out: Path, read: _Shards) -> str:
+    """An output folder with learners already: only an earlier merge's, of the same settings,
+    whose learners and shards this merge adds to (H34 mixed two deadlines): its run joins
+    ``read``. NOT_A_MERGE for any other ("" when it may be merged into)."""
+    earlier = store.read_run(out)
+    if not store.read_records(out):
+        return ""
+    if earlier is None or not earlier["merged"]:
+        return NOT_A_MERGE.format(out=out)
+    read.digests[out], read.instants[out] = earlier["settings"], earlier["same_as"]
+    read.given = sorted(set(read.given) | set(earlier["merged"])) if all(read.given) else []
+    read.runs[out] = earlier
+    return ""
+
+
+def _merge_shards(config: CourseConfig, read: _Shards, out: Path, quiet: bool) -> int:
+    """Merge ``read`` into out, saying which shards are missing or did not finish; the exit
+    status."""
+    merged = read.given if all(read.given) else []
+    # Shards whose run did not finish: said, kept in DIR/run.json for the report, until a
+    # later merge brings them complete.
+    now = {shard: run for shard, run in read.runs.items() if shard != out}
+    unfinished = {run["shard"] or str(shard) for shard, run in now.items() if not run["complete"]}
+    if out in read.runs:  # an earlier merge's unfinished shards, unless given again now
+        unfinished |= set(read.runs[out]["incomplete"]) - {run["shard"] for run in now.values()}
+    # The learners an unfinished shard did not reach: a row each, saying so (as grade-class
+    # gives its own after a Ctrl-C).
+    pending = {
+        learner
+        for run in now.values()
+        if not run["complete"]
+        for learner in run["learners"]
+        if learner not in read.found
+    }
+    missing = report.missing_shards(merged)
+    # The whole roster, from a shard's run.json (versions before 2026-12-02: unknown)
+    everyone = next((run["everyone"] for run in read.runs.values() if run["everyone"]), [])
+    absent: dict[str, str] = {}
+    if missing:
+        print(missing, file=sys.stderr)
+        absent = _in_missing_shards(everyone, merged, set(read.found) | pending)
+    if unfinished:
+        print(INCOMPLETE.format(shards=", ".join(sorted(unfinished))), file=sys.stderr)
+    roster = next((run["roster"] for run in read.runs.values() if run["roster"]), "")
+    settings = next(iter(read.digests.values()), "")
+    same_as = next(iter(read.instants.values()), "")
+    complete = not (missing or unfinished)
+    run = (settings, merged, roster, sorted(unfinished), complete, same_as)
+    status = _merge(
+        config, read.found, out, quiet, run=run, pending=frozenset(pending), absent=absent,
+        everyone=everyone,
+    )  # fmt: skip
+    return status if complete else EXIT_MISSING_SHARDS
 
 
 def _options(runs: dict[Path, dict]) -> dict[Path, dict]:

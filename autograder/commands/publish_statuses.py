@@ -196,7 +196,7 @@ def _repository_problem(
 
 
 def _titles(config: CourseConfig) -> list[tuple[str, str]]:
-    from autograder.commands.grade_class import class_components
+    from autograder.gradebook.class_output import class_components
 
     return [(part.name, part.title) for part in class_components(config)]
 

@@ -47,6 +47,7 @@ class GradersSession:
         self.started = False
         self.interrupted = False
         self.errors: list[str] = []  # why the graders could not run (collection, usage)
+        self.error: Exception | None = None  # what grade_all raised
         self.events: list[Event] = []
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
@@ -73,7 +74,10 @@ class GradersSession:
         if not session.items and not self.empty_ok:
             return None
         self.started = True
-        self.grade_all(session)
+        try:
+            self.grade_all(session)
+        except Exception as error:  # raised again by run_graders, once pytest has ended
+            self.error = error
         return True
 
     def pytest_keyboard_interrupt(self, excinfo: Any) -> None:
@@ -95,9 +99,14 @@ def run_graders(
     console: Any,
 ) -> int:
     """pytest.main over the grader folders with ``plugin``, pytest's console (and anything
-    printed meanwhile) into ``console``; its exit status."""
+    printed meanwhile) into ``console``; its exit status. What the plugin's ``grade_all``
+    raised is raised here (a report that could not be written, say), not turned into pytest's
+    internal error."""
     with pytest_console(console), own_grader_packages(list(folders), config.root):
-        return int(pytest.main(args, plugins=[plugin]))
+        code = int(pytest.main(args, plugins=[plugin]))
+    if plugin.error is not None:
+        raise plugin.error
+    return code
 
 
 def not_started(plugin: GradersSession, code: int, folders: Sequence[Path], name: str, log) -> str:

@@ -32,7 +32,7 @@ CANNOT_WRITE_THERE = (
 def cannot_write(error: OSError) -> str | None:
     """The one sentence for an error of the disk (DISK_ERRORS) or of the output path
     (PATH_ERRORS), naming the file when known; None for any other error. Every command
-    (cli.py) and the grade-class session process say this instead of a traceback: reports and
+    (cli/group.py) and the grade-class session process say this instead of a traceback: reports and
     gradebook rows are written whole or not at all."""
     if error.errno not in DISK_ERRORS and error.errno not in PATH_ERRORS:
         return None

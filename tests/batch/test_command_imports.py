@@ -26,8 +26,8 @@ PROBE_ZYGOTE_ADDRESS = """
 import time
 from multiprocessing import forkserver
 from pathlib import Path
-from autograder import cli
-with cli._warm_workers(batch=True):
+from autograder.cli.shared import warm_workers
+with warm_workers(batch=True):
     pid = forkserver._forkserver._forkserver_pid  # private: the server started just now
     started = b"multiprocessing.forkserver import main"  # in its command line once it runs
     deadline = time.monotonic() + 60

@@ -19,9 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder.commands.grade_class import ALL_SAVED, NOT_IN_ROSTER
+from autograder.commands.grade_class import NOT_IN_ROSTER
 from autograder.gradebook import store
 from autograder.gradebook.report import DEADLINE_NOTE
+from autograder.gradebook.resume import ALL_SAVED
 from tests.batch.conftest import (
     DEADLINE,
     TOY_COURSE,

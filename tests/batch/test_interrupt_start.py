@@ -9,7 +9,7 @@ import signal
 
 import pytest
 
-from autograder.commands.grade_class import _start_uninterrupted
+from autograder.batch.launch import _start_uninterrupted
 
 
 class SlowStart:

@@ -5,8 +5,8 @@ import re
 
 from rich.console import Console
 
-from autograder.commands.grade_class import component_table
 from autograder.config import load_course
+from autograder.gradebook.class_output import component_table
 from autograder.gradebook.report import (
     Component,
     build_report,

@@ -14,8 +14,8 @@ import pytest
 
 from autograder.batch.learner_job import NOT_REACHED, PROCESS_DIED, error_record, failed_record
 from autograder.batch.processes import process_alive
-from autograder.commands.grade_class import _reusable
 from autograder.gradebook import store
+from autograder.gradebook.resume import reusable as _reusable
 from autograder.gradebook.roster import Learner
 from autograder.gradebook.settings import JobSettings
 from tests.batch.conftest import (

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from autograder import cli as cli_module
+from autograder.cli import group as cli_module
 from autograder.commands import grade as command
 from autograder.config import SUBMISSION_MISSING
+from autograder.reports.files import CANNOT_WRITE
 
 TOY = Path(__file__).parent / "toy_course"
 
@@ -139,7 +140,7 @@ def test_a_full_or_read_only_disk_ends_with_a_sentence_not_a_traceback(monkeypat
     assert result.exit_code == 2
     assert (
         result.output
-        == cli_module.CANNOT_WRITE.format(where=f" {path}", why=os.strerror(code)) + "\n"
+        == CANNOT_WRITE.format(where=f" {path}", why=os.strerror(code)) + "\n"
     )
     assert "Traceback" not in result.output
 

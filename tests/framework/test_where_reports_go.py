@@ -7,8 +7,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from autograder.cli import cli
-from autograder.commands import grade_class
 from autograder.config import load_course
+from autograder.gradebook import class_output
 
 TOY = Path(__file__).parent / "toy_course"
 COURSE = TOY / "course.toml"
@@ -54,7 +54,7 @@ def test_quiet_grade_prints_nothing_and_an_ungraded_one_no_report_line(tmp_path)
 def test_grade_class_ends_with_the_gradebook_and_report_paths(tmp_path, capsys):
     config = load_course(COURSE)
     shown = Path("grades")
-    code = grade_class.finish(config, tmp_path, [], quiet=False, shown=shown)
+    code = class_output.finish(config, tmp_path, [], quiet=False, shown=shown)
     assert code == 0
     assert last_line(capsys.readouterr().out) == (
         "Gradebook: grades/gradebook.csv; class report: grades/report.md and report.html; "
@@ -64,5 +64,5 @@ def test_grade_class_ends_with_the_gradebook_and_report_paths(tmp_path, capsys):
 
 
 def test_quiet_grade_class_prints_no_paths(tmp_path, capsys):
-    grade_class.finish(load_course(COURSE), tmp_path, [], quiet=True, shown=Path("grades"))
+    class_output.finish(load_course(COURSE), tmp_path, [], quiet=True, shown=Path("grades"))
     assert capsys.readouterr().out == ""

@@ -1,5 +1,5 @@
-"""The click layer of the instructor's end-of-term commands, `export` and `similarity`, over
-commands/export.py and commands/similarity.py (cli.py adds them to `autograder`)."""
+"""`autograder export` and `similarity`: the instructor's end-of-term commands, over
+commands/export.py and commands/similarity.py."""
 
 from __future__ import annotations
 
@@ -7,11 +7,13 @@ from pathlib import Path
 
 import click
 
+from autograder.cli.group import SHORT_HELP, cli
+
 FILE = click.Path(dir_okay=False, path_type=Path)
 FOLDER = click.Path(file_okay=False, path_type=Path)
 
 
-@click.command("export")
+@cli.command("export", short_help=SHORT_HELP["export"])
 @click.argument("out_dir", metavar="DIR", type=FOLDER)
 @click.option("--canvas", type=FILE, metavar="TEMPLATE", help="Your Canvas gradebook export (CSV).")
 @click.option(
@@ -85,7 +87,7 @@ def export(
     )
 
 
-@click.command("similarity")
+@cli.command("similarity", short_help=SHORT_HELP["similarity"])
 @click.argument("out_dir", metavar="DIR", type=FOLDER)
 @click.option(
     "--course", type=FILE, help="The course.toml (default: the nearest one above this folder)."

@@ -1,0 +1,68 @@
+"""`autograder check`: the graders against the references, stubs, mutants and variants."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from autograder.cli.group import SHORT_HELP, cli
+from autograder.cli.shared import (
+    course_option,
+    jobs_option,
+    quiet_option,
+    timeout_option,
+    warm_workers,
+)
+
+
+@cli.command(short_help=SHORT_HELP["check"])
+@course_option("The course.toml to check (default: the nearest one above the current folder).")
+@jobs_option("Cases graded")
+@click.option(
+    "--component",
+    "components",
+    multiple=True,
+    metavar="NAME",
+    help="Check only this component's mutants and variants (repeatable); the references and "
+    "the stubs are always checked.",
+)
+@click.option(
+    "--keep",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
+    help="A new (or empty) folder that keeps each case's repository (DIR/submissions) and its "
+    "reports (DIR/results).",
+)
+@timeout_option("code")
+@quiet_option("No progress bar.")
+def check(
+    course: Path | None,
+    jobs: int | None,
+    components: tuple[str, ...],
+    keep: Path | None,
+    test_timeout: float | None,
+    quiet: bool,
+) -> None:
+    """Check the graders before a release: the references must score full marks, the stubs
+    zero, every mutant (a reference with one catalogued mistake planted) must lose points in
+    its own component only, with feedback that names the mistake, and every variant (a valid other
+    way to write a reference) must keep full marks.
+
+    Prints a table of cases, the mutation score and the variants line.
+
+    Exit status: 0 everything holds, 1 some check failed, 2 the check cannot run (the reason
+    is printed as one sentence).
+    """
+    with warm_workers(batch=True):
+        from autograder.commands import check as command
+
+        code = command.main(
+            course=course,
+            jobs=jobs,
+            components=list(components),
+            keep=keep,
+            test_timeout=test_timeout,
+            quiet=quiet,
+        )
+    raise SystemExit(code)
