@@ -1,8 +1,8 @@
 """Every report file of one submission, written from its GradeResult.
 
-A report format is a module of this package with a FILE_NAME and a writer
-`write(result, path)`; listing it in WRITERS below is all `grade`, `grade-class` and `check`
-need to write it for every learner.
+A report format is a module of this package with a FILE_NAME and a writer taking
+(result, path); listing it in WRITERS below is all `grade`, `grade-class` and `check` need to
+write it for every learner.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import pytest
 
 from autograder.commands import grade_class
-from autograder.gradebook import report, store
+from autograder.gradebook import class_output, report, store
 from autograder.gradebook.settings import settings_key
 
 from .conftest import grade_class_main, read_gradebook
@@ -58,7 +58,7 @@ def test_ctrl_c_with_every_learner_saved(tmp_path, monkeypatch, capsys, stage):
     saving = _saving("ada", "bo", then_interrupt=stage == "grade_pending")
     monkeypatch.setattr(grade_class, "grade_pending", saving)
     if stage == "finish":
-        monkeypatch.setattr(grade_class, "finish", _interrupt)
+        monkeypatch.setattr(class_output, "finish", _interrupt)
     assert grade_class_main(roster, out) == 130
     err = capsys.readouterr().err
     assert err == (

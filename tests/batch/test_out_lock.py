@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from autograder.commands import grade_class, merge
-from autograder.gradebook import lock, store
+from autograder.gradebook import class_output, lock, store
 
 from .conftest import TOY_COURSE, grade_class_main, read_gradebook
 
@@ -32,7 +32,7 @@ def _roster(tmp_path: Path) -> Path:
 def _no_grading(monkeypatch) -> list:
     started: list = []
     monkeypatch.setattr(grade_class, "grade_pending", lambda *args, **kw: started.append(args))
-    monkeypatch.setattr(grade_class, "finish", lambda *args, **kw: 0)
+    monkeypatch.setattr(class_output, "finish", lambda *args, **kw: 0)
     return started
 
 

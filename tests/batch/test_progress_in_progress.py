@@ -10,8 +10,8 @@ import uuid
 
 from rich.console import Console
 
+from autograder.batch.launch import grade_pending
 from autograder.commands import grade_class
-from autograder.commands.grade_class import grade_pending
 from autograder.gradebook import store
 from autograder.gradebook.roster import Learner
 from autograder.gradebook.settings import JobSettings
