@@ -19,7 +19,7 @@ from autograder.config.course_config import (
     SubmissionError,
     SubmissionLink,
 )
-from autograder.config.limits import (
+from autograder.config.limit_rules import (
     BAD_TIMEOUT,
     DEFAULT_VALUE_MB,
     MAX_MB,

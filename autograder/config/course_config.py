@@ -8,7 +8,7 @@ from pathlib import Path, PurePosixPath
 from pydantic import Field, model_validator
 
 from autograder import learner_files
-from autograder.config.limits import LimitsSection
+from autograder.config.limit_rules import LimitsSection
 from autograder.config.sections import (
     CiSection,
     Component,

@@ -1,5 +1,5 @@
 """The tables of course.toml, each a frozen pydantic model: [course], [[components]],
-[forbidden] and [ci] ([limits] is in limits.py, the whole file in course_config.py)."""
+[forbidden] and [ci] ([limits] is in limit_rules.py, the whole file in course_config.py)."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import io
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext, redirect_stderr, redirect_stdout
 from pathlib import Path
 
@@ -131,5 +131,5 @@ def _write_log(submission: Submission, text: str) -> None:
     _log(submission).write_text(text, encoding="utf-8")
 
 
-def _no_status(submission: Submission) -> Iterator[None]:
+def _no_status(submission: Submission) -> AbstractContextManager[None]:
     return nullcontext()
