@@ -1,6 +1,6 @@
-"""The framework's shape: no import cycle between its modules, pytest used through its public API.
+"""The framework's shape: no import cycle, one name per module, pytest through its public API.
 
-Both read the source of autograder/ (never import it): a cycle is a pair of modules each of
+They read the source of autograder/ (never import it): a cycle is a pair of modules each of
 which needs the other at import time (imports inside functions, and those only for type
 checkers, do not count); a private use of pytest is a name pytest keeps to itself
 (`_pytest`, or an attribute with a leading underscore of pytest's objects).
@@ -134,3 +134,13 @@ def test_the_framework_uses_no_private_name_of_pytest():
         if PRIVATE_PYTEST.search(line)
     ]
     assert uses == []
+
+
+def test_no_two_modules_of_the_framework_share_a_name():
+    """One name per concept: a module's file name says which one (__init__ and __main__
+    aside)."""
+    seen: dict[str, list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name not in ("__init__.py", "__main__.py"):
+            seen.setdefault(path.name, []).append(str(path.relative_to(PACKAGE.parent)))
+    assert {name: paths for name, paths in seen.items() if len(paths) > 1} == {}
