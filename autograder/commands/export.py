@@ -132,7 +132,7 @@ def _keys(totals: dict, roster: Path | None, column: str | None) -> dict[str, st
 
 def _course_total(config, out_dir: Path) -> float:
     """The course's total points: its components, and the notebook when a learner has it."""
-    from autograder.commands.grade_class import class_components
+    from autograder.gradebook.class_output import class_components
 
     graded = [r for r in store.read_records(out_dir) if not r.failed]
     return sum(c.points for c in submitted_components(graded, class_components(config)))

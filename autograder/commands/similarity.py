@@ -23,7 +23,7 @@ from pathlib import Path
 
 from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
 from autograder.copies import judge, measure, page, sources
-from autograder.copies.summary import CSV_FILE, HTML_FILE, WHOLE
+from autograder.copies.similarity_file import CSV_FILE, HTML_FILE, WHOLE
 from autograder.gradebook import lock, report, store
 
 NO_COPYDETECT = (
@@ -128,7 +128,7 @@ def _rewrite_report(
 ) -> None:
     """The class report again, now with the similarity check: the records, and the rows of
     gradebook.csv that have none (learners not graded yet) as they are there."""
-    from autograder.commands.grade_class import class_components
+    from autograder.gradebook.class_output import class_components
 
     have = {r.learner for r in records}
     rows = _gradebook_rows(out_dir / store.GRADEBOOK_FILE)
