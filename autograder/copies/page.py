@@ -17,7 +17,14 @@ from pathlib import Path
 
 from autograder.copies import judge
 from autograder.copies.judge import Pair
-from autograder.copies.summary import CSV_COLUMNS, CSV_FILE, FLAGGED, HTML_FILE, STAMP_FILE, WHOLE
+from autograder.copies.similarity_file import (
+    CSV_COLUMNS,
+    CSV_FILE,
+    FLAGGED,
+    HTML_FILE,
+    STAMP_FILE,
+    WHOLE,
+)
 from autograder.reports.files import atomic_write_text
 
 PAGE_INTRO = (

@@ -14,7 +14,7 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
-from autograder.copies.summary import class_similarity
+from autograder.copies.similarity_file import class_similarity
 from autograder.gradebook import report_tests
 from autograder.gradebook.report_model import (
     DEADLINE_NOTE,

@@ -13,7 +13,7 @@ import pytest
 
 from autograder.commands import similarity
 from autograder.copies import judge, sources
-from autograder.copies.summary import CSV_FILE, HTML_FILE, STAMP_FILE, WHOLE
+from autograder.copies.similarity_file import CSV_FILE, HTML_FILE, STAMP_FILE, WHOLE
 from autograder.gradebook import report, store
 
 ROOT = Path(__file__).resolve().parents[2]
