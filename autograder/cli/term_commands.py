@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from autograder.cli.group import SHORT_HELP, cli
+from autograder.cli.shared import course_option, quiet_option
 
 FILE = click.Path(dir_okay=False, path_type=Path)
 FOLDER = click.Path(file_okay=False, path_type=Path)
@@ -47,9 +48,7 @@ FOLDER = click.Path(file_okay=False, path_type=Path)
     help="Export 0 for a learner without a grade (an error row, nothing to grade), not an "
     "empty cell.",
 )
-@click.option(
-    "--course", type=FILE, help="The course.toml (default: the nearest one above this folder)."
-)
+@course_option("The course.toml (default: the nearest one above this folder).")
 def export(
     out_dir: Path,
     canvas: Path | None,
@@ -89,10 +88,8 @@ def export(
 
 @cli.command("similarity", short_help=SHORT_HELP["similarity"])
 @click.argument("out_dir", metavar="DIR", type=FOLDER)
-@click.option(
-    "--course", type=FILE, help="The course.toml (default: the nearest one above this folder)."
-)
-@click.option("--quiet", "-q", is_flag=True, help="Name only the flagged pairs.")
+@course_option("The course.toml (default: the nearest one above this folder).")
+@quiet_option("Name only the flagged pairs.")
 def similarity(out_dir: Path, course: Path | None, quiet: bool) -> None:
     """Compare the code of every pair of graded learners in DIR (a grade-class or merge
     output), per component and on the whole package, and flag the pairs far above what the
