@@ -11,9 +11,11 @@ fence it cannot close.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from autograder.reports.files import atomic_write_text
+from autograder.reports.sanitize import OUTPUT_LIMIT as INLINE_LIMIT
 from autograder.reports.sanitize import (
     markdown_block,
     markdown_inline,
@@ -73,36 +75,39 @@ def render_summary(result: GradeResult) -> str:
     if not failing and not result.grader_errors and result.all_passed:
         lines += [ALL_PASSED, ""]
     if failing:
-        lines += [TO_FIX, ""]
-        titles = {c.name: c.title for c in result.components}
-        for component, sentence, tests in _group_failures(failing):
-            title = markdown_inline(titles.get(component, component), table=False)
-            text = markdown_inline(sentence, MESSAGE_LIMIT, table=False)
-            if len(tests) == 1:
-                lines.append(f"- **{title}: {_test_name(tests[0])}**: {text}")
-            else:
-                lines.append(f"- **{title}**: {text} {SEEN_IN.format(count=len(tests))}")
-                lines += [f"  - {name}" for name in _found_by(tests)]
-            shown = next((t for t in tests if t.output and t.visibility == "visible"), None)
-            if shown is not None:
-                output = neutralise_workflow_commands(shown.output)  # summaries reach logs
-                lines += ["", _indent(markdown_block(output, OUTPUT_LIMIT)), ""]
-        lines.append("")
-    if result.forbidden:
-        lines += [FORBIDDEN_HEADING, ""]
-        lines += [f"- {markdown_inline(use.sentence, table=False)}" for use in result.forbidden]
-        lines.append("")
-    if result.review:
-        lines += [REVIEW_HEADING, ""]
-        lines += [f"- {markdown_inline(flag.sentence, table=False)}" for flag in result.review]
-        lines.append("")
-    if result.grader_errors:
-        lines += [GRADER_ERRORS_HEADING, ""]
-        lines += [
-            f"- {markdown_inline(e, MESSAGE_LIMIT, table=False)}" for e in result.grader_errors
-        ]
-        lines.append("")
+        lines += [TO_FIX, "", *_failure_lines(result, failing), ""]
+    lines += _listed(FORBIDDEN_HEADING, [use.sentence for use in result.forbidden])
+    lines += _listed(REVIEW_HEADING, [flag.sentence for flag in result.review])
+    lines += _listed(GRADER_ERRORS_HEADING, result.grader_errors, MESSAGE_LIMIT)
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _failure_lines(result: GradeResult, failing: list[TestResult]) -> list[str]:
+    """What to fix: one item per sentence of a component, with the tests that found it and
+    the output of a visible one."""
+    lines = []
+    titles = {c.name: c.title for c in result.components}
+    for component, sentence, tests in _group_failures(failing):
+        title = markdown_inline(titles.get(component, component), table=False)
+        text = markdown_inline(sentence, MESSAGE_LIMIT, table=False)
+        if len(tests) == 1:
+            lines.append(f"- **{title}: {_test_name(tests[0])}**: {text}")
+        else:
+            lines.append(f"- **{title}**: {text} {SEEN_IN.format(count=len(tests))}")
+            lines += [f"  - {name}" for name in _found_by(tests)]
+        shown = next((t for t in tests if t.output and t.visibility == "visible"), None)
+        if shown is not None:
+            output = neutralise_workflow_commands(shown.output)  # summaries reach logs
+            lines += ["", _indent(markdown_block(output, OUTPUT_LIMIT)), ""]
+    return lines
+
+
+def _listed(heading: str, sentences: Sequence[str], limit: int = INLINE_LIMIT) -> list[str]:
+    """A section of one bullet per sentence (none when there is no sentence); ``limit``: the
+    characters kept of each (default: markdown_inline's)."""
+    if not sentences:
+        return []
+    return [heading, "", *(f"- {markdown_inline(s, limit, table=False)}" for s in sentences), ""]
 
 
 def _group_failures(failing: list[TestResult]) -> list[tuple[str, str, list[TestResult]]]:
