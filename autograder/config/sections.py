@@ -43,6 +43,8 @@ class CourseSection(Section):
     mistakes: Path | None = None
     mutants: Path | None = None
     variants: Path | None = None
+    #: The course's stand-ins file (runtime/shared/standin_registry.py): instructor only.
+    standins: Path | None = None
 
     @field_validator("package_dir")
     @classmethod
@@ -52,7 +54,13 @@ class CourseSection(Section):
         return value
 
     @field_validator(
-        "reference_dir", "visible_tests", "hidden_tests", "mistakes", "mutants", "variants"
+        "reference_dir",
+        "visible_tests",
+        "hidden_tests",
+        "mistakes",
+        "mutants",
+        "variants",
+        "standins",
     )
     @classmethod
     def _resolve(cls, value: Path | None, info: Any) -> Path | None:

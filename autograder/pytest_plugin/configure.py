@@ -63,6 +63,12 @@ def pytest_configure(config: pytest.Config) -> None:
         "weight(n): this grader test's share of its component's points, relative to the "
         "component's other tests (default 1)",
     )
+    config.addinivalue_line(
+        "markers",
+        "uses(*components): the components (course.toml depends_on) whose learner code the "
+        "tested call runs; a grader that sets a stand-in in place of one records "
+        "('replaced', component) in the item's user_properties (results/dependencies.py)",
+    )
     course = _find_course(config)
     if course is None:
         return

@@ -33,6 +33,10 @@ NO_ITEM = (
     "The {fixture} fixture is set up outside a test: the autograder plugin finds the test "
     "through pytest_runtest_protocol, which did not run for it."
 )
+NO_STANDINS_FILE = (
+    "The stand-ins file {path} (course.toml [course] standins) does not exist; fix the path, or "
+    "remove the key when the course supplies no stand-ins."
+)
 #: Answer bytes read from the worker after which the harness frees memory at the end of a test.
 RELEASE_AFTER_BYTES = 64 * 2**20
 
@@ -111,6 +115,9 @@ def learner() -> Iterator[Any]:
     limits["max_wire_bytes"] = limits.pop("value_mb") * 2**20
     if state.test_timeout is not None:
         limits["test_timeout"] = state.test_timeout
+    standins = config.course.standins  # instructor only: a learner's repository has none
+    if standins is not None and not standins.is_file():
+        pytest.fail(NO_STANDINS_FILE.format(path=standins), pytrace=False)
     session = LearnerSession(
         package_dir,
         package=config.package,
@@ -121,6 +128,7 @@ def learner() -> Iterator[Any]:
         # the references and hidden tests, reports and caches: out of learner code's reach
         hide_paths=(config.root, *state.hidden),
         tamper_evidence=static.evidence,  # a worker that breaks is then told as tampered with
+        standins=standins.read_text(encoding="utf-8") if standins is not None else None,
     )
     state.learner = session
     try:

@@ -170,8 +170,19 @@ def _finish(item: pytest.Item, info: GraderInfo, outcome: Outcome, state: RunSta
             duration=outcome.duration,
             output=outcome.output,
             error_kind=outcome.error_kind,
+            uses=_uses(item),
         )
     )
+
+
+def _uses(item: pytest.Item) -> tuple[str, ...] | None:
+    """The components whose learner code the test ran: its closest `uses` marker's arguments
+    but those a stand-in replaced (user_properties); None without a marker (not declared)."""
+    mark = item.get_closest_marker("uses")
+    if mark is None:
+        return None
+    replaced = {value for key, value in item.user_properties if key == "replaced"}
+    return tuple(name for name in mark.args if name not in replaced)
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:

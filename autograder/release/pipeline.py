@@ -10,13 +10,14 @@ the disk until write_release. The order matters:
                         the variants: they are edits of the references);
 3b. add_learner_notebooks (with --notebook) nbgrader's learner notebook(s), before the leak check;
 4. add_course_file      course.toml without the keys that point at instructor-only folders
-                        (reference_dir, hidden_tests, mutants, variants);
+                        and files (reference_dir, hidden_tests, mutants, variants, standins);
 5. add_pyproject        pyproject.toml whose pytest runs the visible graders;
 6. add_readme           README.md, after add_stubs (it quotes each stub's first docstring line);
 7. add_workflow         .github/workflows/grade.yml from the template;
 8. add_gitignore        .gitignore for reports and caches;
 9. check_no_leaks       after every step that adds content: refuses a release holding a reference
-                        body, a hidden test's name or a path under an instructor-only folder;
+                        or stand-in body, a numerically stable softmax, a hidden test's name or
+                        a path under an instructor-only folder or file;
 10. add_manifest        last, so it hashes the protected files exactly as they will be written.
 
 Determinism: files are kept as bytes keyed by POSIX path, written in sorted order with a fixed

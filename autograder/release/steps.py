@@ -63,7 +63,7 @@ NOTEBOOK_BY_HAND = (
     " Its written answer, {manual:g} points, is graded by hand by your instructor, apart from "
     "that total."
 )
-COURSE_KEYS_DROPPED = ("reference_dir", "hidden_tests", "mutants", "variants")
+COURSE_KEYS_DROPPED = ("reference_dir", "hidden_tests", "mutants", "variants", "standins")
 PYTEST_BLOCK = """[tool.pytest.ini_options]
 # Your tests: the visible graders, run against {package_dir}.
 # `pytest -m {first}` runs one component's tests (one marker per component).
@@ -155,8 +155,8 @@ def add_learner_notebooks(release: Release) -> None:
 
 
 def add_course_file(release: Release) -> None:
-    """course.toml without the keys naming instructor-only folders (COURSE_KEYS_DROPPED:
-    reference_dir, hidden_tests, mutants, variants)."""
+    """course.toml without the keys naming instructor-only folders and files
+    (COURSE_KEYS_DROPPED: reference_dir, hidden_tests, mutants, variants, standins)."""
     keys = "|".join(COURSE_KEYS_DROPPED)
     pattern = re.compile(rf"^\s*({keys})\s*=.*\n", re.MULTILINE)
     text = pattern.sub("", release.config.path.read_text(encoding="utf-8"))
@@ -250,10 +250,13 @@ def check_no_leaks(release: Release) -> None:
     hidden = config.hidden_tests
     stubs = config.root / config.course.package_dir
     bodies = leaks.reference_bodies(reference, stubs) if reference and reference.is_dir() else {}
+    standins = config.course.standins
+    if standins is not None and standins.is_file():
+        bodies.update(leaks.standin_bodies(standins, stubs))
     names = (
         leaks.hidden_names(hidden, config.visible_tests) if hidden and hidden.is_dir() else set()
     )
-    instructor_only = (reference, hidden, config.course.mutants, config.course.variants)
+    instructor_only = (reference, hidden, config.course.mutants, config.course.variants, standins)
     private = [str(_relative(release, p)) for p in instructor_only if p is not None]
     problems = leaks.find_leaks(
         release.files, bodies=bodies, secret_names=names, private_folders=private

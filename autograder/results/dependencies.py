@@ -9,6 +9,14 @@ raised outside the parts' module files), or whose message names a known mistake 
 component itself, does not involve those parts and gets no note; a
 component none of whose failing tests involves them gets none either, nor does a component
 zeroed for its own forbidden call (that problem is its own).
+
+Per test, not per component: a test that says which parts its tested call runs (its `uses`,
+the grader's marker less the parts a stand-in replaced) involves only those, and any part
+whose module file its failure's location names (a sublayer's constructor that raised); a
+`cosine_similarity` test that calls no softmax gets no "Fix Softmax first", and an encoder test
+that runs the learner's attention only is told to fix Multi-Head Attention, not Feed-Forward.
+A test that says nothing involves every part, as above. The component's note names the parts
+its failing tests involve.
 """
 
 from __future__ import annotations
@@ -39,40 +47,48 @@ def note_dependencies(
     by_name = {c.name: c for c in components}
     files = {c.name: c.module_file for c in config.components}
     failing = {c.name for c in components if c.total and c.passed < c.total}
-    noted: dict[str, tuple[str, list[str]]] = {}  # component -> (note, its parts' files)
+    noted: dict[str, dict[str, str]] = {}  # component -> {part: its file}
     for component in config.components:
         result = by_name[component.name]
         blocked = [d for d in component.depends_on if d in failing and d != component.name]
         if component.name not in failing or result.forbidden or not blocked:
             continue
-        parts = [files[d] for d in blocked]
+        parts = {d: files[d] for d in blocked}
         own = [t for t in tests if t.component == component.name and not t.passed]
-        if not any(_involves(t, parts) for t in own):
+        involved = {p for t in own for p in _involved(t, parts)}
+        if not involved:
             continue  # its own code is not implemented yet: that comes first, alone
-        note = fix_first_sentence([by_name[d].title for d in blocked])
+        fix_first = [d for d in blocked if d in involved]
+        note = fix_first_sentence([by_name[d].title for d in fix_first])
         problem = f"{result.problem} {note}".strip()
-        noted[component.name] = (note, parts)
+        noted[component.name] = parts
         by_name[component.name] = replace(
-            result, fix_first=tuple(blocked), note=note, problem=problem
+            result, fix_first=tuple(fix_first), note=note, problem=problem
         )
     out = []
     for t in tests:
-        note, parts = noted.get(t.component, ("", []))
-        if note and not t.passed and _involves(t, parts):
+        involved = _involved(t, noted[t.component]) if t.component in noted else []
+        if involved and not t.passed:
+            note = fix_first_sentence([by_name[d].title for d in involved])
             t = replace(t, message=f"{t.message} {note}".strip())
         out.append(t)
     return [by_name[c.name] for c in components], out
 
 
-def _involves(test: TestResult, part_files: list[str]) -> bool:
-    """Whether a failing test may have failed because of a part its component builds on: not
-    when the component's own code raised NotImplementedError (the error's location is none of
-    the parts' module files, e.g. `attention.py`, not `softmax.py`), nor when the message names
-    a known mistake of the component itself (`[attention/no-scale]`: the graders matched the
-    result to that mistake made on top of correct parts)."""
+def _involved(test: TestResult, parts: dict[str, str]) -> list[str]:
+    """The parts a failing test may have failed because of, of those its component builds on
+    (parts: {component: its module file}, in depends_on order): none when the message names a
+    known mistake of the component itself (`[attention/no-scale]`: the graders matched the
+    result to that mistake made on top of correct parts); for a test that says which parts it
+    runs (`uses`), those it runs and any whose file its failure's location names; otherwise all,
+    but when the component's own code raised NotImplementedError only those whose file the
+    error's location names (`softmax.py`, not `attention.py`)."""
     named = named_mistake(test.message)
     if named is not None and named.startswith(f"[{test.component}/"):
-        return False
+        return []
+    located = [p for p, file in parts.items() if f"/{file}:" in test.message]
+    if test.uses is not None:
+        return [p for p in parts if p in test.uses or p in located]
     if test.error_kind != "not_implemented":
-        return True
-    return any(f"/{file}" in test.message for file in part_files)
+        return list(parts)
+    return [p for p, file in parts.items() if f"/{file}" in test.message]

@@ -49,6 +49,9 @@ class TestResult:
     duration: float = 0.0
     output: str = ""
     error_kind: str = ""
+    #: The components (depends_on) whose learner code the test ran (its `uses` marker, less
+    #: those a stand-in replaced); None when the test does not say (results/dependencies.py).
+    uses: tuple[str, ...] | None = None
 
     @property
     def passed(self) -> bool:

@@ -7,9 +7,9 @@ is split by the side each module runs on:
   timing workers, the fork server's client, the failures the harness builds);
 * ``worker/``: what runs in the untrusted worker (its request loop, the importer, the
   forbidden-API recorders, its own confinement, the fork server it is forked from); it imports
-  nothing from ``harness/`` and only ``worker/``, ``shared/`` and ``standins.py`` are copied for it;
+  nothing from ``harness/`` and only ``worker/`` and ``shared/`` are copied for it;
 * ``shared/``: what both sides read (the wire codec, learner-facing sentences, LearnerError,
-  the confinement levels, CPU affinity).
+  the confinement levels, CPU affinity, the registry of a course's stand-ins).
 
 The names below are imported on first use (PEP 562), so that importing a light module of this
 package (zygote_client, which a command starts before it imports torch) does not import torch.

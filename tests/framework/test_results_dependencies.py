@@ -183,3 +183,61 @@ def test_the_terminal_gives_the_own_problem_then_the_note(config):
     summary = render_summary(grade(config, tests))
     row = next(line for line in summary.splitlines() if line.startswith("| Pipeline |"))
     assert row.index("Pipeline is wrong.") < row.index("Fix Scaling first")
+
+
+def uses(test, *parts):
+    """The test as a grader marked `@pytest.mark.uses(*parts)` reports it."""
+    return replace(test, uses=parts)
+
+
+def test_a_test_that_runs_no_part_gets_no_note(config):
+    """Per test, not per component: a pipeline test whose tested call runs neither part (a
+    `cosine_similarity` next to an attention built on softmax) gets no "Fix Scaling first";
+    one that runs Scaling gets it, naming Scaling only (Normalizing fails too)."""
+    tests = [
+        run("scale", "failed", "Scale is off.", "s"),
+        run("normalize", "failed", "Norm is off.", "n"),
+        uses(run("pipeline", "failed", "Its shape is wrong.", "own")),
+        uses(run("pipeline", "failed", "Pipeline is wrong.", "scaled"), "scale"),
+        run("pipeline", "failed", "Pipeline says nothing.", "undeclared"),
+    ]
+    result = grade(config, tests)
+    messages = {t.name: t.message for t in result.tests}
+    assert messages["own"] == "Its shape is wrong."
+    assert messages["scaled"] == f"Pipeline is wrong. {SCALE_FIRST}"  # not Normalizing
+    assert messages["undeclared"] == f"Pipeline says nothing. {BOTH_FIRST}"
+    assert result.components[2].fix_first == ["scale", "normalize"]
+
+
+def test_a_part_a_stand_in_replaced_is_not_in_uses(config):
+    """A grader that set a stand-in for Scaling records it; its test then says it runs no
+    learner part, and its failure is the pipeline's own."""
+    tests = [
+        run("scale", "failed", "Scale is off.", "s"),
+        uses(run("pipeline", "failed", "Pipeline is wrong.", "p")),
+    ]
+    result = grade(config, tests)
+    assert result.tests[1].message == "Pipeline is wrong."
+    assert (result.components[2].fix_first, result.components[2].note) == ([], "")
+
+
+def test_a_failure_located_in_a_parts_file_gets_the_note_whatever_uses_says(config):
+    """The part's constructor raised inside a test that declared none (the stand-in could not
+    be set before the learner's own part ran): the location names scale.py."""
+    message = "It raised ValueError at assignments/toy/scale.py:7 in __init__."
+    tests = [
+        run("scale", "failed", "Scale is off.", "s"),
+        uses(run("pipeline", "failed", message, "p")),
+    ]
+    assert grade(config, tests).tests[1].message == f"{message} {SCALE_FIRST}"
+
+
+def test_the_components_note_names_the_parts_its_failing_tests_run(config):
+    tests = [
+        run("scale", "failed", "Scale is off.", "s"),
+        run("normalize", "failed", "Norm is off.", "n"),
+        uses(run("pipeline", "failed", "Pipeline is wrong.", "p"), "normalize"),
+    ]
+    pipeline = grade(config, tests).components[2]
+    assert pipeline.fix_first == ["normalize"]
+    assert pipeline.note == fix_first_sentence(["Normalizing"])

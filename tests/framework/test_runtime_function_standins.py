@@ -1,15 +1,22 @@
-"""Function stand-ins (runtime/standins.FUNCTIONS, LearnerSession.stand_in_function): a learner
-module's global that is another learner module's function, imported by name, is replaced by a
-known-good one; nothing else is touched."""
+"""Function stand-ins (a course's FUNCTIONS, runtime/shared/standin_registry.py;
+LearnerSession.stand_in_function): a learner module's global that is another learner module's
+function, imported by name, is replaced by a known-good one; nothing else is touched. The
+stand-ins are this course's file (solutions/standins.py), sent to the worker as text."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
-from autograder.runtime import standins
+from autograder.runtime.shared.standin_registry import load
 from tests.framework.toy_sessions import toy_session
+
+COURSE_STANDINS = (Path(__file__).parents[2] / "solutions" / "standins.py").read_text()
+#: The course's softmax stand-in, as one taking (x, axis=-1) is called
+softmax = load(COURSE_STANDINS).function("softmax", lambda x, axis=-1: None)
 
 PACKAGE = {
     "__init__.py": "",
@@ -112,15 +119,15 @@ PACKAGE = {
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory):
-    yield from toy_session(tmp_path_factory.mktemp("submission"), PACKAGE)
+    yield from toy_session(tmp_path_factory.mktemp("submission"), PACKAGE, standins=COURSE_STANDINS)
 
 
 def test_the_standin_softmax_is_the_contract_one():
     x = np.array([[1000.0, 1001.0], [-np.inf, -np.inf]], dtype=np.float32)
-    got = standins.softmax(x)
+    got = softmax(x)
     assert got.dtype == np.float32
     assert np.allclose(got, [[0.26894142, 0.73105858], [0.0, 0.0]])
-    assert np.allclose(standins.softmax(np.arange(6).reshape(2, 3), axis=0).sum(axis=0), 1.0)
+    assert np.allclose(softmax(np.arange(6).reshape(2, 3), axis=0).sum(axis=0), 1.0)
 
 
 def test_a_function_imported_by_name_is_replaced_for_the_importing_module_only(session):
@@ -129,7 +136,7 @@ def test_a_function_imported_by_name_is_replaced_for_the_importing_module_only(s
         session.module("attention").weights(scores)  # the learner's softmax, wrong on 3-D
     assert session.stand_in_function("attention", "softmax", source="softmax", kind="softmax")
     got = session.module("attention").weights(scores)
-    assert np.allclose(got, standins.softmax(scores))
+    assert np.allclose(got, softmax(scores))
     with pytest.raises(Exception, match="could not be broadcast"):
         session.module("softmax").softmax(scores)  # the softmax module itself is untouched
 
@@ -152,18 +159,18 @@ def test_an_unknown_kind_is_the_graders_error(session):
 def test_the_learners_own_parameter_names_are_honoured(session):
     scores = np.arange(24.0).reshape(2, 3, 4)
     assert session.stand_in_function("by_keyword", "softmax", source="named", kind="softmax")
-    assert np.allclose(session.module("by_keyword").weights(scores), standins.softmax(scores))
+    assert np.allclose(session.module("by_keyword").weights(scores), softmax(scores))
 
 
 def test_a_tensor_gets_a_differentiable_tensor_and_nan_stays_nan(session):
     scores = torch.tensor([[1.0, 2.0, -torch.inf], [-torch.inf, -torch.inf, -torch.inf]])
     scores.requires_grad_(True)
-    got = standins.softmax(scores)
+    got = softmax(scores)
     assert isinstance(got, torch.Tensor) and got.requires_grad
     assert torch.allclose(got.detach(), torch.tensor([[0.26894142, 0.73105858, 0.0], [0, 0, 0]]))
     got.sum().backward()
     assert torch.isfinite(scores.grad).all()
-    assert np.isnan(standins.softmax(np.array([np.nan, 1.0]))).all()
+    assert np.isnan(softmax(np.array([np.nan, 1.0]))).all()
     assert session.stand_in_function("tensors", "softmax", source="softmax", kind="softmax")
     weights = session.module("tensors").weights(torch.arange(6.0).reshape(2, 3))
     assert torch.allclose(weights, torch.softmax(torch.arange(6.0).reshape(2, 3), dim=-1))
@@ -184,4 +191,4 @@ def test_what_the_stand_in_cannot_honour_stays_the_learners(session, module, sou
 def test_a_function_imported_under_another_name_is_replaced_too(session):
     scores = np.arange(24.0).reshape(2, 3, 4)
     assert session.stand_in_function("renamed", "softmax", source="softmax", kind="softmax")
-    assert np.allclose(session.module("renamed").weights(scores), standins.softmax(scores))
+    assert np.allclose(session.module("renamed").weights(scores), softmax(scores))

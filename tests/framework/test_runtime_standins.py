@@ -1,6 +1,9 @@
-"""Stand-ins (runtime/standins.py): known-good torch modules the harness sets into a learner's
-module. Their numbers, the worker op that sets them, and the guard's exemption for calls that go
-through them (and only them: the same stand-in used from another object is still recorded)."""
+"""Stand-ins (a course's file, runtime/shared/standin_registry.py): known-good modules the harness
+sets into a learner's module, built in the worker from a file the harness sends as text. The
+registry's refusals, the worker op that sets them, and the guard's exemption for calls that go
+through them (and only them: the same stand-in used from another object is still recorded).
+A toy stand-ins file here, made of nn.MultiheadAttention and nn.TransformerEncoderLayer (both
+forbidden to this toy learner); this course's own stand-ins are proved in tests/reference."""
 
 from __future__ import annotations
 
@@ -11,17 +14,54 @@ from pathlib import Path
 
 import pytest
 import torch
-import torch.nn.functional as F
 
-from autograder.runtime import LearnerError, LearnerSession, Limits, standins
+from autograder.runtime import LearnerError, LearnerSession, Limits
+from autograder.runtime.shared import standin_registry
+from autograder.runtime.shared.standin_registry import StandInError
 from autograder.runtime.worker import guard
 
 MHA_FORWARD = "torch.nn.functional.multi_head_attention_forward"
 FORBIDDEN = ["torch.nn.MultiheadAttention", MHA_FORWARD, "torch.nn.TransformerEncoderLayer"]
 MHA = {"d_model": 4, "num_heads": 2, "bias": True}
 LAYER = {"d_model": 4, "num_heads": 2, "d_ff": 8, "eps": 1e-5}
-FFN = {"d_model": 4, "d_ff": 8}
-NORM = {"d_model": 4, "eps": 1e-5}
+
+STANDINS = """\
+import torch
+from torch import nn
+
+
+class Attention(nn.Module):
+    def __init__(self, d_model, num_heads, bias):
+        super().__init__()
+        self.attention = nn.MultiheadAttention(d_model, num_heads, bias=bias, batch_first=True)
+
+    def forward(self, query, key, value, mask=None):
+        heads = self.attention.num_heads
+        m = None if mask is None else ~mask.unsqueeze(1).expand(-1, heads, -1, -1).flatten(0, 1)
+        return self.attention(query, key, value, attn_mask=m, average_attn_weights=False)
+
+
+class Layer(nn.Module):
+    def __init__(self, d_model, num_heads, d_ff, eps):
+        super().__init__()
+        self.layer = nn.TransformerEncoderLayer(
+            d_model, num_heads, d_ff, dropout=0.0, layer_norm_eps=eps, batch_first=True
+        )
+
+    def forward(self, x, mask=None):
+        heads = self.layer.self_attn.num_heads
+        m = None if mask is None else ~mask.unsqueeze(1).expand(-1, heads, -1, -1).flatten(0, 1)
+        return self.layer(x, src_mask=m)
+
+
+KINDS = {
+    "multi_head_attention": (Attention, {"d_model": "int", "num_heads": "int", "bias": "bool"}),
+    "encoder_layer": (
+        Layer, {"d_model": "int", "num_heads": "int", "d_ff": "int", "eps": "float"}
+    ),
+}
+"""
+REGISTRY = standin_registry.load(STANDINS)
 
 WIRING = """\
 import torch
@@ -70,7 +110,7 @@ OWN_LINE = WIRING.splitlines().index("    return nn.MultiheadAttention(4, 2)") +
 
 def seeded(kind: str, config: dict, seed: int) -> torch.nn.Module:
     torch.manual_seed(seed)
-    module = standins.build(kind, config)
+    module = REGISTRY.build(kind, config)
     with torch.no_grad():
         for name, p in module.named_parameters():
             p.copy_(torch.randn_like(p) * (0.2 if "norm" in name else 0.5) + ("norm" in name))
@@ -88,6 +128,7 @@ def session(tmp_path_factory: pytest.TempPathFactory):
         package="toypkg",
         limits=Limits(test_timeout=30, import_timeout=30, memory_mb=2048),
         forbidden_apis=FORBIDDEN,
+        standins=STANDINS,
     )
     try:
         yield made
@@ -102,50 +143,33 @@ def mask_and_input():
     return torch.randn(2, 5, 4), mask
 
 
-# -- numbers (in this process; no guard here) ------------------------------------------------
-
-
-def test_the_attention_standin_follows_the_true_means_may_attend_convention():
-    mha = seeded("multi_head_attention", MHA, 0)
-    x, mask = mask_and_input()
-    out, weights = mha(x, x, x, mask)
-    w_q, w_k, w_v = mha.attention.in_proj_weight.chunk(3)
-    b_q, b_k, b_v = mha.attention.in_proj_bias.chunk(3)
-
-    def heads(t):  # (B, L, 4) -> (B, 2, L, 2)
-        return t.view(2, 5, 2, 2).transpose(1, 2)
-
-    q, k, v = heads(x @ w_q.T + b_q), heads(x @ w_k.T + b_k), heads(x @ w_v.T + b_v)
-    expected = F.scaled_dot_product_attention(q, k, v, attn_mask=mask.unsqueeze(1))
-    expected = mha.attention.out_proj(expected.transpose(1, 2).reshape(2, 5, 4))
-    scores = (q @ k.transpose(-1, -2) / 2**0.5).masked_fill(~mask.unsqueeze(1), float("-inf"))
-    assert torch.allclose(out, expected, atol=1e-6)
-    assert torch.allclose(weights, scores.softmax(-1), atol=1e-6)
-    assert weights.shape == (2, 2, 5, 5)
-
-
-def test_the_layer_standin_is_the_post_norm_composition_of_the_other_standins():
-    layer = seeded("encoder_layer", LAYER, 1)
-    inner = layer.layer
-    mha, ffn = standins.build("multi_head_attention", MHA), standins.build("feed_forward", FFN)
-    norm_1, norm_2 = (standins.build("add_norm", NORM) for _ in range(2))
-    mha.attention.load_state_dict(inner.self_attn.state_dict())
-    ffn.net[0].load_state_dict(inner.linear1.state_dict())
-    ffn.net[2].load_state_dict(inner.linear2.state_dict())
-    norm_1.norm.load_state_dict(inner.norm1.state_dict())
-    norm_2.norm.load_state_dict(inner.norm2.state_dict())
-    x, mask = mask_and_input()
-    x2 = norm_1(x, mha(x, x, x, mask)[0])
-    assert torch.allclose(layer(x, mask), norm_2(x2, ffn(x2)), atol=1e-5)
+# -- the registry, in this process ---------------------------------------------------------
 
 
 def test_wrong_kinds_and_settings_are_refused_with_a_sentence():
-    with pytest.raises(standins.StandInError, match="No stand-in kind is called 'softmax'"):
-        standins.build("softmax", {})
-    with pytest.raises(standins.StandInError, match=r"expects the settings \['d_ff', 'd_model'\]"):
-        standins.build("feed_forward", {"d_model": 4})
-    with pytest.raises(standins.StandInError, match="num_heads must be a positive int; got True"):
-        standins.build("multi_head_attention", {"d_model": 4, "num_heads": True, "bias": True})
+    with pytest.raises(StandInError, match="No stand-in kind is called 'softmax'"):
+        REGISTRY.build("softmax", {})
+    with pytest.raises(StandInError, match=r"expects the settings \['bias', 'd_model', 'num"):
+        REGISTRY.build("multi_head_attention", {"d_model": 4})
+    with pytest.raises(StandInError, match="num_heads must be a positive int; got True"):
+        REGISTRY.build("multi_head_attention", {"d_model": 4, "num_heads": True, "bias": True})
+
+
+def test_a_course_without_standins_says_so():
+    with pytest.raises(StandInError, match="this course supplies no stand-ins"):
+        standin_registry.StandInRegistry().build("encoder_layer", LAYER)
+
+
+def test_a_file_whose_tables_are_wrong_is_refused_with_a_sentence():
+    with pytest.raises(StandInError, match=r"KINDS\['x'\] must be \(factory, "):
+        standin_registry.load("KINDS = {'x': (print, {'n': 'complex'})}\n", "bad")
+
+
+def test_the_exempt_codes_are_the_forwards_of_the_files_modules():
+    assert REGISTRY.forward_codes == {
+        REGISTRY.kinds[kind][0].forward.__code__
+        for kind in ("multi_head_attention", "encoder_layer")
+    }
 
 
 # -- the worker op and the guard ---------------------------------------------------------------

@@ -13,7 +13,13 @@ from click.testing import CliRunner
 from autograder.cli import cli
 from autograder.config import load_course
 from autograder.release import steps
-from autograder.release.leaks import HIDDEN_NAME, REFERENCE_BODY
+from autograder.release.leaks import (
+    HIDDEN_NAME,
+    PRIVATE_FILE,
+    REFERENCE_BODY,
+    STABLE_SOFTMAX,
+    stable_softmaxes,
+)
 from autograder.release.manifest import MANIFEST_PATH, compare_manifest
 from autograder.release.pipeline import (
     FIXED_MTIME,
@@ -117,8 +123,10 @@ def test_no_release_file_names_a_hidden_test(release_dir):
 def test_course_file_loads_without_instructor_only_folders(release_dir):
     text = (release_dir / "course.toml").read_text()
     assert "reference_dir" not in text and "hidden_tests" not in text
+    assert "standins" not in text  # the course's stand-ins stay with the instructor
     config = load_course(release_dir / "course.toml")
     assert config.hidden_tests is None and config.course.reference_dir is None
+    assert config.course.standins is None
     assert config.visible_tests == (release_dir / "tests/graders/visible").resolve()
     assert [c.name for c in config.components] == [
         c.name for c in load_course(ROOT / "course.toml").components
@@ -326,3 +334,96 @@ def test_a_shipped_notebook_is_in_the_readme_and_its_extra_in_the_hidden_workflo
     plain = build_release(course, pass_rule=PassRule())
     assert "notebook" not in plain.files["README.md"].decode().lower()
     assert plain.files[steps.WORKFLOW_PATH] == shipped.files[steps.WORKFLOW_PATH]
+
+
+def _plant(monkeypatch, path, data):
+    """Add `path` to the release after its last content step (before the leak check)."""
+    original = steps.add_gitignore
+
+    def plant(release):
+        original(release)
+        release.add(path, data, protected=True)
+
+    monkeypatch.setattr(
+        "autograder.release.pipeline.STEPS",
+        tuple(plant if s is original else s for s in STEPS),
+    )
+
+
+def test_the_release_holds_no_stand_in_and_no_stable_softmax(release_dir):
+    """The course's stand-ins (a known-good softmax among them) never ship; nor does any
+    complete, numerically stable softmax, wherever it sits (the framework once shipped one)."""
+    files = _files(release_dir)
+    assert "solutions/standins.py" not in files
+    standins = _bodies((ROOT / "solutions/standins.py").read_text())
+    for path, data in files.items():
+        if path.endswith(".py"):
+            text = data.decode("utf-8")
+            assert not _bodies(text) & standins, f"{path} holds a stand-in's body"
+            assert stable_softmaxes(text) == [], path
+
+
+def test_leak_check_refuses_the_stand_ins(course, monkeypatch):
+    _plant(monkeypatch, "autograder/helpers.py", (ROOT / "solutions/standins.py").read_bytes())
+    with pytest.raises(ReleaseError) as error:
+        build_release(course, pass_rule=PassRule())
+    assert "the body of the stand-in " in str(error.value)
+    assert "(from standins.py) in autograder/helpers.py" in str(error.value)
+
+
+def test_leak_check_refuses_the_stand_ins_file_by_its_path(course, monkeypatch):
+    _plant(monkeypatch, "solutions/standins.py", b"KINDS = {}\nFUNCTIONS = {}\n")
+    with pytest.raises(ReleaseError) as error:
+        build_release(course, pass_rule=PassRule())
+    assert str(error.value) == PRIVATE_FILE.format(path="solutions/standins.py")
+
+
+STABLE = """\
+import torch
+
+
+def normalise(scores, dim=-1):
+    shifted = scores - scores.amax(dim=dim, keepdim=True)
+    e = torch.exp(shifted)
+    return e / e.sum(dim, keepdim=True)
+
+
+def _probabilities(z):
+    m = np.max(z, axis=-1, keepdims=True)
+    return np.exp(z - m) / np.sum(np.exp(z - m), axis=-1, keepdims=True)
+"""
+
+
+def test_leak_check_refuses_a_stable_softmax_written_anew(course, monkeypatch):
+    """Not a copy of any reference: a softmax is the first component's answer, however
+    written (torch or NumPy, the maximum inline or in a name)."""
+    _plant(monkeypatch, "tests/graders/support/numerics.py", STABLE.encode())
+    with pytest.raises(ReleaseError) as error:
+        build_release(course, pass_rule=PassRule())
+    path = "tests/graders/support/numerics.py"
+    assert str(error.value) == " ".join(
+        STABLE_SOFTMAX.format(name=name, path=path) for name in ("normalise", "_probabilities")
+    )
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def softmax(x, axis=-1):\n    raise NotImplementedError\n",  # the stub
+        "def f(x):\n    return np.exp(x) / np.exp(x).sum(-1, keepdims=True)\n",  # unshifted
+        "def f(x):\n    return x - x.max(-1, keepdims=True)\n",  # a shift, no exp
+        "def f(x, m):\n    return np.exp(x - m) / np.exp(x - m).sum()\n",  # m given, no max
+        "def lse(x):\n    m = x.max(-1, keepdims=True)\n"
+        "    return m + np.log(np.exp(x - m).sum(-1))\n",
+    ],
+    ids=["stub", "unshifted", "no-exp", "no-max", "logsumexp"],
+)
+def test_what_is_not_a_stable_softmax(source):
+    assert stable_softmaxes(source) == []
+
+
+def test_the_reference_and_the_stand_in_softmax_are_caught():
+    """Both compute the shift through names (`m = np.where(m == -inf, 0, m)`) and divide with
+    `np.divide(e, total, where=...)`."""
+    for path in ("solutions/t101/softmax.py", "solutions/standins.py"):
+        assert "softmax" in stable_softmaxes((ROOT / path).read_text()), path

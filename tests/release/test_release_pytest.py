@@ -1,6 +1,7 @@
 """The release's own `pytest`: only not-implemented failures on the stubs, all green with the
 references copied in. The two runs go in parallel (one worker process each)."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -89,3 +90,49 @@ def test_a_learners_unusable_test_timeout_is_a_usage_error(release_dir):
     assert done.returncode == pytest.ExitCode.USAGE_ERROR
     said = "--test-timeout must be a positive number of seconds, at most 3,600; got inf."
     assert said in done.stderr
+
+
+FIX_SOFTMAX = "Fix Softmax first: this part builds on it, and its own tests fail."
+
+
+def test_without_stand_ins_a_broken_softmax_is_noted_only_where_it_runs(release_dir, tmp_path):
+    """A learner's repository has no stand-ins: the attention's visible tests run the learner's
+    own softmax. Broken, it is named as the part to fix first in the tests that call it, never in
+    cosine_similarity's (which calls none), whose own mistake is told alone."""
+    repo = _copy(release_dir, tmp_path / "repo")
+    for module in (ROOT / "solutions/t101").glob("*.py"):
+        shutil.copy(module, repo / "assignments/t101" / module.name)
+    package = repo / "assignments/t101"
+    softmax = (package / "softmax.py").read_text()
+    shift = "m = np.max(x, axis=axis, keepdims=True)"
+    assert softmax.count(shift) == 1
+    (package / "softmax.py").write_text(softmax.replace(shift, f"{shift} * 0 + 1000.0"))
+    attention = (package / "attention.py").read_text()
+    cosine = "return float(np.clip(a @ b / (norm_a * norm_b), -1.0, 1.0))"
+    assert attention.count(cosine) == 1
+    (package / "attention.py").write_text(attention.replace(cosine, "return float(a @ b)"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", ".", "--out", "grades", "--quiet"]
+        + ["--component", "softmax", "--component", "attention"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 1, done.stderr
+    tests = json.loads((repo / "grades/results.json").read_text())["tests"]
+    failed = {
+        t["name"]: t["output"]
+        for t in tests
+        if t["tags"] == ["attention"] and t["status"] != "passed"
+    }
+    cosine_tests = [name for name in failed if "cosine_similarity" in name]
+    assert cosine_tests
+    for name in cosine_tests:
+        assert FIX_SOFTMAX not in failed[name], name
+    calling = [name for name in failed if name not in cosine_tests]
+    assert len(calling) >= 5
+    for name in calling:
+        assert failed[name].endswith(FIX_SOFTMAX), name

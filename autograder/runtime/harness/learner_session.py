@@ -32,6 +32,8 @@ from autograder.runtime.harness.remote_refs import RemoteRefs
 from autograder.runtime.harness.trace import TestTrace
 from autograder.runtime.harness.worker_channel import WorkerChannel
 from autograder.runtime.shared.errors import LearnerError
+from autograder.runtime.shared.standin_registry import StandInRegistry
+from autograder.runtime.shared.standin_registry import load as load_standins
 
 DEFAULT_FORBIDDEN_MESSAGE = (
     "This course asks you to build this part yourself, so {api} may not be used here."
@@ -68,6 +70,12 @@ class LearnerSession:
     tests); the harness's folder and home and the original submission are hidden too, where the
     platform allows it (``isolation`` then says what the worker did: see
     runtime/harness/isolation.py).
+
+    ``standins``: the text of the course's stand-ins file (course.toml ``[course] standins``;
+    runtime/shared/standin_registry.py), or None when the course supplies none (a learner's
+    own repository). Each worker runs it before any learner code; ``standins`` (the attribute)
+    is the same registry on this side, which builds the harness's twins of the stand-ins a
+    grader sets.
     """
 
     def __init__(
@@ -82,8 +90,11 @@ class LearnerSession:
         forbidden_raises: bool = False,
         hide_paths: Sequence[Path] = (),
         tamper_evidence: str = "",
+        standins: str | None = None,
     ) -> None:
         self.package_dir = Path(package_dir)
+        #: The course's stand-ins (the twins' builder), or None when it supplies none.
+        self.standins: StandInRegistry | None = load_standins(standins) if standins else None
         self.package = package
         self.forbidden_apis = tuple(forbidden_apis)
         self.forbidden_message = forbidden_message
@@ -100,6 +111,7 @@ class LearnerSession:
             hide_paths=self.hide_paths,
             on_worker_change=self._forget_worker,
             tamper_evidence=tamper_evidence,
+            standins=standins,
         )
         self._refs = RemoteRefs(self, self._channel, limits)
         self._imports = PackageImports(self._channel, self.display_dir, self._request)
@@ -188,8 +200,10 @@ class LearnerSession:
         self, obj: RemoteObject, path: str, kind: str, config: dict[str, Any], state: Any
     ) -> None:
         """Set ``obj.<path>`` ("self_attn", "layers.0") in the worker to a known-good module
-        built from torch by runtime/standins.py (``kind``, ``config``, state dict ``state``);
-        calls of ``obj`` may then reach a forbidden API through it without being recorded."""
+        the course's stand-ins build (``kind``, ``config``, state dict ``state``;
+        runtime/shared/standin_registry.py); calls of ``obj`` may then reach a forbidden API
+        through it without being recorded. The worker answers a kind the course does not
+        supply (or no stand-ins at all) as a grader error."""
         self.set_standins(obj, [(path, kind, config, state)])
 
     def set_standins(
@@ -207,10 +221,10 @@ class LearnerSession:
 
     def stand_in_function(self, module: str, name: str, *, source: str, kind: str) -> bool:
         """Make learner module ``module`` (``"attention"``) call the known-good function
-        stand-in ``kind`` (runtime/standins.py) wherever it calls learner module ``source``'s
-        own function ``name`` through a global (``from .softmax import softmax``, under any
-        name); a grader of ``module`` then does not charge ``source``'s mistakes a second
-        time. Lasts for this worker: call it in each test. Returns whether it replaced it;
+        stand-in ``kind`` (the course's stand-ins file) wherever it calls learner module
+        ``source``'s own function ``name`` through a global (``from .softmax import softmax``,
+        under any name); a grader of ``module`` then does not charge ``source``'s mistakes a
+        second time. Lasts for this worker: call it in each test. Returns whether it replaced it;
         False when ``source`` does not import (its own graders say why). A ``module`` that does
         not import raises its import failure, as calling it would."""
         try:

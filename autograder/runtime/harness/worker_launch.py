@@ -13,8 +13,8 @@ from pathlib import Path
 #: The runtime package; only its worker side and what both sides share are copied for the
 #: worker (``write_framework``): the harness's modules are not even on the worker's disk.
 RUNTIME_DIR = Path(__file__).resolve().parent.parent
-#: What of RUNTIME_DIR the worker gets (standins.py: the known-good modules it builds).
-WORKER_SIDE = ("__init__.py", "shared", "worker", "standins.py")
+#: What of RUNTIME_DIR the worker gets (a course's stand-ins come as text, in the init frame).
+WORKER_SIDE = ("__init__.py", "shared", "worker")
 _STUB_INIT = '"""Only the worker side of autograder.runtime is importable in the worker."""\n'
 ENV_PASSTHROUGH = ("PATH", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 # Equivalent to `python -I` (no user site, no script directory on sys.path), except that the

@@ -19,12 +19,13 @@ is recorded against ``home``, the file of the object the request is about (or UN
 line 0. The harness charges every record to the component whose test made it. Names that do not
 resolve in the installed library versions are skipped silently.
 
-Stand-ins (standins.py) the harness put into a learner's module may wrap a forbidden API. Inside
-``exempting(objects, codes)`` a call is not recorded when, walking outwards from it, a frame
-running one of ``codes`` (a stand-in's forward) with ``self`` one of ``objects`` comes before
-any learner frame: the learner's code called the stand-in, not the API. Only the stand-ins the
-harness installed on the object a request is about are exempt, and only during that request (see
-handler.RequestHandler.handle); a learner frame met first still records.
+Stand-ins (the course's: runtime/shared/standin_registry.py) the harness put into a learner's
+module may wrap a forbidden API. Inside ``exempting(objects, codes)`` a call is not recorded
+when, walking outwards from it, a frame running one of ``codes`` (a stand-in's forward) with
+``self`` one of ``objects`` comes before any learner frame: the learner's code called the
+stand-in, not the API. Only the stand-ins the harness installed on the object a request is
+about are exempt, and only during that request (see handler.RequestHandler.handle); a learner
+frame met first (learner code the stand-in reached) still records.
 
 Learner code runs in this process and can reach anything in it; the recorders only make that
 costly and visible. The Guard's state lives in closures, not in module attributes that

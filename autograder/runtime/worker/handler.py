@@ -17,8 +17,7 @@ from typing import Any
 import numpy  # noqa: F401  (imported before learner code, like torch)
 import torch
 
-from autograder.runtime import standins
-from autograder.runtime.shared import wire
+from autograder.runtime.shared import standin_registry, wire
 from autograder.runtime.worker import guard
 from autograder.runtime.worker.describe import describe, relative
 from autograder.runtime.worker.importer import ImportFailure, LearnerImporter
@@ -62,6 +61,12 @@ class RequestHandler:
             describe=self.describe,
         )
         self.table = LearnerObjects()
+        #: the course's stand-ins (their file's text came in the init frame, from the harness;
+        #: run here before any learner code), or none
+        source = init.get("standins")
+        self.registry = (
+            standin_registry.load(source) if source else standin_registry.StandInRegistry()
+        )
         #: ref id of a learner object -> the stand-ins the harness installed in it
         self.standins: dict[int, list[torch.nn.Module]] = {}
         #: sends a progress frame to the harness (serve.serve sets it; see op_chain)
@@ -91,7 +96,7 @@ class RequestHandler:
         target = request.get("target")
         exempt = self.standins.get(target[1], ()) if target and target[0] in _REF_TARGETS else ()
         try:
-            with self.guard.exempting(exempt, standins.FORWARD_CODES):
+            with self.guard.exempting(exempt, self.registry.forward_codes):
                 response = {"ok": True, **getattr(self, f"op_{op}")(request)}
         except (ImportFailure, LearnerFailed) as failure:
             response = {"ok": False, "error": failure.error}
@@ -177,7 +182,7 @@ class RequestHandler:
         return {"value": self.encode(grads)}
 
     def op_set_standins(self, request: dict[str, Any]) -> dict[str, Any]:
-        """Set each part's ``target.<path>`` to a stand-in built by standins.build from plain
+        """Set each part's ``target.<path>`` to a stand-in the course's registry builds from plain
         data (``parts``: [{path, kind, config, state}]), in order, in one request (a layer's four
         sublayers); requests about ``target`` may then call them through the guard. The first
         part that fails stops the rest, as separate requests would: its error carries its
@@ -194,7 +199,7 @@ class RequestHandler:
                 raise
         if not request.get("steps"):
             return {"value": None}
-        with self.guard.exempting(self.standins.get(ref_id, ()), standins.FORWARD_CODES):
+        with self.guard.exempting(self.standins.get(ref_id, ()), self.registry.forward_codes):
             values = self.run_steps(scope, request, len(parts))  # as a request of their own
         return {"value": values}
 
@@ -202,14 +207,14 @@ class RequestHandler:
         """Replace each global of learner module ``module`` that is learner module ``source``'s
         function ``name`` (a plain function defined there), as ``from .softmax import softmax``
         or ``... import softmax as sm`` binds it, by the function stand-in ``kind``
-        (standins.FUNCTIONS). Anything else stays: the module's own function, a re-export from
+        (the course's FUNCTIONS). Anything else stays: the module's own function, a re-export from
         elsewhere, an object that is not a module or a function, a signature the stand-in
         cannot honour. Value: whether it replaced one. Both modules are imported already (the
         harness asks after importing them)."""
         name, kind = request["name"], request["kind"]
         if not isinstance(name, str) or not name.isidentifier():
             raise ValueError(f"Expected a global name such as 'softmax', got {name!r}.")
-        standins.function(kind, len)  # an unknown kind is the grader's error, raised here
+        self.registry.function(kind, len)  # an unknown kind is the grader's error, raised here
         module = self.importer.import_module(request["module"])
         source = self.importer.import_module(request["source"])
         # Plain modules only: a module subclass or an object in sys.modules could run learner
@@ -222,7 +227,7 @@ class RequestHandler:
         if not bound:  # H46: also under another name (from .softmax import softmax as sm)
             return {"value": False}
         with _learner(self, "call"):  # inspect reads the learner's function (__signature__)
-            standin = standins.function(kind, own)
+            standin = self.registry.function(kind, own)
         if standin is None:
             return {"value": False}
         for key in bound:
@@ -286,7 +291,7 @@ class RequestHandler:
         path = part["path"]
         if not isinstance(path, str) or not _STANDIN_PATH.fullmatch(path):
             raise ValueError(f"Expected a dotted attribute path such as 'layers.0', got {path!r}.")
-        standin = standins.build(part["kind"], part["config"], self.decode(part["state"]))
+        standin = self.registry.build(part["kind"], part["config"], self.decode(part["state"]))
         *parents, name = path.split(".")
         with _learner(self, "call"):
             host = scope

@@ -22,7 +22,7 @@ the guard and answers ``{"ok": True, "ready": ...}``. Then one response per requ
     getattr     target, name                  -> value
     parameter_grads  target, args, kwargs, cotangent -> {name: grad or None}
     parameters  target                        -> [(name, shape, dtype, storage key)]
-    set_standins target, parts [{path, kind, config, state}] -> None (standins.py;
+    set_standins target, parts [{path, kind, config, state}] -> None (the course's stand-ins;
                                               handler.op_set_standins; a failure names its "part")
     chain       target[, call], steps [{name, args, kwargs}], stop -> [object, step values]
                                               (handler.op_chain: obj = target(*call), then

@@ -24,7 +24,9 @@ from tests.graders.support.mistakes import (
 )
 from tests.graders.support.params import expect_gradients, expect_parameters
 
-pytestmark = pytest.mark.attention
+# The NumPy functions call the learner's softmax (where no stand-in replaces it); the tests of
+# what does not (shape checks, cosine_similarity, the torch SelfAttention) say so: uses().
+pytestmark = [pytest.mark.attention, pytest.mark.uses("softmax")]
 
 # The class notebook (course notes, cells 23-24): torch.manual_seed(0), an nn.Embedding(8, 8)
 # over this vocabulary, then the projections; the two "bank" outputs have cosine 0.814038...
@@ -38,10 +40,10 @@ REFERENCE_OFF = (
 
 
 @pytest.fixture
-def attention(learner):
+def attention(learner, request):
     """The learner's attention module, calling a known-good softmax where it calls its own
     (support.mistakes.use_known_good_softmax)."""
-    use_known_good_softmax(learner)
+    use_known_good_softmax(learner, request)
     return learner.module("attention")
 
 
@@ -139,6 +141,7 @@ def test_keys_are_a_set(attention, rng):
     )
 
 
+@pytest.mark.uses()  # calls no function that calls the learner's softmax
 @pytest.mark.parametrize(
     "shapes",
     [((2, 3, 4), (2, 5, 3), (2, 5, 4)), ((2, 3, 4), (2, 5, 4), (2, 4, 4))],
@@ -174,6 +177,7 @@ def test_batched_self_attention(attention, learner, reference, rng):
     )
 
 
+@pytest.mark.uses()  # calls no function that calls the learner's softmax
 def test_cosine_similarity_values(attention, reference, rng):
     """cosine_similarity matches the reference, gives 1 for parallel and 0 for orthogonal vectors"""
     cos = attention.cosine_similarity
@@ -191,6 +195,7 @@ def test_cosine_similarity_values(attention, reference, rng):
     expect_close(got, 0.0, what="cosine_similarity of two orthogonal vectors", atol=1e-12)
 
 
+@pytest.mark.uses()  # calls no function that calls the learner's softmax
 def test_cosine_similarity_zero_b_raises(attention):
     """cosine_similarity raises ValueError when b is the zero vector"""
     expect_raises(
@@ -212,6 +217,7 @@ def notebook_run(make_attention):
     return reference_module, xs
 
 
+@pytest.mark.uses()  # calls no function that calls the learner's softmax
 @pytest.mark.weight(2)
 def test_reproduces_class_notebook(attention, learner, reference):
     """SelfAttention(8) reproduces the class notebook's bank cosine 0.814038"""
@@ -244,6 +250,7 @@ def test_reproduces_class_notebook(attention, learner, reference):
     expect_close(cosine, NOTEBOOK_COSINE, what="the cosine between the two bank outputs", atol=1e-5)
 
 
+@pytest.mark.uses()  # calls no function that calls the learner's softmax
 def test_self_attention_module_blank_row_and_gradients(attention, learner, reference, rng):
     """SelfAttention(10, 4, 6): a fully masked row gives zeros, and gradients match"""
     m = attention.SelfAttention(10, 4, 6)

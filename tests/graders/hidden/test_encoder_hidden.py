@@ -10,16 +10,24 @@ import torch
 from tests.graders.support import wiring
 from tests.graders.support.inputs import key_mask, tensor
 from tests.graders.support.params import expect_gradients, expect_names, forward_first
-from tests.graders.support.standins import layer_with_standins, stack_with_standins
+from tests.graders.support.standins import (
+    layer_with_standins,
+    record_replaced,
+    stack_with_standins,
+)
 
-pytestmark = pytest.mark.encoder
+# The wiring tests build on the sublayers (course.toml depends_on) unless stand-ins replace them
+# (support.standins.record_replaced); the structure tests read names only: uses().
+pytestmark = [pytest.mark.encoder, pytest.mark.uses()]
+WIRING = pytest.mark.uses("multi_head_attention", "add_norm", "feed_forward")
 
 D_MODEL, HEADS, D_FF = 12, 3, 20
 LAYER_CALL = "EncoderLayer(12, 3, 20)"
 
 
 @pytest.fixture
-def encoder_module(learner):
+def encoder_module(learner, request):
+    record_replaced(request, learner)
     return learner.module("encoder")
 
 
@@ -30,6 +38,7 @@ def test_layer_submodules_other_sizes(encoder_module, learner):
     expect_names(learner, layer, names, what=LAYER_CALL)
 
 
+@WIRING
 @pytest.mark.weight(3)
 def test_layer_wiring_with_per_batch_mask(encoder_module, learner, rng):
     """EncoderLayer(x, mask) with a (B, L, L) mask is wired as the contract says"""
@@ -41,6 +50,7 @@ def test_layer_wiring_with_per_batch_mask(encoder_module, learner, rng):
     wiring.expect_layer_wiring(layer, parts, x, mask, what=what)
 
 
+@WIRING
 def test_layer_dropout_off_in_eval(encoder_module, learner, rng):
     """EncoderLayer(12, 3, 20, dropout=0.5) in eval mode is wired as the contract says"""
     call = "EncoderLayer(12, 3, 20, dropout=0.5)"
@@ -59,6 +69,7 @@ def test_stack_of_four_is_independent(encoder_module, learner):
     wiring.expect_separate_layers(learner, encoder, 4, names, what=call)
 
 
+@WIRING
 @pytest.mark.weight(3)
 def test_stack_of_four_with_per_batch_mask(encoder_module, learner, rng):
     """Encoder(4, ...)(x, mask) applies its four layers in order with a (B, L, L) mask"""
@@ -71,6 +82,7 @@ def test_stack_of_four_with_per_batch_mask(encoder_module, learner, rng):
     wiring.expect_stack_wiring(encoder, layers, x, mask, what=what)
 
 
+@WIRING
 def test_single_layer_stack(encoder_module, learner, rng):
     """Encoder(1, ...) equals its one layer"""
     call = "Encoder(1, 12, 3, 20)"
@@ -80,6 +92,7 @@ def test_single_layer_stack(encoder_module, learner, rng):
     wiring.expect_stack_wiring(encoder, layers, tensor(rng, 2, 3, D_MODEL), what=f"{call}(x)")
 
 
+@WIRING
 def test_stack_gradients_with_mask(encoder_module, learner, rng):
     """gradients reach every parameter of Encoder(3, ...) called with a mask"""
     call = "Encoder(3, 12, 3, 20)"

@@ -1,13 +1,19 @@
-"""Known-good stand-ins for the parts the encoder builds on, so its wiring is graded alone.
+"""The parts the encoder builds on, set known-good when the course supplies them, so that its
+wiring is graded alone.
 
 After the learner's EncoderLayer is constructed, its `self_attn`, `add_norm_1`, `feed_forward`
-and `add_norm_2` are replaced, in the worker, by modules made of torch's own modules
-(autograder/runtime/standins.py: nn.MultiheadAttention called the contract's way, Linear -> ReLU
--> Linear, LayerNorm(x + y)) with weights drawn here; an Encoder's `layers[i]` are replaced by
-nn.TransformerEncoderLayer stand-ins. The harness builds the same modules with the same weights
-and computes what the learner's wiring must return. A learner whose MultiHeadAttention,
-PositionwiseFeedForward or AddNorm is wrong, raises or hangs in forward still has the wiring
-graded and earns those points; nothing of the reference is used.
+and `add_norm_2` are replaced, in the worker, by the course's stand-ins (course.toml `[course]
+standins`: modules with the contract's attributes, `W_q` ... `W_o`, `norm`, `dropout`, so that
+learner code touching them works), with weights drawn here; an Encoder's `layers[i]` by
+EncoderLayer stand-ins. The harness builds the same modules with the same weights (its twins,
+`learner.standins`) and computes what the learner's wiring must return. A learner whose
+MultiHeadAttention, PositionwiseFeedForward or AddNorm is wrong, raises or hangs in forward still
+has the wiring graded and earns those points; nothing of the reference is used.
+
+Without stand-ins (a learner's own repository: they never ship), the wiring is graded with the
+learner's own sublayers, and the expected value from torch's built-ins loaded with their weights
+(support.own_parts); a test then uses those components, whose mistakes show in it, and the
+report says to fix them first.
 
 If the learner's module cannot even be constructed (a sublayer's __init__ raises), the wiring
 cannot be graded: `construct` says so, with the learner's own error (an encoder.py that is still
@@ -22,15 +28,17 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from autograder.runtime import LearnerError
-from autograder.runtime import standins as runtime_standins
+from autograder.runtime.shared.errors import LearnerError
 from tests.graders.support.inputs import array
+from tests.graders.support.own_parts import own_layer_parts, own_stack_layers
 
 CANNOT_BUILD = (
     "{call} could not be constructed, so its wiring cannot be graded (it is graded with "
     "known-good stand-ins for the parts it builds on, set in after construction). {feedback}"
 )
 EPS = 1e-5
+#: The components an EncoderLayer builds on (course.toml depends_on), by sublayer kind.
+SUBLAYER_COMPONENTS = ("multi_head_attention", "add_norm", "feed_forward")
 
 
 def construct(factory, *args, call: str):
@@ -74,7 +82,7 @@ def install(learner, obj, parts, rng: np.random.Generator, *, then_eval: bool = 
     """Put a seeded stand-in at each `obj.<path>` of `parts` ([(path, kind, config)]) in the
     worker, then call `obj.eval()` when `then_eval`, all in one request; return the harness's
     twins (the same modules with the same weights), in order."""
-    twins = [seed_weights(runtime_standins.build(kind, config), rng) for _, kind, config in parts]
+    twins = [seed_weights(learner.standins.build(kind, config), rng) for _, kind, config in parts]
     learner.set_standins(
         obj,
         [
@@ -86,9 +94,18 @@ def install(learner, obj, parts, rng: np.random.Generator, *, then_eval: bool = 
     return twins
 
 
+def record_replaced(request, learner) -> None:
+    """Tell the report that this test's sublayers are the course's stand-ins, not the learner's
+    (the `uses` marker names them otherwise: pytest_plugin, results.py)."""
+    if learner.standins is not None:
+        for component in SUBLAYER_COMPONENTS:
+            request.node.user_properties.append(("replaced", component))
+
+
 @dataclass
 class LayerParts:
-    """The harness's twins of the stand-ins set into one EncoderLayer."""
+    """The harness's twins of the stand-ins set into one EncoderLayer (or the built-ins loaded
+    with the learner's own sublayers' weights)."""
 
     self_attn: torch.nn.Module
     add_norm_1: torch.nn.Module
@@ -100,12 +117,16 @@ def layer_with_standins(
     learner, encoder_module, rng: np.random.Generator, *args, call: str
 ) -> tuple[object, LayerParts]:
     """The learner's EncoderLayer(*args) (d_model, num_heads, d_ff[, dropout]) with stand-ins
-    for its four sublayers, in eval() mode; and the harness's twins of them."""
+    for its four sublayers, in eval() mode; and the harness's twins of them. Without stand-ins:
+    its own sublayers, and the built-ins loaded with their weights."""
     d_model, num_heads, d_ff = args[:3]
+    dropout = float(args[3]) if len(args) > 3 else 0.0
     layer = construct(encoder_module.EncoderLayer, *args, call=call)
-    mha = {"d_model": d_model, "num_heads": num_heads, "bias": True}
-    norm = {"d_model": d_model, "eps": EPS}
-    ffn = {"d_model": d_model, "d_ff": d_ff}
+    if learner.standins is None:
+        return layer, LayerParts(*own_layer_parts(layer, rng, d_model, num_heads, what=call))
+    mha = {"d_model": d_model, "num_heads": num_heads, "dropout": dropout, "bias": True}
+    norm = {"d_model": d_model, "dropout": dropout, "eps": EPS}
+    ffn = {"d_model": d_model, "d_ff": d_ff, "dropout": dropout}
     parts = [
         ("self_attn", "multi_head_attention", mha),
         ("add_norm_1", "add_norm", norm),
@@ -120,10 +141,21 @@ def stack_with_standins(
     learner, encoder_module, rng: np.random.Generator, *args, call: str
 ) -> tuple[object, list[torch.nn.Module]]:
     """The learner's Encoder(*args) (num_layers, d_model, num_heads, d_ff[, dropout]) with an
-    nn.TransformerEncoderLayer stand-in in each `layers[i]`, in eval() mode; and the twins."""
+    EncoderLayer stand-in in each `layers[i]`, in eval() mode; and the twins. Without
+    stand-ins: its own layers, and the built-ins loaded with their weights."""
     num_layers, d_model, num_heads, d_ff = args[:4]
+    dropout = float(args[4]) if len(args) > 4 else 0.0
     encoder = construct(encoder_module.Encoder, *args, call=call)
-    config = {"d_model": d_model, "num_heads": num_heads, "d_ff": d_ff, "eps": EPS}
+    if learner.standins is None:
+        layers = own_stack_layers(encoder, rng, num_layers, d_model, num_heads, what=call)
+        return encoder, layers
+    config = {
+        "d_model": d_model,
+        "num_heads": num_heads,
+        "d_ff": d_ff,
+        "dropout": dropout,
+        "eps": EPS,
+    }
     parts = [(f"layers.{i}", "encoder_layer", config) for i in range(num_layers)]
     twins = install(learner, encoder, parts, rng, then_eval=True)
     return encoder, twins

@@ -30,8 +30,6 @@ from collections.abc import Mapping
 import torch
 from torch import nn
 
-from autograder.runtime.standins import new_torch_encoder_layer, torch_attn_mask
-
 __all__ = [
     "invert_mask",
     "mha_state_to_torch",
@@ -75,6 +73,43 @@ def _sub(state: StateDict, prefix: str) -> dict[str, torch.Tensor]:
 
 def _dtype(state: StateDict, name: str, what: str) -> torch.dtype:
     return _get(state, name, what).dtype
+
+
+BAD_MASK = "Expected a mask broadcastable to {expected} (B, h, L, S); got shape {got}."
+
+
+def torch_attn_mask(mask, batch: int, heads: int, queries: int, keys: int) -> torch.Tensor | None:
+    """A contract mask (True = may attend) as the (B*h, L, S) bool mask torch's attention
+    modules read (True = may NOT attend); None stays None. The mask may be (L, S), (B, L, S)
+    (shared by the heads) or (B, h, L, S); ValueError (a sentence) when it does not broadcast."""
+    if mask is None:
+        return None
+    m = torch.as_tensor(mask).bool()
+    if m.dim() == 3:
+        m = m.unsqueeze(1)  # (B, 1, L, S): one mask per batch element, shared by the heads
+    try:
+        m = m.expand(batch, heads, queries, keys)
+    except RuntimeError:
+        expected = (batch, heads, queries, keys)
+        raise ValueError(BAD_MASK.format(expected=expected, got=tuple(m.shape))) from None
+    return (~m).reshape(batch * heads, queries, keys)
+
+
+def new_torch_encoder_layer(
+    d_model: int, num_heads: int, d_ff: int, eps: float
+) -> nn.TransformerEncoderLayer:
+    """nn.TransformerEncoderLayer as the contract's EncoderLayer: ReLU, post-norm, batch_first,
+    no dropout."""
+    return nn.TransformerEncoderLayer(
+        d_model,
+        num_heads,
+        d_ff,
+        dropout=0.0,
+        activation="relu",
+        layer_norm_eps=eps,
+        batch_first=True,
+        norm_first=False,
+    )
 
 
 def invert_mask(mask: torch.Tensor | None) -> torch.Tensor | None:

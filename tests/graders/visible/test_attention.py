@@ -34,7 +34,9 @@ from tests.graders.support.mistakes import (
 )
 from tests.graders.support.params import expect_parameters
 
-pytestmark = pytest.mark.attention
+# The NumPy functions call the learner's softmax (where no stand-in replaces it); the tests of
+# what does not (shape checks, cosine_similarity, the torch SelfAttention) say so: uses().
+pytestmark = [pytest.mark.attention, pytest.mark.uses("softmax")]
 
 MASK_HINT = "set masked scores to -inf before the softmax (np.where(mask, scores, -np.inf))"
 BLANK_ROW_HINT = (
@@ -46,10 +48,10 @@ BATCH_HINT = "use @ (np.matmul) and np.swapaxes(K, -1, -2): both broadcast the b
 
 
 @pytest.fixture
-def attention(learner):
+def attention(learner, request):
     """The learner's attention module, calling a known-good softmax where it calls its own
     (support.mistakes.use_known_good_softmax)."""
-    use_known_good_softmax(learner)
+    use_known_good_softmax(learner, request)
     return learner.module("attention")
 
 
@@ -190,6 +192,7 @@ UNNAMED_SHAPES = (
 )
 
 
+@pytest.mark.uses()  # calls no function that calls the learner's softmax
 @pytest.mark.parametrize(
     "shapes, problem, named",
     [
@@ -236,6 +239,7 @@ def test_self_attention_projects_then_attends(attention, rng):
     )
 
 
+@pytest.mark.uses()  # calls no function that calls the learner's softmax
 def test_cosine_similarity(attention, rng):
     """cosine_similarity returns a float in [-1, 1] equal to a.b / (|a| |b|)"""
     a, b = array(rng, 6), array(rng, 6)
@@ -255,6 +259,7 @@ def test_cosine_similarity(attention, rng):
     )
 
 
+@pytest.mark.uses()  # calls no function that calls the learner's softmax
 @pytest.mark.parametrize(
     "a, b, problem",
     [
@@ -274,6 +279,7 @@ def test_cosine_similarity_raises(attention, a, b, problem):
     )
 
 
+@pytest.mark.uses()  # calls no function that calls the learner's softmax
 def test_self_attention_module_parameters(attention, learner):
     """SelfAttention(8, 4, 6) creates W_q, W_k, W_v, in that order, without bias"""
     expected = [("W_q.weight", (4, 8)), ("W_k.weight", (4, 8)), ("W_v.weight", (6, 8))]
@@ -287,6 +293,7 @@ def test_self_attention_module_parameters(attention, learner):
     )
 
 
+@pytest.mark.uses()  # calls no function that calls the learner's softmax
 @pytest.mark.weight(2)
 @pytest.mark.parametrize("batched", [False, True], ids=["unbatched", "batched"])
 def test_self_attention_module_forward(attention, rng, batched):

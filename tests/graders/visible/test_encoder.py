@@ -18,9 +18,16 @@ from autograder.runtime.shared.errors import LearnerError
 from tests.graders.support import wiring
 from tests.graders.support.inputs import key_mask, tensor
 from tests.graders.support.params import expect_gradients, expect_names, forward_first
-from tests.graders.support.standins import layer_with_standins, stack_with_standins
+from tests.graders.support.standins import (
+    layer_with_standins,
+    record_replaced,
+    stack_with_standins,
+)
 
-pytestmark = pytest.mark.encoder
+# The wiring tests build on the sublayers (course.toml depends_on) unless stand-ins replace them
+# (support.standins.record_replaced); the structure tests read names only: uses().
+pytestmark = [pytest.mark.encoder, pytest.mark.uses()]
+WIRING = pytest.mark.uses("multi_head_attention", "add_norm", "feed_forward")
 
 D_MODEL, HEADS, D_FF, LAYERS = 8, 2, 16, 3
 LAYER_CALL = "EncoderLayer(8, 2, 16)"
@@ -28,7 +35,8 @@ STACK_CALL = "Encoder(3, 8, 2, 16)"
 
 
 @pytest.fixture
-def encoder_module(learner):
+def encoder_module(learner, request):
+    record_replaced(request, learner)
     return learner.module("encoder")
 
 
@@ -47,6 +55,7 @@ def test_layer_submodules(encoder_module, learner):
     )
 
 
+@WIRING
 @pytest.mark.weight(3)
 def test_layer_wires_its_sublayers(encoder_module, learner, rng):
     """EncoderLayer(x) = add_norm_2(x2, feed_forward(x2)), x2 = add_norm_1(x, self_attn(x, x, x))"""
@@ -57,6 +66,7 @@ def test_layer_wires_its_sublayers(encoder_module, learner, rng):
     wiring.expect_layer_wiring(layer, parts, x, what=f"{LAYER_CALL}(x) with x (2, 5, 8)")
 
 
+@WIRING
 @pytest.mark.weight(2)
 def test_layer_passes_mask(encoder_module, learner, rng):
     """EncoderLayer(x, mask) hands the mask to its self-attention"""
@@ -68,6 +78,7 @@ def test_layer_passes_mask(encoder_module, learner, rng):
     wiring.expect_layer_wiring(layer, parts, x, mask, what=what)
 
 
+@WIRING
 def test_layer_gradients_reach_every_parameter(encoder_module, learner, rng):
     """gradients reach every parameter of an EncoderLayer's sublayers"""
     layer, parts = layer_with_standins(
@@ -86,6 +97,7 @@ def test_stack_has_independent_layers(encoder_module, learner):
     wiring.expect_separate_layers(learner, encoder, LAYERS, names, what=STACK_CALL)
 
 
+@WIRING
 @pytest.mark.weight(3)
 def test_stack_applies_layers_in_order(encoder_module, learner, rng):
     """Encoder(x, mask) applies its layers in order, passing the mask"""
@@ -97,6 +109,7 @@ def test_stack_applies_layers_in_order(encoder_module, learner, rng):
     wiring.expect_stack_wiring(encoder, layers, x, mask, what=what)
 
 
+@WIRING
 def test_stack_gradients_reach_every_parameter(encoder_module, learner, rng):
     """gradients reach every parameter of every layer of the Encoder"""
     call = "Encoder(2, 8, 2, 16)"

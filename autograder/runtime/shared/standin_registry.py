@@ -1,0 +1,137 @@
+"""Stand-ins: known-good modules (and functions) a course supplies, which graders set in place of
+a learner's parts so that one mistake is charged once (the encoder graded with known-good
+sublayers, attention with a known-good softmax).
+
+The course writes them in one Python file, named in course.toml (`[course] standins`), which
+never ships to learners (it is, in effect, a set of answers). The file defines two tables:
+
+    KINDS = {"add_norm": (AddNormStandIn, {"d_model": "int", "dropout": "probability",
+                                            "eps": "float"})}
+    FUNCTIONS = {"softmax": softmax_like}   # maker(learner's function) -> stand-in or None
+
+A kind's factory is called with its settings as keywords; each setting is a positive `int`, a
+positive `float`, a `probability` (0 <= p < 1) or a `bool`. A maker gets the learner's own
+function and returns one to call in its place (taking the same parameters), or None when it
+cannot stand in for it. The file may import the standard library, numpy and torch only: the
+worker runs it (`load`), before any learner code, from the text the harness sends, and the
+harness runs the same text to build its twins of the stand-ins it sets.
+
+Guard exemptions: calls that go through a stand-in's `forward` (or that of any nn.Module class
+the file defines) are not recorded as the learner's use of a forbidden API (worker/guard.py).
+"""
+
+from __future__ import annotations
+
+import math
+import types
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+NO_KIND = "No stand-in kind is called {kind!r}; expected one of: {names}."
+NO_STANDINS = (
+    "No stand-in kind is called {kind!r}: this course supplies no stand-ins (course.toml "
+    "[course] standins names none)."
+)
+BAD_CONFIG = "The stand-in {kind!r} expects the settings {expected}; got {got}."
+BAD_SETTING = "The stand-in {kind!r} setting {name} must be {type}; got {value!r}."
+BAD_FILE = "The stand-ins file {name} is not usable: {detail}."
+SETTING_TYPES = {
+    "int": "a positive int",
+    "float": "a positive float",
+    "probability": "a float in [0, 1)",
+    "bool": "a bool",
+}
+
+
+class StandInError(ValueError):
+    """A stand-in cannot be built as asked; the message says what was expected and what came."""
+
+
+@dataclass
+class StandInRegistry:
+    """The stand-ins one course supplies: module kinds and function makers (empty: none)."""
+
+    kinds: Mapping[str, tuple[Callable[..., Any], Mapping[str, str]]] = field(default_factory=dict)
+    functions: Mapping[str, Callable[[Callable[..., Any]], Any]] = field(default_factory=dict)
+    #: The `forward` code objects of the file's nn.Module classes (worker/guard.exempting).
+    forward_codes: frozenset = frozenset()
+
+    def build(self, kind: str, config: Mapping[str, Any], state: Mapping | None = None) -> Any:
+        """The stand-in `kind` with `config`, in eval() mode; with `state`, its weights (strict).
+        StandInError for an unknown kind or wrong settings; torch's RuntimeError when the state
+        dict does not fit."""
+        if not isinstance(kind, str) or kind not in self.kinds:
+            raise StandInError(self._no_kind(kind, self.kinds))
+        factory, settings = self.kinds[kind]
+        if not isinstance(config, Mapping) or set(config) != set(settings):
+            got = sorted(map(str, config)) if isinstance(config, Mapping) else type(config).__name__
+            raise StandInError(BAD_CONFIG.format(kind=kind, expected=sorted(settings), got=got))
+        args = {
+            name: _setting(kind, name, wanted, config[name]) for name, wanted in settings.items()
+        }
+        module = factory(**args)
+        if state is not None:
+            module.load_state_dict(dict(state), strict=True)
+        return module.eval()
+
+    def function(self, kind: str, own: Callable[..., Any]) -> Callable[..., Any] | None:
+        """The function stand-in `kind` for the learner's function `own`; None when it cannot
+        stand in for it. StandInError for an unknown kind."""
+        if not isinstance(kind, str) or kind not in self.functions:
+            raise StandInError(self._no_kind(kind, self.functions))
+        return self.functions[kind](own)
+
+    def _no_kind(self, kind: object, table: Mapping) -> str:
+        if not self.kinds and not self.functions:
+            return NO_STANDINS.format(kind=kind)
+        return NO_KIND.format(kind=kind, names=", ".join(table))
+
+
+def load(source: str, name: str = "course_standins") -> StandInRegistry:
+    """The registry a stand-ins file's text defines (run as a module of its own, `name`).
+    StandInError (BAD_FILE) when its tables are missing or malformed."""
+    module = types.ModuleType(name)
+    module.__file__ = f"<{name}>"
+    exec(compile(source, f"<{name}>", "exec"), module.__dict__)  # noqa: S102 (the course's own file)
+    kinds, functions = getattr(module, "KINDS", {}), getattr(module, "FUNCTIONS", {})
+    if not isinstance(kinds, Mapping) or not isinstance(functions, Mapping):
+        raise StandInError(BAD_FILE.format(name=name, detail="KINDS and FUNCTIONS must be dicts"))
+    for kind, entry in kinds.items():
+        if (
+            not isinstance(entry, tuple)
+            or len(entry) != 2
+            or not callable(entry[0])
+            or not all(t in SETTING_TYPES for t in dict(entry[1]).values())
+        ):
+            types_ = sorted(SETTING_TYPES)
+            detail = f"KINDS[{kind!r}] must be (factory, {{setting: one of {types_}}})"
+            raise StandInError(BAD_FILE.format(name=name, detail=detail))
+    return StandInRegistry(dict(kinds), dict(functions), _forward_codes(module))
+
+
+def _forward_codes(module: types.ModuleType) -> frozenset:
+    codes = set()
+    for value in vars(module).values():
+        forward = getattr(value, "forward", None) if isinstance(value, type) else None
+        code = getattr(forward, "__code__", None)
+        if code is not None and getattr(value, "__module__", None) == module.__name__:
+            codes.add(code)
+    return frozenset(codes)
+
+
+def _setting(kind: str, name: str, wanted: str, value: Any) -> Any:
+    integer = isinstance(value, int) and not isinstance(value, bool)
+    if wanted in ("float", "probability") and integer:
+        value = float(value)
+    checks = {
+        "int": lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0,
+        "float": lambda v: isinstance(v, float) and math.isfinite(v) and v > 0,
+        "probability": lambda v: isinstance(v, float) and 0.0 <= v < 1.0,
+        "bool": lambda v: isinstance(v, bool),
+    }
+    if not checks[wanted](value):
+        raise StandInError(
+            BAD_SETTING.format(kind=kind, name=name, type=SETTING_TYPES[wanted], value=value)
+        )
+    return value
