@@ -7,7 +7,7 @@ it holds explanations only, never code. Each file is a list of tables:
     [[mistakes]]
     id = "no-scale"                  # stable slug: lowercase letters, digits and hyphens
     title = "Scores not scaled"      # a few words, for tables
-    explanation = "Your scores are not scaled: divide Q K^T by sqrt(d_k) before the softmax."
+    explanation = "your scores are not scaled; divide Q K^T by sqrt(d_k) before the softmax"
     notes = 'Class 06, "Why scaling comes before softmax"'   # the course-note section to read
 
 A mistake's full id is `<component>/<slug>`, e.g. `attention/no-scale`. Graders name a mistake

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import torch
 
-from autograder.feedback import Lazy, expect, expect_close, expect_shape, shown_what
+from autograder.feedback import Lazy, Satisfies, expect, expect_close, expect_shape, shown_what
 from autograder.runtime.shared.errors import LearnerError
 from tests.graders.support.catalogue import mistake
+from tests.graders.support.ffn_mistakes import normalised_per_token
 from tests.graders.support.params import difference
 from tests.graders.support.standins import LayerParts
 
@@ -67,8 +68,7 @@ FEED_FORWARD_SKIPPED = mistake("encoder/feed-forward-skipped")
 FIRST_ADD_NORM_SKIPPED = mistake("encoder/first-add-norm-skipped")
 LAYER_HINT = (
     "an EncoderLayer computes x2 = add_norm_1(x, self_attn(x, x, x, mask)[0]), then returns "
-    "add_norm_2(x2, feed_forward(x2)); its sublayers were replaced by known-good stand-ins, so "
-    "only this wiring is checked here"
+    "add_norm_2(x2, feed_forward(x2))"
 )
 
 SHARED_LAYER = mistake("encoder/shared-layer")
@@ -76,10 +76,9 @@ ONLY_LAST_LAYER = mistake("encoder/layers-read-input")
 ONLY_FIRST_LAYER = mistake("encoder/only-first-layer")
 LAYERS_REVERSED = mistake("encoder/layers-reversed")
 STACK_MASK_DROPPED = mistake("encoder/stack-mask-not-passed")
-STACK_HINT = (
-    "an Encoder applies its layers in order: for layer in self.layers: x = layer(x, mask); its "
-    "layers were replaced by known-good stand-ins, so only this wiring is checked here"
-)
+PRE_NORM = mistake("encoder/pre-norm")
+FINAL_NORM = mistake("encoder/final-norm")
+STACK_HINT = "an Encoder applies its layers in order: for layer in self.layers: x = layer(x, mask)"
 
 
 def _stages(parts: LayerParts, x: torch.Tensor, mask: torch.Tensor | None):
@@ -100,6 +99,9 @@ def layer_mistakes(parts: LayerParts, x: torch.Tensor, mask: torch.Tensor | None
     }
     swapped = parts.add_norm_2(x, attn)
     found[NORMS_SWAPPED] = parts.add_norm_1(swapped, parts.feed_forward(swapped))
+    h = parts.add_norm_1.norm(x)  # pre-norm: x + sublayer(norm(x)), each sublayer in turn
+    x1 = x + parts.self_attn(h, h, h, mask)[0]
+    found[PRE_NORM] = x1 + parts.feed_forward(parts.add_norm_2.norm(x1))
     if mask is not None:
         found[MASK_DROPPED] = _stages(parts, x, None)[2]
     return found
@@ -140,6 +142,7 @@ def stack_mistakes(layers: list, x: torch.Tensor, mask: torch.Tensor | None = No
     }
     if mask is not None:
         found[STACK_MASK_DROPPED] = stack_forward(layers, x, None)
+    found[FINAL_NORM] = Satisfies(normalised_per_token)  # a fresh LayerNorm after the last layer
     return found
 
 
@@ -183,10 +186,15 @@ def expect_separate_layers(
             )
     got = sorted(p.name for p in learner.parameters(encoder))
     expected = sorted(f"layers.{i}.{name}" for i in range(num_layers) for name in layer_names)
+    outside = [name for name in got if not name.startswith("layers.")]
+    fix = (
+        FINAL_NORM
+        if outside and all("norm" in name for name in outside)
+        else "Hint: self.layers must be an nn.ModuleList of num_layers EncoderLayers and nothing "
+        "else may hold parameters."
+    )
     expect(
         got == expected,
         f"{what} has the wrong parameters: {difference(got, expected)}. Expected layers.0 to "
-        f"layers.{num_layers - 1}, each with {', '.join(layer_names)}. Hint: self.layers "
-        "must be an nn.ModuleList of num_layers EncoderLayers and nothing else may hold "
-        "parameters.",
+        f"layers.{num_layers - 1}, each with {', '.join(layer_names)}. {fix}",
     )
