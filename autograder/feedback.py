@@ -14,6 +14,12 @@ largest error. The result's own shape and dtype are still given (WRONG_SHAPE, WR
 Every failure starts with a capital letter: a message whose first word is a lowercase article
 or determiner ("the gradient of ...") gets it capitalised; one that starts with code keeps its
 spelling.
+
+The learner's line: while `locating(locate)` is active (a course's graders set it), each known
+mistake a failure names (`[attention/no-scale] ...`) gets, after its explanation and before
+its "Read: course notes" sentence, the sentence `locate(mistake_id, message)` gives ("Look at
+assignments/t101/attention.py:49, the line that scales the scores."), or nothing when it gives
+None. The framework knows no course: where a mistake sits in a learner's source is the course's.
 """
 
 from __future__ import annotations
@@ -39,11 +45,11 @@ SAME_SIZES_OTHER_ORDER = (
     "The sizes are right but in another order; check the order of your axes (a transpose, "
     "permute or reshape)."
 )
-WRONG_DTYPE = "{what} has dtype {got}; expected {expected}."
-NOT_FINITE = "{what} contains {count} out of {total}; expected finite numbers."
-NEW_NON_FINITE = "{what} contains {count} where the expected values are finite."
+WRONG_DTYPE = "{what} {has} dtype {got}; expected {expected}."
+NOT_FINITE = "{what} {contains} {count} out of {total}; expected finite numbers."
+NEW_NON_FINITE = "{what} {contains} {count} where the expected values are finite."
 NOT_CLOSE = (
-    "{what} differs from the expected values: {differ} by more than the tolerance "
+    "{what} {differs} from the expected values: {differ} by more than the tolerance "
     "(atol={atol:g}, rtol={rtol:g})."
 )
 MAX_ERROR = "The largest absolute error is {max_err:.3g}."
@@ -57,6 +63,11 @@ SHOULD_RAISE = "{what} should raise {exc_name} but returned normally."
 RAISED_OTHER = "{what} should raise {exc_name}, but it raised {got} instead{where}."
 
 _HIDDEN: ContextVar[bool] = ContextVar("autograder_hidden_test", default=False)
+#: (mistake id, the whole message) -> the sentence giving its place in the learner's code.
+Locator = Callable[[str, str], "str | None"]
+_LOCATE: ContextVar[Locator | None] = ContextVar("autograder_locate_mistake", default=None)
+_NAMED = re.compile(r"\[([A-Za-z_][A-Za-z0-9_]*/[a-z0-9]+(?:-[a-z0-9]+)*)\] ")
+_READ = " Read: course notes, "
 
 
 class AnyOf:
@@ -114,7 +125,7 @@ class GradingFailure(AssertionError):
     """A check failed; `.message` is the learner-facing explanation, in full sentences."""
 
     def __init__(self, message: str) -> None:
-        message = _capitalised(message)
+        message = _placed(_capitalised(message))
         super().__init__(message)
         self.message = message
 
@@ -135,6 +146,41 @@ def hidden_context(hidden: bool) -> Iterator[None]:
         yield
     finally:
         _HIDDEN.reset(token)
+
+
+@contextmanager
+def locating(locate: Locator) -> Iterator[None]:
+    """Give each known mistake a failure names its place in the learner's code (module
+    docstring): `locate(mistake_id, message)` returns a sentence, or None."""
+    token = _LOCATE.set(locate)
+    try:
+        yield
+    finally:
+        _LOCATE.reset(token)
+
+
+def _placed(message: str) -> str:
+    """message with each named mistake's place (locating) before its "Read:" sentence."""
+    locate = _LOCATE.get()
+    if locate is None or "[" not in message:
+        return message
+    out, done = [], 0
+    for match in _NAMED.finditer(message):
+        read = message.find(_READ, match.end())
+        if read < done or read < 0:
+            continue
+        following = _NAMED.search(message, match.end())
+        if following is not None and following.start() < read:
+            continue  # a marker with no "Read:" of its own
+        try:
+            place = locate(match.group(1), message)
+        except Exception:  # a course's locator must never turn a failure into a grader error
+            place = None
+        if not place or message[match.end() : read].endswith(place.rstrip(".") + "."):
+            continue
+        out.append(message[done:read] + " " + place)
+        done = read
+    return "".join(out) + message[done:] if out else message
 
 
 def expect(condition: object, message: str) -> None:
@@ -173,7 +219,11 @@ def expect_dtype(value: object, dtype: Any, *, what: str) -> None:
         raise GradingFailure(NOT_AN_ARRAY.format(what=what, got=_describe(value)))
     if _dtype_name(got) not in names:
         expected = " or ".join(names)
-        raise GradingFailure(WRONG_DTYPE.format(what=what, got=_dtype_name(got), expected=expected))
+        raise GradingFailure(
+            WRONG_DTYPE.format(
+                what=what, has=_verb(what, "has"), got=_dtype_name(got), expected=expected
+            )
+        )
 
 
 def expect_finite(value: object, *, what: str) -> None:
@@ -183,7 +233,11 @@ def expect_finite(value: object, *, what: str) -> None:
     nan, inf = int(np.isnan(array).sum()), int(np.isinf(array).sum())
     if nan or inf:
         count = _non_finite_count(nan, inf)
-        raise GradingFailure(NOT_FINITE.format(what=what, count=count, total=array.size))
+        raise GradingFailure(
+            NOT_FINITE.format(
+                what=what, contains=_verb(what, "contains"), count=count, total=array.size
+            )
+        )
 
 
 def expect_close(
@@ -221,18 +275,25 @@ def expect_close(
     new_inf = int((np.isinf(have) & np.isfinite(want)).sum())
     if new_nan or new_inf:
         count = _non_finite_count(new_nan, new_inf)
-        sentences.append(NEW_NON_FINITE.format(what=what, count=count))
+        sentences.append(
+            NEW_NON_FINITE.format(what=what, contains=_verb(what, "contains"), count=count)
+        )
     bad = ~_close(have, want, atol, rtol)
     n_bad = int(bad.sum())
-    differ = (
-        "its value differs"
-        if have.size == 1
-        else ("all of its entries differ" if n_bad == have.size else "some of its entries differ")
-        if is_hidden()
-        else f"{n_bad} of {have.size} entries differ{'s' if n_bad == 1 else ''}"
-    )
+    its = _verb(what, "its")
+    if have.size == 1:
+        differ = f"{its} value differs"
+    elif not is_hidden():
+        differ = f"{n_bad} of {have.size} entries differ{'s' if n_bad == 1 else ''}"
+    else:
+        differ = f"{'all' if n_bad == have.size else 'some'} of {its} entries differ"
     # after a NaN count it is a second sentence: 'The output ...', not '... finite. the output'
-    sentences.append(_capitalised(NOT_CLOSE.format(what=what, differ=differ, atol=atol, rtol=rtol)))
+    differs = _verb(what, "differs")
+    sentences.append(
+        _capitalised(
+            NOT_CLOSE.format(what=what, differs=differs, differ=differ, atol=atol, rtol=rtol)
+        )
+    )
     with np.errstate(invalid="ignore"):
         errors = np.abs(have - want)[bad & np.isfinite(have) & np.isfinite(want)]
     if errors.size and not is_hidden():
@@ -287,6 +348,19 @@ _SHOWN_ARGS = re.compile(r"(?<=\w)\([^()]*\d[^()]*\)")
 # The words a `what` in plain English starts with ("the gradient of ..."); any other first word
 # may be code (a learner's function `f`), which keeps its spelling.
 _PLAIN_FIRST_WORD = re.compile(r"(?:the|its|a|an|each|every|some|all|no|one|your) ")
+
+
+_PLURAL_SUBJECT = re.compile(
+    r"^(?:the\s+)?(?:weights|outputs|gradients|entries|values|rows|columns|scores|parameters)(?:\s|$)",
+    re.IGNORECASE,
+)
+_PLURAL_FORMS = {"has": "have", "contains": "contain", "differs": "differ", "its": "their"}
+
+
+def _verb(what: str, singular: str) -> str:
+    """`singular` ("differs", "has", "contains", "its") agreeing with the subject `what`: the
+    plural form when `what` names plural things ("the weights of ...", "outputs ...")."""
+    return _PLURAL_FORMS[singular] if _PLURAL_SUBJECT.match(what.strip()) else singular
 
 
 def shown_what(what: str) -> str:

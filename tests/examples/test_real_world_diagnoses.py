@@ -13,7 +13,11 @@ asserted exactly:
   before it (d2l, bentrevett): "weights before dropout", not "dropout on the output";
 * an extra dropout on the output (nanoGPT's resid_dropout): "dropout on the output", not "use
   the weights after the dropout", which it does;
-* a (B, L, S) mask used without its head axis: named, not "fill the scores with -inf".
+* a (B, L, S) mask used without its head axis: named, not "fill the scores with -inf";
+* an Encoder with a final LayerNorm of its own, its Add & Norm failing too: the final norm named,
+  never "Fix Add & Norm first".
+
+Each named mistake points to the learner's line that makes it (`at`).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import pytest
 
 from tests.graders.support.catalogue import mistake
 
-from .edited import component_scores, edited_reference, grade
+from .edited import component_scores, edited_reference, grade, grade_one_edit
 
 LEARNERS = {
     "eps6": {
@@ -107,6 +111,14 @@ def graded(tmp_path_factory) -> dict:
     return grade(learners, base / "grades", "add_norm", "multi_head_attention")
 
 
+def at(mistake_id: str, file: str, line: int, what: str) -> str:
+    """The catalogue's sentence for mistake_id with the learner's line before its "Read:"."""
+    where = f"Look at assignments/t101/{file}:{line}, {what}."
+    text = mistake(mistake_id)
+    assert text.count(" Read: course notes") == 1, text
+    return text.replace(" Read: course notes", f" {where} Read: course notes")
+
+
 def failed(results: dict, component: str) -> dict[str, str]:
     """{test name: message} of the component's failing tests."""
     return {
@@ -137,7 +149,7 @@ def test_an_unbiased_std_is_named_in_either_order(graded, learner):
     two_d = messages["equals LayerNorm(x + sublayer_output) (post-norm) [2d]"]
     assert two_d.startswith(
         "Known mistake in AddNorm(8)(x, sublayer_output) with both (5, 8): "
-        + mistake("add_norm/unbiased-variance")
+        + at("add_norm/unbiased-variance", "add_norm.py", 42, "the line that takes the deviation")
     )
     for name, message in messages.items():
         assert "[add_norm/unbiased-variance]" in message, name
@@ -149,24 +161,28 @@ def test_a_layer_norm_class_of_ones_own_costs_the_parameter_test_only(graded):
         "has one LayerNorm called norm, with weight and bias (d_model,)": (
             "AddNorm(8) has the wrong parameters: it lacks norm.bias, norm.weight; it also has "
             "norm.gamma, norm.beta, which the contract does not. Expected exactly: norm.bias "
-            "(8,), norm.weight (8,). " + mistake("add_norm/custom-layer-norm")
+            "(8,), norm.weight (8,). "
+            + at("add_norm/custom-layer-norm", "add_norm.py", 46, "the line that creates the norm")
         )
     }
     assert component_scores(results)["add_norm"] == pytest.approx(9.5)
 
 
 @pytest.mark.parametrize(
-    "learner, slug",
+    "learner, slug, line, what",
     [
-        ("weights_before_dropout", "weights-before-dropout"),
-        ("output_dropout_too", "dropout-on-output"),
+        ("weights_before_dropout", "weights-before-dropout", 100, "the return line"),
+        ("output_dropout_too", "dropout-on-output", 101, "the line of the dropout"),
     ],
 )
-def test_where_the_attention_dropout_acts_is_told_from_the_output(graded, learner, slug):
+def test_where_the_attention_dropout_acts_is_told_from_the_output(
+    graded, learner, slug, line, what
+):
     messages = failed(graded[learner], "multi_head_attention")
     assert messages == {
         "in train mode, drops attention weights (scaling the kept ones by 1/(1-p)) and uses them": (
-            f"In train mode, {TRAIN_MHA}: " + mistake(f"multi_head_attention/{slug}")
+            f"In train mode, {TRAIN_MHA}: "
+            + at(f"multi_head_attention/{slug}", "multi_head_attention.py", line, what)
         )
     }
 
@@ -177,3 +193,35 @@ def test_a_mask_without_its_head_axis_is_named_not_told_to_fill_with_minus_inf(g
     for name, message in messages.items():
         assert "[multi_head_attention/mask-no-head-axis]" in message, name
         assert "fill the scores where the mask is False" not in message, name
+
+
+LAYERS = "EncoderLayer(d_model, num_heads, d_ff, dropout) for _ in range(num_layers)\n        )\n"
+FINAL_NORM = {
+    "add_norm.py": LEARNERS["eps6"]["add_norm.py"],
+    "encoder.py": [
+        (LAYERS, LAYERS + "        self.norm = nn.LayerNorm(d_model)\n"),
+        (
+            "            x = layer(x, mask)  # (B, L, d_model)\n        return x",
+            "            x = layer(x, mask)  # (B, L, d_model)\n        return self.norm(x)",
+        ),
+    ],
+}
+
+
+def test_an_encoders_own_final_norm_is_named_not_add_norm(tmp_path):
+    """The Annotated Transformer's Encoder ends with a LayerNorm of its own, and its Add & Norm
+    fails too (a hard-coded eps): the encoder's failures are its final norm, named, never "Fix
+    Add & Norm first" (its graders ran the stand-ins, not the learner's AddNorm)."""
+    results = grade_one_edit(tmp_path, "final_norm", FINAL_NORM, "add_norm", "encoder")
+    assert failed(results, "add_norm"), "its Add & Norm fails too"
+    messages = failed(results, "encoder")
+    assert messages
+    for name, message in messages.items():
+        assert "Fix Add & Norm first" not in message, name
+        assert "first:" not in message, name
+    for name, message in messages.items():
+        assert "[encoder/final-norm]" in message, name
+    assert messages["Encoder(1, ...) equals its one layer"] == (
+        "Known mistake in Encoder(...)(x): "
+        + at("encoder/final-norm", "encoder.py", 94, "the line that creates the final norm")
+    )

@@ -70,7 +70,7 @@ def test_expect_dtype_numpy_and_torch():
     expect_dtype(torch.zeros(2), torch.float32, what="f(x)")
     expect_dtype(np.zeros(2), ("float32", "float64"), what="f(x)")
     assert failure(expect_dtype, np.zeros(2), np.float32, what="f(x)") == fb.WRONG_DTYPE.format(
-        what="f(x)", got="float64", expected="float32"
+        what="f(x)", has="has", got="float64", expected="float32"
     )
     assert failure(
         expect_dtype, torch.zeros(2, dtype=torch.float64), torch.float32, what="m(x)"
@@ -84,7 +84,7 @@ def test_expect_finite_counts():
     expect_finite(np.ones(3), what="f(x)")
     values = np.array([1.0, np.nan, np.inf, -np.inf])
     assert failure(expect_finite, values, what="f(x)") == fb.NOT_FINITE.format(
-        what="f(x)", count="1 NaN and 2 infinite entries", total=4
+        what="f(x)", contains="contains", count="1 NaN and 2 infinite entries", total=4
     )
 
 
@@ -101,7 +101,9 @@ def test_expect_close_reports_count_max_error_and_first_difference():
     got[0, 1] = -0.25
     assert failure(expect_close, got, expected, what="f(x)", atol=1e-6) == " ".join(
         [
-            fb.NOT_CLOSE.format(what="f(x)", differ="2 of 6 entries differ", atol=1e-6, rtol=0),
+            fb.NOT_CLOSE.format(
+                what="f(x)", differs="differs", differ="2 of 6 entries differ", atol=1e-6, rtol=0
+            ),
             fb.MAX_ERROR.format(max_err=0.5),
             fb.FIRST_DIFFERENCE.format(index=(0, 1), got=-0.25, expected=0.0),
         ]
@@ -118,7 +120,9 @@ def test_expect_close_counts_new_nan_and_inf():
     got = np.array([np.nan, np.inf, 1.0])
     message = failure(expect_close, got, np.ones(3), what="f(x)", atol=1e-6)
     assert message.startswith(
-        fb.NEW_NON_FINITE.format(what="f(x)", count="1 NaN and 1 infinite entries")
+        fb.NEW_NON_FINITE.format(
+            what="f(x)", contains="contains", count="1 NaN and 1 infinite entries"
+        )
     )
 
 
@@ -306,3 +310,63 @@ def test_hidden_messages_name_what_differs_without_inputs_or_error_sizes():
     visible = failure(expect_close, got, expected, what=what, atol=1e-6)
     assert visible.startswith("The gradient of W after a backward pass through M(12, 3)(query")
     assert "12 of 12 entries differ" in visible and "The largest absolute error is 1.5." in visible
+
+
+def test_the_verb_agrees_with_a_plural_subject():
+    """"The weights of ... differs" read wrong: a plural subject takes a plural verb, and its
+    entries are "their" entries."""
+    what = "the weights of MultiHeadAttention(16, 4)(x, x, x)"
+    got, expected = np.ones((2, 3)), np.zeros((2, 3))
+    assert failure(expect_close, got, expected, what=what, atol=1e-6).startswith(
+        "The weights of MultiHeadAttention(16, 4)(x, x, x) differ from the expected values: "
+        "6 of 6 entries differ by more than the tolerance"
+    )
+    with hidden_context(True):
+        assert failure(expect_close, got, expected, what=what, atol=1e-6).startswith(
+            "The weights of MultiHeadAttention(...)(x, x, x) differ from the expected values: "
+            "all of their entries differ by more than"
+        )
+    assert failure(expect_dtype, np.zeros(2), np.float32, what="the outputs of f") == (
+        "The outputs of f have dtype float64; expected float32."
+    )
+    assert failure(expect_finite, np.array([np.nan]), what="the weights of f") == (
+        "The weights of f contain 1 NaN entry out of 1; expected finite numbers."
+    )
+    for singular in ("the output of f(x)", "weights.sum(axis=-1) of f(x)", "x after f(x)"):
+        message = failure(expect_close, got, expected, what=singular, atol=1e-6)
+        assert " differs from the expected values" in message, singular
+
+
+NAMED = (
+    "Known mistake in f(x): [toy/no-scale] Your scores are not scaled; divide them. "
+    "Read: course notes, Class 1."
+)
+
+
+def test_a_named_mistake_gets_the_place_the_course_locates():
+    """The course's locator gives the learner's line; it goes after the explanation, before the
+    "Read:" sentence (so summary.md, which groups by mistake, keeps it)."""
+    asked = []
+
+    def locate(mistake_id, message):
+        asked.append(mistake_id)
+        return "Look at pkg/f.py:7, the line that scales."
+
+    with fb.locating(locate):
+        message = GradingFailure(NAMED).message
+        assert GradingFailure(message).message == message  # placed once
+    assert message == (
+        "Known mistake in f(x): [toy/no-scale] Your scores are not scaled; divide them. "
+        "Look at pkg/f.py:7, the line that scales. Read: course notes, Class 1."
+    )
+    assert asked[0] == "toy/no-scale"
+    assert GradingFailure(NAMED).message == NAMED  # no locator: no place
+
+
+def test_no_place_when_the_locator_finds_none_or_fails():
+    def broken(mistake_id, message):
+        raise RuntimeError("a bug in a course's locator")
+
+    for locate in (lambda mistake_id, message: None, broken):
+        with fb.locating(locate):
+            assert GradingFailure(NAMED).message == NAMED

@@ -15,6 +15,8 @@ from types import ModuleType
 
 import pytest
 
+from tests.graders.support.locations import learner_lines  # noqa: F401  (autouse: the learner's line)
+
 REFERENCE_PACKAGE = "t101_reference"
 NO_REFERENCE = (
     "The hidden graders need the reference implementations, but {path} has no __init__.py; "
