@@ -99,3 +99,21 @@ def test_a_file_that_does_not_parse_gives_no_place(tmp_path):
     (tmp_path / "attention.py").write_text("def scaled_dot_product_attention(:\n")
     assert place_of("attention/no-scale", "", tmp_path, "a/t101") is None
     assert place_of("attention/no-scale", "", tmp_path / "missing", "a/t101") is None
+
+
+def test_a_module_that_is_a_link_is_not_read_through(tmp_path):
+    """The harness reads the learner's source without following a link out of the package: an
+    attention.py linked to a file elsewhere (the reference, say) gives no place, and says
+    nothing of the file it points to."""
+    elsewhere = tmp_path / "elsewhere.py"
+    elsewhere.write_text("def scaled_dot_product_attention(Q, K, V):\n    return Q @ K.T\n")
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "attention.py").symlink_to(elsewhere)
+    message = "Known mistake in scaled_dot_product_attention(Q, K, V): [attention/no-scale] ..."
+    assert place_of("attention/no-scale", message, package, "a/t101") is None
+    (package / "attention.py").unlink()
+    (package / "attention.py").write_text(elsewhere.read_text())
+    assert place_of("attention/no-scale", message, package, "a/t101") == WHERE.format(
+        path="a/t101/attention.py", line=2, what=PLACES["attention/no-scale"].what
+    )
