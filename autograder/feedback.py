@@ -15,11 +15,8 @@ Every failure starts with a capital letter: a message whose first word is a lowe
 or determiner ("the gradient of ...") gets it capitalised; one that starts with code keeps its
 spelling.
 
-The learner's line: while `locating(locate)` is active (a course's graders set it), each known
-mistake a failure names (`[attention/no-scale] ...`) gets, after its explanation and before
-its "Read: course notes" sentence, the sentence `locate(mistake_id, message)` gives ("Look at
-assignments/t101/attention.py:49, the line that scales the scores."), or nothing when it gives
-None. The framework knows no course: where a mistake sits in a learner's source is the course's.
+A named mistake gets its place in the learner's code while a course's `locating` is active
+(learner_lines.py).
 """
 
 from __future__ import annotations
@@ -32,6 +29,10 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from autograder.english import agreeing, capitalised, non_finite_count
+from autograder.learner_lines import locating as locating  # graders import it from here
+from autograder.learner_lines import placed
 
 if TYPE_CHECKING:  # imported when needed: importing autograder.runtime may import torch
     from autograder.runtime.shared.errors import LearnerError
@@ -63,11 +64,6 @@ SHOULD_RAISE = "{what} should raise {exc_name} but returned normally."
 RAISED_OTHER = "{what} should raise {exc_name}, but it raised {got} instead{where}."
 
 _HIDDEN: ContextVar[bool] = ContextVar("autograder_hidden_test", default=False)
-#: (mistake id, the whole message) -> the sentence giving its place in the learner's code.
-Locator = Callable[[str, str], "str | None"]
-_LOCATE: ContextVar[Locator | None] = ContextVar("autograder_locate_mistake", default=None)
-_NAMED = re.compile(r"\[([A-Za-z_][A-Za-z0-9_]*/[a-z0-9]+(?:-[a-z0-9]+)*)\] ")
-_READ = " Read: course notes, "
 
 
 class AnyOf:
@@ -125,7 +121,7 @@ class GradingFailure(AssertionError):
     """A check failed; `.message` is the learner-facing explanation, in full sentences."""
 
     def __init__(self, message: str) -> None:
-        message = _placed(_capitalised(message))
+        message = placed(capitalised(message))
         super().__init__(message)
         self.message = message
 
@@ -146,41 +142,6 @@ def hidden_context(hidden: bool) -> Iterator[None]:
         yield
     finally:
         _HIDDEN.reset(token)
-
-
-@contextmanager
-def locating(locate: Locator) -> Iterator[None]:
-    """Give each known mistake a failure names its place in the learner's code (module
-    docstring): `locate(mistake_id, message)` returns a sentence, or None."""
-    token = _LOCATE.set(locate)
-    try:
-        yield
-    finally:
-        _LOCATE.reset(token)
-
-
-def _placed(message: str) -> str:
-    """message with each named mistake's place (locating) before its "Read:" sentence."""
-    locate = _LOCATE.get()
-    if locate is None or "[" not in message:
-        return message
-    out, done = [], 0
-    for match in _NAMED.finditer(message):
-        read = message.find(_READ, match.end())
-        if read < done or read < 0:
-            continue
-        following = _NAMED.search(message, match.end())
-        if following is not None and following.start() < read:
-            continue  # a marker with no "Read:" of its own
-        try:
-            place = locate(match.group(1), message)
-        except Exception:  # a course's locator must never turn a failure into a grader error
-            place = None
-        if not place or message[match.end() : read].endswith(place.rstrip(".") + "."):
-            continue
-        out.append(message[done:read] + " " + place)
-        done = read
-    return "".join(out) + message[done:] if out else message
 
 
 def expect(condition: object, message: str) -> None:
@@ -219,11 +180,7 @@ def expect_dtype(value: object, dtype: Any, *, what: str) -> None:
         raise GradingFailure(NOT_AN_ARRAY.format(what=what, got=_describe(value)))
     if _dtype_name(got) not in names:
         expected = " or ".join(names)
-        raise GradingFailure(
-            WRONG_DTYPE.format(
-                what=what, has=_verb(what, "has"), got=_dtype_name(got), expected=expected
-            )
-        )
+        raise GradingFailure(_said(WRONG_DTYPE, what, got=_dtype_name(got), expected=expected))
 
 
 def expect_finite(value: object, *, what: str) -> None:
@@ -232,12 +189,8 @@ def expect_finite(value: object, *, what: str) -> None:
     array = _as_float_array(value, what)
     nan, inf = int(np.isnan(array).sum()), int(np.isinf(array).sum())
     if nan or inf:
-        count = _non_finite_count(nan, inf)
-        raise GradingFailure(
-            NOT_FINITE.format(
-                what=what, contains=_verb(what, "contains"), count=count, total=array.size
-            )
-        )
+        count = non_finite_count(nan, inf)
+        raise GradingFailure(_said(NOT_FINITE, what, count=count, total=array.size))
 
 
 def expect_close(
@@ -274,13 +227,11 @@ def expect_close(
     new_nan = int((np.isnan(have) & np.isfinite(want)).sum())
     new_inf = int((np.isinf(have) & np.isfinite(want)).sum())
     if new_nan or new_inf:
-        count = _non_finite_count(new_nan, new_inf)
-        sentences.append(
-            NEW_NON_FINITE.format(what=what, contains=_verb(what, "contains"), count=count)
-        )
+        count = non_finite_count(new_nan, new_inf)
+        sentences.append(_said(NEW_NON_FINITE, what, count=count))
     bad = ~_close(have, want, atol, rtol)
     n_bad = int(bad.sum())
-    its = _verb(what, "its")
+    its = agreeing(what, "its")
     if have.size == 1:
         differ = f"{its} value differs"
     elif not is_hidden():
@@ -288,12 +239,7 @@ def expect_close(
     else:
         differ = f"{'all' if n_bad == have.size else 'some'} of {its} entries differ"
     # after a NaN count it is a second sentence: 'The output ...', not '... finite. the output'
-    differs = _verb(what, "differs")
-    sentences.append(
-        _capitalised(
-            NOT_CLOSE.format(what=what, differs=differs, differ=differ, atol=atol, rtol=rtol)
-        )
-    )
+    sentences.append(capitalised(_said(NOT_CLOSE, what, differ=differ, atol=atol, rtol=rtol)))
     with np.errstate(invalid="ignore"):
         errors = np.abs(have - want)[bad & np.isfinite(have) & np.isfinite(want)]
     if errors.size and not is_hidden():
@@ -345,22 +291,6 @@ def expect_raises(
 # they hold a number ("MultiHeadAttention(12, 3)", "softmax(x, axis=1)").
 _SHOWN_SHAPE = re.compile(r"(?:\s+of shape)?\s+\(\s*\d+\s*(?:,\s*\d+\s*)*,?\s*\)")
 _SHOWN_ARGS = re.compile(r"(?<=\w)\([^()]*\d[^()]*\)")
-# The words a `what` in plain English starts with ("the gradient of ..."); any other first word
-# may be code (a learner's function `f`), which keeps its spelling.
-_PLAIN_FIRST_WORD = re.compile(r"(?:the|its|a|an|each|every|some|all|no|one|your) ")
-
-
-_PLURAL_SUBJECT = re.compile(
-    r"^(?:the\s+)?(?:weights|outputs|gradients|entries|values|rows|columns|scores|parameters)(?:\s|$)",
-    re.IGNORECASE,
-)
-_PLURAL_FORMS = {"has": "have", "contains": "contain", "differs": "differ", "its": "their"}
-
-
-def _verb(what: str, singular: str) -> str:
-    """`singular` ("differs", "has", "contains", "its") agreeing with the subject `what`: the
-    plural form when `what` names plural things ("the weights of ...", "outputs ...")."""
-    return _PLURAL_FORMS[singular] if _PLURAL_SUBJECT.match(what.strip()) else singular
 
 
 def shown_what(what: str) -> str:
@@ -371,11 +301,10 @@ def shown_what(what: str) -> str:
     return _SHOWN_ARGS.sub("(...)", _SHOWN_SHAPE.sub("", what))
 
 
-def _capitalised(message: str) -> str:
-    """The message with its first word capitalised when it is a plain English word."""
-    if _PLAIN_FIRST_WORD.match(message):
-        return message[0].upper() + message[1:]
-    return message
+def _said(template: str, what: str, **values: Any) -> str:
+    """template filled in, its verbs ({has}, {contains}, {differs}) agreeing with `what`."""
+    verbs = {verb: agreeing(what, verb) for verb in ("has", "contains", "differs")}
+    return template.format(what=what, **verbs, **values)
 
 
 def _sentence(text: str) -> str:
@@ -387,12 +316,6 @@ def _with_hint(sentences: list[str], hint: str | None) -> str:
     if hint:
         sentences = [*sentences, HINT.format(hint=_sentence(hint))]
     return " ".join(sentences)
-
-
-def _non_finite_count(nan: int, inf: int) -> str:
-    """ "1 NaN entry", "2 NaN and 1 infinite entries", "3 infinite entries"."""
-    parts = [f"{n} {label}" for n, label in ((nan, "NaN"), (inf, "infinite")) if n]
-    return f"{' and '.join(parts)} entr{'y' if nan + inf == 1 else 'ies'}"
 
 
 def _type_name(kind: type) -> str:

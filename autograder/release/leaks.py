@@ -20,6 +20,8 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from autograder.release.stable_softmax import stable_softmaxes
+
 REFERENCE_BODY = (
     "The release would contain the body of the {what} {name} (from {source}) in {path}; "
     "a learner must never receive reference code, so the release was not written."
@@ -82,126 +84,6 @@ def _bodies(files: list[Path], stub_dir: Path, what: str) -> dict[str, tuple[str
             if dump not in shared:
                 bodies[dump] = (name, file.name, what)
     return bodies
-
-
-def stable_softmaxes(source: str) -> list[str]:
-    """The functions of `source` that compute a numerically stable softmax: `exp(a - m)`, `m`
-    a maximum taken along an axis (a call of max/amax/nanmax with an axis or keepdims, or the
-    `.max(...)` method with one), divided (`/`, `/=`, `divide`, `div`) by something holding a
-    `sum` (function or method) taken along an axis. A name assigned in the function stands for
-    what its values were computed from (`m = x.max(-1, keepdims=True)`, `m = np.where(m == -inf,
-    0, m)`, `e = np.exp(x - m)`, `total = e.sum(-1)`, `np.divide(e, total, ...)`)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return []
-    return [
-        node.name
-        for node in ast.walk(tree)
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _stable_softmax(node)
-    ]
-
-
-def _stable_softmax(function: ast.AST) -> bool:
-    assigned: list[tuple[list[str], ast.AST]] = []  # (names, the expression they come from)
-    for node in ast.walk(function):
-        if isinstance(node, ast.Assign):
-            names = [n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)]
-            assigned.append((names, node.value))
-        elif isinstance(node, ast.AugAssign | ast.AnnAssign) and node.value is not None:
-            if isinstance(node.target, ast.Name):
-                assigned.append(([node.target.id], node.value))
-
-    def derived(direct) -> set[str]:
-        """The names whose value holds a node for which `direct(node, names)` holds."""
-        names: set[str] = set()
-        while True:
-            more = {
-                n for targets, value in assigned if _holds(value, direct, names) for n in targets
-            }
-            if more <= names:
-                return names
-            names |= more
-
-    def is_max(node: ast.AST, names: set[str]) -> bool:
-        return _axis_call(node, {"max", "amax", "nanmax"}, walk=False)
-
-    maxima = derived(is_max)
-
-    def is_shift(node: ast.AST, names: set[str]) -> bool:
-        return (
-            isinstance(node, ast.BinOp)
-            and isinstance(node.op, ast.Sub)
-            and _holds(node.right, is_max, maxima)
-        )
-
-    shifts = derived(is_shift)
-
-    def is_shifted_exp(node: ast.AST, names: set[str]) -> bool:
-        return (
-            isinstance(node, ast.Call)
-            and _called(node) == "exp"
-            and bool(node.args)
-            and _holds(node.args[0], is_shift, shifts)
-        )
-
-    exps = derived(is_shifted_exp)
-
-    def is_sum(node: ast.AST, names: set[str]) -> bool:
-        return _axis_call(node, {"sum", "nansum"}, walk=False)
-
-    sums = derived(is_sum)
-    for node in ast.walk(function):
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
-            pair = (node.left, node.right)
-        elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Div):
-            pair = (node.target, node.value)
-        elif isinstance(node, ast.Call) and _called(node) in {"divide", "true_divide", "div"}:
-            method = isinstance(node.func, ast.Attribute) and not _module_call(node.func)
-            if method and node.args:
-                pair = (node.func.value, node.args[0])
-            elif len(node.args) >= 2:
-                pair = (node.args[0], node.args[1])
-            else:
-                continue
-        else:
-            continue
-        if _holds(pair[0], is_shifted_exp, exps) and _holds(pair[1], is_sum, sums):
-            return True
-    return False
-
-
-def _holds(expr: ast.AST, direct, names: set[str]) -> bool:
-    """Whether `expr` holds a node for which `direct(node, names)` holds, or a name in names."""
-    return any(
-        direct(node, names) or (isinstance(node, ast.Name) and node.id in names)
-        for node in ast.walk(expr)
-    )
-
-
-def _axis_call(tree: ast.AST, names: set[str], walk: bool = True) -> bool:
-    """Whether `tree` holds (is, with walk=False) a call of one of `names` given an axis (a
-    keyword axis/dim/keepdims or a second positional argument, or, as a method, any argument)."""
-    for node in ast.walk(tree) if walk else [tree]:
-        if not isinstance(node, ast.Call) or _called(node) not in names:
-            continue
-        keywords = {k.arg for k in node.keywords}
-        method = isinstance(node.func, ast.Attribute) and not _module_call(node.func)
-        if keywords & {"axis", "dim", "keepdims", "keepdim"} or len(node.args) > 1:
-            return True
-        if method and node.args:
-            return True
-    return False
-
-
-def _called(call: ast.Call) -> str:
-    func = call.func
-    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-
-
-def _module_call(func: ast.Attribute) -> bool:
-    """np.max(...), numpy.max(...), torch.max(...): a module's function, not a method."""
-    return isinstance(func.value, ast.Name) and func.value.id in {"np", "numpy", "torch", "math"}
 
 
 def hidden_names(hidden_dir: Path, visible_dir: Path) -> set[str]:

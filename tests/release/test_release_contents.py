@@ -13,13 +13,7 @@ from click.testing import CliRunner
 from autograder.cli import cli
 from autograder.config import load_course
 from autograder.release import steps
-from autograder.release.leaks import (
-    HIDDEN_NAME,
-    PRIVATE_FILE,
-    REFERENCE_BODY,
-    STABLE_SOFTMAX,
-    stable_softmaxes,
-)
+from autograder.release.leaks import HIDDEN_NAME, PRIVATE_FILE, REFERENCE_BODY, STABLE_SOFTMAX
 from autograder.release.manifest import MANIFEST_PATH, compare_manifest
 from autograder.release.pipeline import (
     FIXED_MTIME,
@@ -30,6 +24,7 @@ from autograder.release.pipeline import (
     write_release,
 )
 from autograder.release.pyproject import learner_pyproject
+from autograder.release.stable_softmax import stable_softmaxes
 from autograder.results.pass_rule import PassRule
 
 from .conftest import ROOT
