@@ -31,9 +31,8 @@ from autograder.runtime.harness.remote import CallResult, RemoteCallable, Remote
 from autograder.runtime.harness.remote_refs import RemoteRefs
 from autograder.runtime.harness.trace import TestTrace
 from autograder.runtime.harness.worker_channel import WorkerChannel
+from autograder.runtime.shared import standin_registry
 from autograder.runtime.shared.errors import LearnerError
-from autograder.runtime.shared.standin_registry import StandInRegistry
-from autograder.runtime.shared.standin_registry import load as load_standins
 
 DEFAULT_FORBIDDEN_MESSAGE = (
     "This course asks you to build this part yourself, so {api} may not be used here."
@@ -68,14 +67,8 @@ class LearnerSession:
 
     ``hide_paths``: folders learner code must not see (the course with its references and hidden
     tests); the harness's folder and home and the original submission are hidden too, where the
-    platform allows it (``isolation`` then says what the worker did: see
-    runtime/harness/isolation.py).
-
-    ``standins``: the text of the course's stand-ins file (course.toml ``[course] standins``;
-    runtime/shared/standin_registry.py), or None when the course supplies none (a learner's
-    own repository). Each worker runs it before any learner code; ``standins`` (the attribute)
-    is the same registry on this side, which builds the harness's twins of the stand-ins a
-    grader sets.
+    platform allows it (``isolation`` then says what the worker did: runtime/harness/isolation.py).
+    ``standins``: the course's stand-ins file's text, or None; ``.standins``: its registry here.
     """
 
     def __init__(
@@ -93,8 +86,7 @@ class LearnerSession:
         standins: str | None = None,
     ) -> None:
         self.package_dir = Path(package_dir)
-        #: The course's stand-ins (the twins' builder), or None when it supplies none.
-        self.standins: StandInRegistry | None = load_standins(standins) if standins else None
+        self.standins = standin_registry.load(standins) if standins else None
         self.package = package
         self.forbidden_apis = tuple(forbidden_apis)
         self.forbidden_message = forbidden_message
@@ -199,11 +191,9 @@ class LearnerSession:
     def set_standin(
         self, obj: RemoteObject, path: str, kind: str, config: dict[str, Any], state: Any
     ) -> None:
-        """Set ``obj.<path>`` ("self_attn", "layers.0") in the worker to a known-good module
-        the course's stand-ins build (``kind``, ``config``, state dict ``state``;
-        runtime/shared/standin_registry.py); calls of ``obj`` may then reach a forbidden API
-        through it without being recorded. The worker answers a kind the course does not
-        supply (or no stand-ins at all) as a grader error."""
+        """Set ``obj.<path>`` ("self_attn", "layers.0") in the worker to the course's stand-in
+        ``kind`` (``config``, state dict ``state``); calls of ``obj`` may then reach a forbidden
+        API through it without being recorded. An unknown kind is a grader error."""
         self.set_standins(obj, [(path, kind, config, state)])
 
     def set_standins(
@@ -220,13 +210,11 @@ class LearnerSession:
         fused_requests.set_standins(self, obj, parts, then)
 
     def stand_in_function(self, module: str, name: str, *, source: str, kind: str) -> bool:
-        """Make learner module ``module`` (``"attention"``) call the known-good function
-        stand-in ``kind`` (the course's stand-ins file) wherever it calls learner module
-        ``source``'s own function ``name`` through a global (``from .softmax import softmax``,
-        under any name); a grader of ``module`` then does not charge ``source``'s mistakes a
-        second time. Lasts for this worker: call it in each test. Returns whether it replaced it;
-        False when ``source`` does not import (its own graders say why). A ``module`` that does
-        not import raises its import failure, as calling it would."""
+        """Make learner module ``module`` (``"attention"``) call the course's function stand-in
+        ``kind`` where it calls ``source``'s own ``name`` through a global (``from .softmax
+        import softmax``, any alias), so its graders do not charge ``source``'s mistakes again.
+        Lasts for this worker: call it in each test. Returns whether it replaced it (False when
+        ``source`` does not import); a ``module`` that does not import raises its failure."""
         try:
             self._imports.ensure_module(source)
         except LearnerError:
