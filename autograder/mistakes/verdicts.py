@@ -35,7 +35,6 @@ NOT_APPLIED = "not applied"
 ERROR = "error"
 NO_MUTANT = "no mutant"
 SCORE_DIFFERS = "score differs"
-SCORE_TOLERANCE = 0.005  # a score is compared as the table shows it, to two decimals
 
 # What each kind of case must score (the table's Expected column): full marks, zero, less than
 # full marks in its own component (and full marks elsewhere), or a mutant written for it.
@@ -220,7 +219,7 @@ def _judge_mutant(plan, case, outcome, row, scores, maxima, lost) -> Row:
         row.reasons.append(MUTANT_MISSED.format(component=own))
     else:
         verdicts += _naming(plan, case, failing, named_ids, row)
-    if case.score is not None and abs(scores.get(own, 0.0) - case.score) > SCORE_TOLERANCE:
+    if case.score is not None and _short(scores.get(own, 0.0)) != _short(case.score):
         verdicts.append(SCORE_DIFFERS)
         row.reasons.append(
             MUTANT_SCORE.format(

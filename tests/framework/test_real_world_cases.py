@@ -194,3 +194,14 @@ def test_a_score_other_than_predicted_fails_the_case(tmp_path):
         "Its notes predict 2.5 points in scale, but it scores 5: the graders charge its "
         "mistakes differently from what its entry says."
     ]
+
+
+def test_a_score_is_compared_as_the_table_shows_it():
+    """0.625 shows as 0.62, as the notes write it: no "predicts 0.62 but scores 0.62" (their
+    difference is a hair over 0.005 in floating point)."""
+    outcome = Outcome(
+        scores={"scale": 0.625, "normalize": 5.0},
+        failures={"scale": [("a", f"Known mistake: {ADDS}"), ("b", INFINITY)]},
+    )
+    assert judge(_plan(), _real_world(score=0.62), outcome).verdict == "ok"
+    assert judge(_plan(), _real_world(score=0.63), outcome).verdict == verdicts.SCORE_DIFFERS
