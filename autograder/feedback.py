@@ -30,7 +30,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from autograder.english import agreeing, capitalised, non_finite_count
+from autograder.english import (
+    agreeing,
+    article,
+    capitalised,
+    describe,
+    non_finite_count,
+    shape_text,
+    type_name,
+)
 from autograder.learner_lines import locating as locating  # graders import it from here
 from autograder.learner_lines import placed
 
@@ -155,8 +163,8 @@ def expect_type(value: object, types: type | tuple[type, ...], *, what: str) -> 
     what = shown_what(what)
     wanted = types if isinstance(types, tuple) else (types,)
     if not isinstance(value, wanted):
-        expected = " or ".join(_article(_type_name(t)) for t in wanted)
-        raise GradingFailure(WRONG_TYPE.format(what=what, got=_describe(value), expected=expected))
+        expected = " or ".join(article(type_name(t)) for t in wanted)
+        raise GradingFailure(WRONG_TYPE.format(what=what, got=describe(value), expected=expected))
 
 
 def expect_shape(
@@ -177,7 +185,7 @@ def expect_dtype(value: object, dtype: Any, *, what: str) -> None:
     names = [_dtype_name(d) for d in wanted]
     got = getattr(value, "dtype", None)
     if got is None:
-        raise GradingFailure(NOT_AN_ARRAY.format(what=what, got=_describe(value)))
+        raise GradingFailure(NOT_AN_ARRAY.format(what=what, got=describe(value)))
     if _dtype_name(got) not in names:
         expected = " or ".join(names)
         raise GradingFailure(_said(WRONG_DTYPE, what, got=_dtype_name(got), expected=expected))
@@ -318,46 +326,15 @@ def _with_hint(sentences: list[str], hint: str | None) -> str:
     return " ".join(sentences)
 
 
-def _type_name(kind: type) -> str:
-    if kind.__module__ == "builtins":
-        return kind.__qualname__
-    return f"{kind.__module__.split('.')[0]}.{kind.__qualname__}"
-
-
-def _article(name: str) -> str:
-    if name == "NoneType":
-        return "None"
-    return ("an " if name[0].lower() in "aeiou" else "a ") + name
-
-
-def _describe(value: object) -> str:
-    """What a value is, without its contents: "None", "a tuple of 2 items", "a float"."""
-    if value is None:
-        return "None"
-    name = _article(_type_name(type(value)))
-    if isinstance(value, (tuple, list)):
-        return f"{name} of {len(value)} item{'s' if len(value) != 1 else ''}"
-    shape = getattr(value, "shape", None)
-    if shape is not None and not isinstance(value, (int, float)):
-        return f"{name} of shape {_shape_text(tuple(shape))}"
-    return name
-
-
-def _shape_text(shape: tuple[int, ...]) -> str:
-    return str(tuple(int(n) for n in shape))
-
-
 def _shape_of(value: object, what: str) -> tuple[int, ...]:
     shape = getattr(value, "shape", None)
     if shape is None or isinstance(value, (int, float, complex)):
-        raise GradingFailure(NOT_AN_ARRAY.format(what=what, got=_describe(value)))
+        raise GradingFailure(NOT_AN_ARRAY.format(what=what, got=describe(value)))
     return tuple(int(n) for n in shape)
 
 
 def _shape_sentences(what: str, got: tuple[int, ...], expected: tuple[int, ...]) -> list[str]:
-    sentences = [
-        WRONG_SHAPE.format(what=what, got=_shape_text(got), expected=_shape_text(expected))
-    ]
+    sentences = [WRONG_SHAPE.format(what=what, got=shape_text(got), expected=shape_text(expected))]
     if sorted(got) == sorted(expected):
         sentences.append(SAME_SIZES_OTHER_ORDER)
     return sentences
@@ -385,7 +362,7 @@ def _as_float_array(value: object, what: str) -> np.ndarray:
             raise TypeError
         return array.astype(np.float64)
     except (TypeError, ValueError, RuntimeError):  # RuntimeError: a tuple of tensors with grad
-        raise GradingFailure(NOT_AN_ARRAY.format(what=what, got=_describe(value))) from None
+        raise GradingFailure(NOT_AN_ARRAY.format(what=what, got=describe(value))) from None
 
 
 def _close(have: np.ndarray, want: np.ndarray, atol: float, rtol: float) -> np.ndarray:
