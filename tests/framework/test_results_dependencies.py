@@ -206,7 +206,7 @@ def test_a_test_that_runs_no_part_gets_no_note(config):
     assert messages["own"] == "Its shape is wrong."
     assert messages["scaled"] == f"Pipeline is wrong. {SCALE_FIRST}"  # not Normalizing
     assert messages["undeclared"] == f"Pipeline says nothing. {BOTH_FIRST}"
-    assert result.components[2].fix_first == ["scale", "normalize"]
+    assert result.components[2].fix_first == ("scale", "normalize")
 
 
 def test_a_part_a_stand_in_replaced_is_not_in_uses(config):
@@ -218,7 +218,7 @@ def test_a_part_a_stand_in_replaced_is_not_in_uses(config):
     ]
     result = grade(config, tests)
     assert result.tests[1].message == "Pipeline is wrong."
-    assert (result.components[2].fix_first, result.components[2].note) == ([], "")
+    assert (result.components[2].fix_first, result.components[2].note) == ((), "")
 
 
 def test_a_failure_located_in_a_parts_file_gets_the_note_whatever_uses_says(config):
@@ -239,5 +239,5 @@ def test_the_components_note_names_the_parts_its_failing_tests_run(config):
         uses(run("pipeline", "failed", "Pipeline is wrong.", "p"), "normalize"),
     ]
     pipeline = grade(config, tests).components[2]
-    assert pipeline.fix_first == ["normalize"]
+    assert pipeline.fix_first == ("normalize",)
     assert pipeline.note == fix_first_sentence(["Normalizing"])
