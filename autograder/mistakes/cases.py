@@ -22,13 +22,14 @@ CheckError, MutantError or CatalogueError, one sentence); `write_case` builds a 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from autograder.config import CourseConfig
 from autograder.mistakes.catalogue import Catalogue, course_catalogue
-from autograder.mistakes.mutants import Edit, MutantError, apply_edits, load_mutants
+from autograder.mistakes.mutants import Edit, Mutant, MutantError, apply_edits, load_mutants
 from autograder.mistakes.variants import load_variants
 
 Kind = Literal["reference", "stubs", "mutant", "variant", "uncovered"]
@@ -99,6 +100,39 @@ def plan_cases(config: CourseConfig, components: list[str] | tuple[str, ...] = (
     """Every case of the course's check; with components, only the mutants, variants and
     catalogued mistakes of those components (the reference and the stubs are always checked).
     CheckError, CatalogueError or MutantError (one sentence) when the check cannot run."""
+    reference, stubs = _course_folders(config, components)
+    catalogue = course_catalogue(config)
+    mutants_folder = config.course.mutants
+    mutants = load_mutants(mutants_folder, config, catalogue) if mutants_folder else []
+    variants_folder = config.course.variants
+    variants = load_variants(variants_folder, config) if variants_folder else []
+    wanted = set(components or [c.name for c in config.components])
+
+    cases = [
+        Case("reference", "reference", "reference", source=reference),
+        Case("stubs", "stubs", "stubs", source=stubs),
+    ]
+    for component in config.components:
+        if component.name in wanted:
+            cases += _component_cases(component.name, mutants, catalogue, reference)
+    for variant in variants:
+        if variant.component in wanted:
+            cases.append(
+                Case(
+                    key=_key("variant", variant.id, 1),
+                    kind="variant",
+                    label=variant.id,
+                    component=variant.component,
+                    source=reference,
+                    edits=variant.edits,
+                )
+            )
+    return Plan(config, catalogue, tuple(cases), dependents(config))
+
+
+def _course_folders(config: CourseConfig, components: Sequence[str]) -> tuple[Path, Path]:
+    """The reference and stub folders, each holding every component's module; CheckError
+    when a component asked for, a folder or a module is missing."""
     names = [c.name for c in config.components]
     for name in components:
         if name not in names:
@@ -125,64 +159,47 @@ def plan_cases(config: CourseConfig, components: list[str] | tuple[str, ...] = (
                         folder=folder,
                     )
                 )
-    catalogue = course_catalogue(config)
-    mutants_folder = config.course.mutants
-    mutants = load_mutants(mutants_folder, config, catalogue) if mutants_folder else []
-    variants_folder = config.course.variants
-    variants = load_variants(variants_folder, config) if variants_folder else []
-    wanted = set(components or names)
+    return reference, stubs
 
-    cases = [
-        Case("reference", "reference", "reference", source=reference),
-        Case("stubs", "stubs", "stubs", source=stubs),
-    ]
-    for component in config.components:
-        if component.name not in wanted:
-            continue
-        planted: set[str] = set()  # mistakes planted alone: a mutant proves each of them
-        labels: dict[str, int] = {}
-        for mutant in (m for m in mutants if m.component == component.name):
-            if len(mutant.mistakes) == 1:
-                planted.add(mutant.mistake)
-            labels[mutant.label] = labels.get(mutant.label, 0) + 1
-            count = labels[mutant.label]
-            suffix = f"#{count}" if count > 1 else ""
+
+def _component_cases(
+    component: str, mutants: list[Mutant], catalogue: Catalogue, reference: Path
+) -> list[Case]:
+    """A component's mutants (numbered when two share a label), then each catalogued mistake
+    that no mutant plants alone (an uncovered case)."""
+    cases = []
+    planted: set[str] = set()  # mistakes planted alone: a mutant proves each of them
+    labels: dict[str, int] = {}
+    for mutant in (m for m in mutants if m.component == component):
+        if len(mutant.mistakes) == 1:
+            planted.add(mutant.mistake)
+        labels[mutant.label] = labels.get(mutant.label, 0) + 1
+        count = labels[mutant.label]
+        suffix = f"#{count}" if count > 1 else ""
+        cases.append(
+            Case(
+                key=_key("mutant", mutant.label, count),
+                kind="mutant",
+                label=mutant.label + suffix,
+                component=component,
+                mistakes=mutant.mistakes,
+                source=reference,
+                edits=mutant.edits,
+                score=mutant.score,
+            )
+        )
+    for mistake in catalogue.for_component(component):
+        if mistake.id not in planted:
             cases.append(
                 Case(
-                    key=_key("mutant", mutant.label, count),
-                    kind="mutant",
-                    label=mutant.label + suffix,
-                    component=component.name,
-                    mistakes=mutant.mistakes,
-                    source=reference,
-                    edits=mutant.edits,
-                    score=mutant.score,
+                    key=_key("mistake", mistake.id, 1),
+                    kind="uncovered",
+                    label=mistake.id,
+                    component=component,
+                    mistakes=(mistake.id,),
                 )
             )
-        for mistake in catalogue.for_component(component.name):
-            if mistake.id not in planted:
-                cases.append(
-                    Case(
-                        key=_key("mistake", mistake.id, 1),
-                        kind="uncovered",
-                        label=mistake.id,
-                        component=component.name,
-                        mistakes=(mistake.id,),
-                    )
-                )
-    for variant in variants:
-        if variant.component in wanted:
-            cases.append(
-                Case(
-                    key=_key("variant", variant.id, 1),
-                    kind="variant",
-                    label=variant.id,
-                    component=variant.component,
-                    source=reference,
-                    edits=variant.edits,
-                )
-            )
-    return Plan(config, catalogue, tuple(cases), dependents(config))
+    return cases
 
 
 def uncovered_sentence(plan: Plan, case: Case) -> str:
