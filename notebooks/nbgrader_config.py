@@ -1,8 +1,10 @@
 """nbgrader configuration of the Transformers 101 notebook assignments.
 
-Run nbgrader from this folder (docs/notebook.md): `nbgrader generate_assignment contextual_vectors`,
-then `nbgrader autograde contextual_vectors`. `autograder grade` runs the same commands with this
-file, on a temporary copy of this folder, inside its sandbox.
+Run nbgrader from this folder (docs/instructor/notebook.md): `nbgrader generate_assignment
+contextual_vectors`, then `nbgrader autograde contextual_vectors`. `autograder grade` runs the
+same commands with this file, on a temporary copy of this folder, inside its sandbox; a learner's
+release holds a copy of it (their own grading), and `grade-class` one in DIR/nbgrader
+(formgrader, for the written answers).
 """
 
 import os
@@ -27,7 +29,7 @@ c.ClearSolutions.code_stub = {
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 
 # Grading: seconds per cell (an infinite loop is interrupted and that cell fails), outputs kept
-# short, and the two rules of autograder/notebook/preprocessors.py inserted where they must run.
+# short, and the rules of autograder/notebook/preprocessors.py inserted where they must run.
 c.Execute.timeout = 60
 c.Execute.startup_timeout = 60
 # A loaded machine can be slow to send a cell's output; that must not abort the whole run.
@@ -42,7 +44,7 @@ c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 c.Autograde.autograde_preprocessors = [
-    "nbgrader.preprocessors.Execute",
+    "autograder.notebook.preprocessors.ExecuteUntilKernelDies",
     "autograder.notebook.preprocessors.StderrIsNotFailure",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",

@@ -91,23 +91,13 @@ class NotebookAssignment:
         return sum(c.points for c in self.grade_cells() if not c.manual)
 
     def cell_labels(self) -> dict[str, str]:
-        """How feedback names each cell with a grade_id: as the learner sees it in Jupyter, by
-        its first line and the section heading above it, the grade_id (which Jupyter does not
-        show) in parentheses for instructors: '"X_vocab, missing = lookup(vectors, VOCAB)" in
-        section 2, "Look words up" (vocab_report)'."""
-        document = json.loads(self.source_notebook.read_text(encoding="utf-8"))
+        """How feedback names each code cell with a grade_id (cell_label), by grade_id."""
+        cells = json.loads(self.source_notebook.read_text(encoding="utf-8")).get("cells", [])
         labels: dict[str, str] = {}
-        heading = ""
-        for cell in document.get("cells", []):
-            source = cell.get("source", "")
-            lines = ("".join(source) if isinstance(source, list) else str(source)).splitlines()
-            if cell.get("cell_type") == "markdown":
-                titles = [line.lstrip("#").strip() for line in lines if line.startswith("#")]
-                heading = titles[0] if titles else heading
+        for index, cell in enumerate(cells):
             grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
             if grade_id and cell.get("cell_type") == "code":
-                first = next((line.strip() for line in lines if line.strip()), "")
-                labels[str(grade_id)] = _label(str(grade_id), first, heading)
+                labels[str(grade_id)] = cell_label(cells, index)
         return labels
 
     @property
@@ -120,7 +110,33 @@ class NotebookAssignment:
 LABEL_LINE = 60  # characters of a cell's first line in its label
 
 
+def cell_text(cell: object) -> str:
+    """A notebook cell's source as one string (nbformat allows a list of lines)."""
+    source = cell.get("source", "") if isinstance(cell, dict) else ""
+    return "".join(map(str, source)) if isinstance(source, list) else str(source)
+
+
+def cell_label(cells: list, index: int) -> str:
+    """How feedback names the code cell at `index` of a notebook's cells: as the learner sees it
+    in Jupyter, by its first line and the section heading above it, then its grade_id (which
+    Jupyter does not show) in parentheses for instructors when it has one: '"X_vocab, missing =
+    lookup(vectors, VOCAB)" in section 2, "Look words up" (vocab_report)'."""
+    heading = ""
+    for cell in cells[:index]:
+        if isinstance(cell, dict) and cell.get("cell_type") == "markdown":
+            lines = cell_text(cell).splitlines()
+            titles = [line.lstrip("#").strip() for line in lines if line.startswith("#")]
+            heading = titles[0] if titles else heading
+    cell = cells[index] if 0 <= index < len(cells) else {}
+    first = next((line.strip() for line in cell_text(cell).splitlines() if line.strip()), "")
+    meta = cell.get("metadata", {}) if isinstance(cell, dict) else {}
+    nbgrader = meta.get("nbgrader", {}) if isinstance(meta, dict) else {}
+    grade_id = nbgrader.get("grade_id") if isinstance(nbgrader, dict) else None
+    return _label(str(grade_id) if grade_id else "", first, heading)
+
+
 def _label(grade_id: str, first: str, heading: str) -> str:
+    first, heading = first[:500], heading[:200]  # a learner's cell may hold anything
     if len(first) > LABEL_LINE:
         cut = first[: LABEL_LINE - 1]
         first = (cut[: cut.rfind(" ")] if " " in cut else cut).rstrip(" ,;:") + "…"
@@ -129,7 +145,8 @@ def _label(grade_id: str, first: str, heading: str) -> str:
         where = f' in section {numbered[1]}, "{numbered[2]}"'
     else:
         where = f' under "{heading}"' if heading else ""
-    return f'"{first}"{where} ({grade_id})' if first else f"the cell{where} ({grade_id})"
+    own = f" ({grade_id})" if grade_id else ""
+    return f'"{first}"{where}{own}' if first else f"the cell{where}{own}"
 
 
 def find_notebook_assignments(course_root: Path) -> list[NotebookAssignment]:

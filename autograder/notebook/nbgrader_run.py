@@ -34,6 +34,7 @@ them).
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shutil
@@ -66,13 +67,13 @@ _STUB_INIT = '"""Only the notebook runner, its preprocessors and autograder.runt
 
 @dataclass
 class LearnerReport:
-    """What nbgrader reported for one learner's notebook."""
+    """What nbgrader reported for one learner's notebook: its grade cells' scores, and the
+    autograded notebook (hidden tests and all; None when nbgrader wrote none we could read)."""
 
     ok: bool
     cells: list[dict[str, Any]] = field(default_factory=list)
-    timeouts: list[str] = field(default_factory=list)
-    failed: list[tuple[str, str]] = field(default_factory=list)  # (cell id, error), in order
     error: str = ""  # nbgrader's traceback when it could not grade this notebook
+    document: dict[str, Any] | None = None
 
 
 @dataclass
@@ -162,9 +163,11 @@ def run_nbgrader(
         report.log += _tail(base / "output.log")
         report.wall_timeout = wall_timeout
         report.pid = process.pid
+        if mode == "autograde":
+            _read_documents(course, assignment, ids, report)
         if keep is not None and report.ok:
             hidden = hidden_lines(json.loads(assignment.source_notebook.read_text("utf-8")))
-            _keep(course, assignment, mode, keep, ids, hidden)
+            _keep(course, assignment, mode, keep, report, hidden)
         return report
     finally:
         shutil.rmtree(base, ignore_errors=True)
@@ -232,12 +235,10 @@ def _read_report(path: Path, ids: dict[str, str], *, killed: bool, status: int |
     for name, student in ids.items():
         got = students.get(student)
         if isinstance(got, dict):
-            cells, timeouts = got.get("cells"), got.get("timeouts")
+            cells = got.get("cells")
             learners[name] = LearnerReport(
                 ok=bool(got.get("ok")),
                 cells=[c for c in cells if isinstance(c, dict)] if isinstance(cells, list) else [],
-                timeouts=[str(t) for t in timeouts] if isinstance(timeouts, list) else [],
-                failed=_pairs(got.get("failed")),
                 error=str(got.get("error", "")),
             )
     return RunReport(
@@ -250,12 +251,6 @@ def _read_report(path: Path, ids: dict[str, str], *, killed: bool, status: int |
     )
 
 
-def _pairs(value: Any) -> list[tuple[str, str]]:
-    if not isinstance(value, list):
-        return []
-    return [(str(p[0]), str(p[1])) for p in value if isinstance(p, list) and len(p) == 2]
-
-
 def _tail(path: Path, limit: int = 20_000) -> str:
     try:
         with open(path, "rb") as file:
@@ -265,12 +260,33 @@ def _tail(path: Path, limit: int = 20_000) -> str:
         return ""
 
 
+def _read_documents(
+    course: Path, assignment: NotebookAssignment, ids: dict[str, str], report: RunReport
+) -> None:
+    """Each graded learner's autograded notebook into their report (size-capped: learner code
+    wrote it)."""
+    for name, student in ids.items():
+        learner = report.learners.get(name)
+        graded = course / "autograded" / student / assignment.assignment
+        notebook = graded / f"{assignment.assignment}.ipynb"
+        if learner is None or not notebook.is_file():
+            continue
+        if notebook.stat().st_size > MAX_NOTEBOOK_BYTES * 4:
+            continue
+        try:
+            document = json.loads(notebook.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(document, dict) and isinstance(document.get("cells"), list):
+            learner.document = document
+
+
 def _keep(
     course: Path,
     assignment: NotebookAssignment,
     mode: str,
     keep: Path,
-    ids: dict[str, str],
+    report: RunReport,
     hidden: frozenset[str],
 ) -> None:
     keep.mkdir(parents=True, exist_ok=True)
@@ -280,14 +296,8 @@ def _keep(
             if item.is_file():
                 shutil.copyfile(item, keep / item.name)
         return
-    for name, student in ids.items():
-        graded = course / "autograded" / student / assignment.assignment
-        notebook = graded / f"{assignment.assignment}.ipynb"
-        if notebook.is_file() and notebook.stat().st_size <= MAX_NOTEBOOK_BYTES * 4:
-            try:
-                document = json.loads(notebook.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                continue
-            learner = without_hidden_tests(document, hidden)
-            text = json.dumps(learner, indent=1, ensure_ascii=False)
+    for name, learner in report.learners.items():
+        if learner.document is not None:
+            mine = without_hidden_tests(copy.deepcopy(learner.document), hidden)
+            text = json.dumps(mine, indent=1, ensure_ascii=False)
             (keep / f"{name}.ipynb").write_text(text + "\n", encoding="utf-8")

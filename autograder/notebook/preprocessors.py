@@ -1,4 +1,4 @@
-"""Three nbgrader preprocessors that make notebook grading robust; nbgrader_config.py installs them.
+"""Four nbgrader preprocessors that make notebook grading robust; nbgrader_config.py installs them.
 
 nbgrader runs its autograde as two ordered pipelines (see notebooks/nbgrader_config.py):
 
@@ -7,9 +7,16 @@ nbgrader runs its autograde as two ordered pipelines (see notebooks/nbgrader_con
   of every locked cell and, with ``add_missing_cells``, re-adds deleted test cells),
   **RestoreCellOrder** (must run after OverwriteCells: it needs every cell back to reorder it),
   CheckCellMetadata;
-* autograde: Execute, **StderrIsNotFailure** (must run after Execute and before SaveAutoGrades,
-  which scores the outputs), IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
-  SaveAutoGrades, AssignLatePenalties, CheckCellMetadata.
+* autograde: **ExecuteUntilKernelDies** (in place of nbgrader's Execute, whose settings it
+  reads), **StderrIsNotFailure** (must run after it and before SaveAutoGrades, which scores
+  the outputs), IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
+  AssignLatePenalties, CheckCellMetadata.
+
+The kernel rule: a cell that ends the kernel (a crash, running out of memory, os._exit) made
+nbgrader give up on the whole notebook: no grade and no graded notebook, and no word of the
+cell. Here that cell gets an error output KERNEL_DIED, every later code cell one NOT_RUN (so a
+later test cell scores zero, as nbgrader scores a cell that raised), and the notebook is graded
+and written as far as it ran.
 
 The stderr rule: nbgrader alone gives zero to a test cell that wrote anything to stderr, so a
 correct answer that triggers a library warning would lose its points. Here a cell fails only when
@@ -24,13 +31,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from nbclient.exceptions import DeadKernelError
 from nbformat.notebooknode import NotebookNode
-from nbformat.v4 import new_code_cell, new_markdown_cell
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_output
 from nbgrader.api import Gradebook
-from nbgrader.preprocessors import NbGraderPreprocessor
+from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 
 STDERR_PREFIX = "[stderr] "
 RESTORED = "This cell was missing from your notebook; the grader restored the course's version."
+#: The error names (ename) of the outputs the kernel rule adds; the trusted side reads them.
+KERNEL_DIED = "KernelDied"
+NOT_RUN = "NotRun"
+KERNEL_DIED_TEXT = "this cell ended the Python kernel (a crash, or it ran out of memory)"
+NOT_RUN_TEXT = "not run: an earlier cell ended the Python kernel (its error says KernelDied)"
 
 
 def _grade_id(cell: NotebookNode) -> str | None:
@@ -59,6 +72,37 @@ class StderrIsNotFailure(NbGraderPreprocessor):
                 output.name = "stdout"
                 output.text = stderr_as_stdout(output.text)
         return cell, resources
+
+
+def _error_output(ename: str, evalue: str) -> NotebookNode:
+    return new_output("error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
+
+
+class ExecuteUntilKernelDies(Execute):
+    """nbgrader's Execute (its timeout, interrupts and error outputs), except that a cell that
+    ends the kernel does not end the grading: the kernel rule of the module docstring."""
+
+    def preprocess(
+        self, nb: NotebookNode, resources: Any = None, km: Any = None
+    ) -> tuple[NotebookNode, dict[str, Any]]:
+        self._ended_at: int | None = None
+        return super().preprocess(nb, resources, km)
+
+    def preprocess_cell(
+        self, cell: NotebookNode, resources: dict[str, Any], index: int
+    ) -> tuple[NotebookNode, dict[str, Any]]:
+        if self._ended_at is not None:
+            if cell.cell_type == "code":
+                cell.outputs = [_error_output(NOT_RUN, NOT_RUN_TEXT)]
+                cell.execution_count = None
+            return cell, resources
+        try:
+            return super().preprocess_cell(cell, resources, index)
+        except DeadKernelError:
+            self._ended_at = index  # what the cell printed before it is kept
+            self.log.warning("Cell %d ended the kernel; the cells after it are not run.", index)
+            cell.outputs.append(_error_output(KERNEL_DIED, KERNEL_DIED_TEXT))
+            return cell, resources
 
 
 class DropDuplicateIds(NbGraderPreprocessor):

@@ -7,15 +7,15 @@ Run by autograder/notebook/nbgrader_run.py as::
 
 MODE is ``release`` (nbgrader generate_assignment only) or ``autograde`` (generate_assignment,
 then nbgrader autograde of ``submitted/STUDENT/ASSIGNMENT`` for each comma-separated STUDENT, one
-after the other, nbgrader imported once). Before importing nbgrader the process confines itself with
-PLAN (the JSON plan of autograder/runtime/worker/confine.confine, as the module worker does) and
-applies the module worker's rlimits, so the learners' kernels (its children) inherit both. The
-kernels talk to nbgrader over Unix sockets (jupyter_client's `ipc` transport): a confined run has no
-network, not even loopback. It writes OUT_JSON: {"ok", "log", "isolation", "students":
-{STUDENT: {"ok", "error", "cells": [{grade_id, score, max_score, needs_manual, error}],
-"timeouts": [cell ids], "failed": [[cell id, error]]}}}.
-Everything it reports is checked again by the trusted side (autograder/notebook/autograde.py)
-against the instructor's source notebook.
+after the other, nbgrader imported once). Before importing nbgrader the process confines itself
+with PLAN (the JSON plan of autograder/runtime/worker/confine.confine, as the module worker
+does) and applies the module worker's rlimits, so the learners' kernels (its children) inherit
+both. The kernels talk to nbgrader over Unix sockets (jupyter_client's `ipc` transport): a
+confined run has no network, not even loopback. It writes OUT_JSON: {"ok", "log", "isolation", "students":
+{STUDENT: {"ok", "error", "cells": [{grade_id, score, max_score, needs_manual}]}}}, beside
+each autograded notebook. Everything it reports is checked again by the trusted side
+(autograder/notebook/autograde.py) against the instructor's source notebook and the autograded
+notebook's outputs.
 """
 
 from __future__ import annotations
@@ -26,8 +26,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-#: How a cell that nbgrader interrupted after its time-out ends (no one presses Ctrl-C here).
-TIMEOUT_ERRORS = ("CellTimeoutError", "KeyboardInterrupt")
 MAX_ERROR_CHARS = 600
 
 
@@ -83,30 +81,18 @@ def _run(
         error = (str(graded.get("log", "")) + str(graded.get("error", "")))[-MAX_ERROR_CHARS * 8 :]
         results[student] = {"ok": bool(graded["success"]), "error": error}
         if graded["success"]:
-            results[student].update(_scores(api, root, assignment, student))
+            results[student].update(_scores(api, assignment, student))
         # Written after each learner, so a later learner's kill keeps the earlier grades.
         done = {"ok": True, "log": log, "students": results, "isolation": confined}
         Path(out).write_text(json.dumps(done))
     return {"ok": True, "log": log, "students": results}
 
 
-def _scores(api: Any, root: Path, assignment: str, student: str) -> dict[str, Any]:
-    """Per grade cell: nbgrader's score from the gradebook and the cell's error, if any."""
-    import nbformat
+def _scores(api: Any, assignment: str, student: str) -> dict[str, Any]:
+    """Per grade cell: nbgrader's score from the gradebook. What each cell's outputs say (its
+    error, a time-out, the kernel's end) the trusted side reads from the autograded notebook."""
     from nbgrader.api import Gradebook
 
-    notebook = root / "autograded" / student / assignment / f"{assignment}.ipynb"
-    errors: dict[str, str] = {}
-    timeouts: list[str] = []
-    failed: list[list[str]] = []  # [cell id, error] of every cell that raised, in notebook order
-    for index, cell in enumerate(nbformat.read(notebook, as_version=4).cells):
-        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") or f"#{index}"
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "error" and grade_id not in errors:
-                errors[grade_id] = _error_text(output)
-                failed.append([grade_id, errors[grade_id]])
-                if output.get("ename") in TIMEOUT_ERRORS:
-                    timeouts.append(grade_id)
     cells = []
     with Gradebook(api.coursedir.db_url) as gradebook:
         submitted = gradebook.find_submission_notebook(assignment, assignment, student)
@@ -117,15 +103,9 @@ def _scores(api: Any, root: Path, assignment: str, student: str) -> dict[str, An
                     "score": grade.auto_score,
                     "max_score": grade.max_score,
                     "needs_manual": bool(grade.needs_manual_grade),
-                    "error": errors.get(grade.name, ""),
                 }
             )
-    return {"cells": cells, "timeouts": timeouts, "failed": failed[:50]}
-
-
-def _error_text(output: dict[str, Any]) -> str:
-    name, value = str(output.get("ename", "")), str(output.get("evalue", ""))
-    return (f"{name}: {value}" if value else name)[:MAX_ERROR_CHARS]
+    return {"cells": cells}
 
 
 if __name__ == "__main__":
