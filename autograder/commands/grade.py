@@ -39,6 +39,7 @@ from autograder.grading.one_submission import (
 )
 from autograder.grading.package_dir import grader_folders
 from autograder.notebook import notebook_components
+from autograder.notebook.submission import notebook_reports
 from autograder.release.manifest import ManifestError, read_manifest
 from autograder.reports import terminal
 from autograder.results import GradeResult, Ungraded
@@ -119,7 +120,20 @@ def main(
         return run.finish(config, outcomes[0], submission=jobs[0].folder, out_dir=jobs[0].out_dir)
     if any(isinstance(o, Ungraded) for o in outcomes):
         return _EXIT_ERROR
-    return _EXIT_OK if all(o.all_passed for o in outcomes) else _EXIT_FAILED
+    return _EXIT_OK if all(chosen_passed(o, components) for o in outcomes) else _EXIT_FAILED
+
+
+def chosen_passed(result: GradeResult, components: Sequence[str]) -> bool:
+    """Full marks on what was graded: every component (all_passed), or with --component only
+    the chosen ones; the others score zero because they were not run, not because they fail."""
+    if not components:
+        return result.all_passed
+    chosen = [c for c in result.components if c.name in components]
+    return (
+        all(t.passed for t in result.tests if t.component in components)
+        and all(c.passed == c.total > 0 for c in chosen)
+        and not result.grader_errors
+    )
 
 
 def _checked(
@@ -205,12 +219,14 @@ def _print_where(
     graded = [o for o in outcomes if not isinstance(o, Ungraded)]
     if not graded:
         return
-    files = ", ".join(REPORT_FILES)
-    if len(submissions) == 1:
-        line = REPORTS_ONE.format(folder=out or DEFAULT_OUT / graded[0].submission, files=files)
+    one = len(submissions) == 1
+    parent = out or DEFAULT_OUT
+    folder = (out or DEFAULT_OUT / graded[0].submission) if one else parent / graded[0].submission
+    files = ", ".join([*REPORT_FILES, *notebook_reports(folder)])  # the graded notebook too
+    if one:
+        line = REPORTS_ONE.format(folder=folder, files=files)
     else:
-        parent = out or DEFAULT_OUT
-        line = REPORTS_MANY.format(out=parent, folder=parent / graded[0].submission, files=files)
+        line = REPORTS_MANY.format(out=parent, folder=folder, files=files)
     console.print(line, markup=False, soft_wrap=True)
 
 

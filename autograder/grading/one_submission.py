@@ -33,7 +33,7 @@ from autograder.config import CourseConfig
 from autograder.grading.console import close_console, submission_console
 from autograder.grading.graders_session import pytest_console
 from autograder.grading.package_dir import grader_package
-from autograder.notebook.submission import NOTEBOOK, notebook_parts
+from autograder.notebook.submission import NOTEBOOK, notebook_parts, notebook_refusal
 from autograder.pytest_plugin import RunState, start_run, torn_down
 from autograder.release.manifest import compare_manifest
 from autograder.reports import writers
@@ -90,7 +90,7 @@ def grade_in_session(
     what the session's console was told while it collected (GradersSession.events);
     ``plugins``: more pytest plugins for this submission's run (the terminal's progress)."""
     clear_reports(submission.out_dir)
-    package_dir = grader_package(options.config, submission.folder, submission.name)
+    package_dir = _package_dir(options, submission)
     if isinstance(package_dir, Ungraded):
         return Graded(package_dir)
     submission.out_dir.mkdir(parents=True, exist_ok=True)
@@ -123,6 +123,19 @@ def grade_in_session(
     writers.write_reports(result, submission.out_dir)
     reusable = complete and torn_down() and state.learner is None and not state.captured
     return Graded(result, reusable and not (session.shouldstop or session.shouldfail))
+
+
+def _package_dir(options: Options, submission: Submission) -> Path | Ungraded:
+    """The folder the run's learner code is: the submission's package folder, or with
+    `--component notebook` alone (no module test runs) its repository, which then needs only
+    the notebook; an Ungraded saying why there is none."""
+    config = options.config
+    if options.components and set(options.components) <= {NOTEBOOK}:
+        refusal = notebook_refusal(config, submission.folder)
+        if refusal:
+            return Ungraded(submission.name, refusal)
+        return config.submission_root(submission.folder)
+    return grader_package(config, submission.folder, submission.name)
 
 
 def _build(

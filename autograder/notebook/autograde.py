@@ -3,22 +3,27 @@
 One autograded nbgrader test cell is one test, worth its nbgrader points (its weight under the
 points rule of results.py; the component's points are the sum of those cells' points). nbgrader
 decides pass or fail inside the sandbox (autograder/notebook/runner.py); this side only accepts
-the cells the instructor's source notebook defines, with the points it gives them, and turns
-each failure into a sentence. A run that could not finish fails every test with one sentence.
-A message never quotes a line of the hidden tests (hidden.scrub).
+the cells the instructor's source notebook defines, with the points it gives them, fails a test
+cell whose autograded output holds an error whatever the gradebook says, and turns each failure
+into a sentence naming the real cause and the cell (cell_messages.py). A run that could not
+finish fails every test with one sentence. A message never quotes a line of the hidden tests
+(hidden.scrub). The cells the grader put back or moved back are said in the grade's notes
+(restored.py).
 
-The manually graded written answer is not an autograded test: it is graded by the instructor
-in nbgrader (see docs/notebook.md) and never counts in results.json.
+A cell graded by hand (the written answer) is not an autograded test: component.py shows it as
+pending, and the instructor grades it in nbgrader's formgrader (class_gradebook.py).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from autograder.notebook.cell_errors import CellError, cell_errors, source_of
+from autograder.notebook.cell_messages import cell_message
 from autograder.notebook.course import GradeCell, NotebookAssignment
 from autograder.notebook.hidden import hidden_lines, scrub
 from autograder.notebook.nbgrader_run import (
@@ -27,9 +32,11 @@ from autograder.notebook.nbgrader_run import (
     RunReport,
     run_nbgrader,
 )
+from autograder.notebook.restored import restored_notes
 from autograder.results import TestResult
 
-DEFAULT_CELL_TIMEOUT = 60.0
+DEFAULT_CELL_TIMEOUT = 60.0  # course.toml's [notebook] cell_timeout, when none is given
+DEFAULT_MEMORY_MB = 4096  # and its memory_mb
 #: The autograded notebook (with outputs) written beside the reports, for the learner.
 FEEDBACK_NAME = "notebook.graded.ipynb"
 
@@ -79,21 +86,6 @@ WHY_NOT_GRADED = (
         METADATA_CHANGED,
     ),
 )
-CELL_TIMED_OUT = (
-    "This test did not finish within {seconds:g} seconds; the cell was interrupted "
-    "(an infinite loop?)."
-)
-# An earlier cell is named as the learner sees it in Jupyter (NotebookAssignment.cell_labels:
-# its first line, the section above it, then its grade_id for instructors). A test cell is named
-# by its grade_id, the test's name in every report (its message's first sentence is what the
-# class report and the terminal quote, so it stays short).
-EARLIER_TIMEOUT = (
-    "An earlier cell, {cells}, did not finish within {seconds:g} seconds and was interrupted, "
-    "so what it should define may be missing."
-)
-EARLIER_ERROR = "An earlier cell, {cell}, failed first; fix that one first: {error}"
-CELL_FAILED = "Test cell {grade_id} failed: {error}"
-CELL_FAILED_NO_ERROR = "Test cell {grade_id} did not pass."
 MISSING_FROM_RUN = "Test cell {grade_id} was not graded; the grader has recorded why."
 
 
@@ -102,16 +94,25 @@ def notebook_tools_installed() -> bool:
     return importlib.util.find_spec("nbgrader") is not None
 
 
+@dataclass(frozen=True)
+class NotebookGrade:
+    """One learner's graded notebook: a test per autograded cell, and the notes for the learner
+    (cells the grader put back or moved back)."""
+
+    tests: list[TestResult]
+    notes: list[str] = field(default_factory=list)
+
+
 def grade_notebook(
     assignment: NotebookAssignment,
     notebook: Path,
     *,
     cell_timeout: float = DEFAULT_CELL_TIMEOUT,
-    memory_mb: int = 4096,
+    memory_mb: int = DEFAULT_MEMORY_MB,
     keep: Path | None = None,
     grader_errors: list[str] | None = None,
     hide: Sequence[Path] = (),
-) -> list[TestResult]:
+) -> NotebookGrade:
     """The autograded tests of one learner's `notebook`, graded by nbgrader in its own sandbox.
     `keep`: a folder for the autograded notebook (FEEDBACK_NAME, the learner's copy with
     outputs). Problems that are not the learner's are also appended to `grader_errors`.
@@ -133,23 +134,23 @@ def grade_notebooks(
     notebooks: dict[str, Path],
     *,
     cell_timeout: float = DEFAULT_CELL_TIMEOUT,
-    memory_mb: int = 4096,
+    memory_mb: int = DEFAULT_MEMORY_MB,
     keep: Path | None = None,
     grader_errors: list[str] | None = None,
     hide: Sequence[Path] = (),
-) -> dict[str, list[TestResult]]:
-    """{name: tests} for several notebooks graded in ONE sandboxed nbgrader run (one start-up
+) -> dict[str, NotebookGrade]:
+    """{name: grade} for several notebooks graded in ONE sandboxed nbgrader run (one start-up
     cost). Only for notebooks of one origin: learners in one run share one sandbox."""
     errors = grader_errors if grader_errors is not None else []
     cells = [c for c in assignment.grade_cells() if not c.manual]
 
-    def every(message: str, kind: str) -> list[TestResult]:
+    def every(message: str, kind: str) -> NotebookGrade:
         return failed_everywhere(assignment, message, kind)
 
     if not notebook_tools_installed():
         errors.append("nbgrader is not installed; the notebook extra is missing.")
         return {name: every(NOT_INSTALLED, "grader_error") for name in notebooks}
-    results: dict[str, list[TestResult]] = {}
+    results: dict[str, NotebookGrade] = {}
     runnable: dict[str, Path] = {}
     for name, notebook in notebooks.items():
         if notebook.stat().st_size > MAX_NOTEBOOK_BYTES:
@@ -168,14 +169,16 @@ def grade_notebooks(
         hide=hide,
     )
     hidden = hidden_lines(json.loads(assignment.source_notebook.read_text(encoding="utf-8")))
-    for name in runnable:
+    for name, notebook in runnable.items():
         learner = report.learners.get(name)
         if learner is None or not learner.ok:
             kind = "timeout" if report.killed else "exception"
             results[name] = every(_run_failure(report, learner, assignment), kind)
-        else:
-            tests = _cell_results(assignment, cells, learner, cell_timeout, errors)
-            results[name] = [replace(t, message=scrub(t.message, hidden)) for t in tests]
+            continue
+        limits = (cell_timeout, memory_mb)
+        tests = _cell_results(assignment, cells, learner, limits, errors)
+        scrubbed = [replace(t, message=scrub(t.message, hidden)) for t in tests]
+        results[name] = NotebookGrade(scrubbed, restored_notes(assignment, notebook))
     return {name: results[name] for name in notebooks}
 
 
@@ -183,109 +186,79 @@ def _cell_results(
     assignment: NotebookAssignment,
     cells: list[GradeCell],
     learner: LearnerReport,
-    cell_timeout: float,
+    limits: tuple[float, float],
     errors: list[str],
 ) -> list[TestResult]:
+    """A test per autograded cell: nbgrader's score from the gradebook, failed when the cell's
+    output holds an error (the gradebook is learner-writable, H43); each failure's message."""
     by_id = {str(c.get("grade_id")): c for c in learner.cells}
-    labels = assignment.cell_labels()
+    document = learner.document or {}
+    found = cell_errors(document)
+    sources = {e.index: source_of(document, e.index) for e in found}
+    graded = {c.grade_id for c in cells}
     results = []
     for cell in cells:
         got = by_id.get(cell.grade_id)
         if got is None:
             errors.append(f"nbgrader reported no grade for the test cell {cell.grade_id}.")
             message = MISSING_FROM_RUN.format(grade_id=cell.grade_id)
-            results.append(
-                _test(assignment, cell.grade_id, cell.points, False, message, "grader_error")
-            )
+            results.append(_test(assignment, cell, False, message, "grader_error"))
             continue
+        own = next((e for e in found if e.grade_id == cell.grade_id), None)
         score = got.get("score")
         passed = isinstance(score, int | float) and float(score) >= cell.points > 0
-        # nbgrader's own rule, read again from the autograded notebook: a test cell with an
-        # error output fails, whatever the gradebook (which learner code can write) says (H43).
-        passed = passed and not got.get("error")
-        graded = {c.grade_id for c in cells}
-        message = (
-            ""
-            if passed
-            else _cell_message(cell.grade_id, got, learner, cell_timeout, graded, labels)
-        )
-        kind = "" if passed else ("timeout" if cell.grade_id in learner.timeouts else "exception")
-        results.append(_test(assignment, cell.grade_id, cell.points, passed, message, kind))
+        passed = passed and own is None and learner.document is not None
+        message = "" if passed else _message(cell.grade_id, found, limits, graded, sources)
+        results.append(_test(assignment, cell, passed, message, "" if passed else _kind(own)))
     return results
 
 
-def failed_everywhere(assignment: NotebookAssignment, message: str, kind: str) -> list[TestResult]:
+def _message(
+    grade_id: str,
+    found: list[CellError],
+    limits: tuple[float, float],
+    graded: set[str],
+    sources: dict[int, str],
+) -> str:
+    cell_timeout, memory_mb = limits
+    return cell_message(
+        grade_id,
+        found,
+        cell_timeout=cell_timeout,
+        memory_mb=memory_mb,
+        graded=graded,
+        sources=sources,
+    )
+
+
+def _kind(own: CellError | None) -> str:
+    return "timeout" if own is not None and own.timed_out else "exception"
+
+
+def failed_everywhere(assignment: NotebookAssignment, message: str, kind: str) -> NotebookGrade:
     """Every autograded test cell of the assignment failed with one sentence (a notebook that
     could not be graded at all)."""
     cells = [c for c in assignment.grade_cells() if not c.manual]
-    return [_test(assignment, c.grade_id, c.points, False, message, kind) for c in cells]
+    return NotebookGrade([_test(assignment, c, False, message, kind) for c in cells])
 
 
 def _test(
     assignment: NotebookAssignment,
-    grade_id: str,
-    points: float,
+    cell: GradeCell,
     passed: bool,
     message: str,
     kind: str,
 ) -> TestResult:
     return TestResult(
-        name=grade_id,
-        nodeid=f"{assignment.learner_path}::{grade_id}",
+        name=cell.grade_id,
+        nodeid=f"{assignment.learner_path}::{cell.grade_id}",
         component=assignment.component,
-        weight=points,
+        weight=cell.points,
         status="passed" if passed else "failed",
         message=message,
         visibility="visible",
         error_kind=kind,
     )
-
-
-def _cell_message(
-    grade_id: str,
-    got: dict,
-    report: LearnerReport,
-    cell_timeout: float,
-    graded: set[str],
-    labels: Mapping[str, str] | None = None,
-) -> str:
-    """The failing test's own error, plus the first earlier non-test cell that failed (or
-    timed out), which is usually the real cause. ``labels``: each cell's name as the learner
-    sees it (NotebookAssignment.cell_labels); a cell without one is named by its grade_id."""
-    labels = labels or {}
-
-    def name(cell: str) -> str:
-        return labels.get(cell, cell)
-
-    if grade_id in report.timeouts:
-        return CELL_TIMED_OUT.format(seconds=cell_timeout)
-    error = str(got.get("error") or "").strip()
-    message = (
-        _full_stop(CELL_FAILED.format(grade_id=grade_id, error=error))
-        if error
-        else CELL_FAILED_NO_ERROR.format(grade_id=grade_id)
-    )
-    earlier = []
-    for cell, text in report.failed:
-        if cell == grade_id:
-            break
-        earlier.append((cell, text))
-    timed_out = [cell for cell, _ in earlier if cell in report.timeouts]
-    if timed_out:
-        cells = " and ".join(name(cell) for cell in timed_out)
-        message += " " + EARLIER_TIMEOUT.format(cells=cells, seconds=cell_timeout)
-    else:
-        first = next(((cell, text) for cell, text in earlier if cell not in graded), None)
-        if first is not None:
-            error = first[1].strip()
-            message += " " + _full_stop(EARLIER_ERROR.format(cell=name(first[0]), error=error))
-    return message
-
-
-def _full_stop(sentence: str) -> str:
-    """The sentence ending with a full stop, unless it already ends a sentence: an error's
-    own text ("name 'x' is not defined") is quoted as it came."""
-    return sentence if sentence.endswith((".", "!", "?")) else f"{sentence}."
 
 
 def _run_failure(

@@ -11,9 +11,9 @@ after the other, nbgrader imported once). Before importing nbgrader the process 
 with PLAN (the JSON plan of autograder/runtime/worker/confine.confine, as the module worker
 does) and applies the module worker's rlimits, so the learners' kernels (its children) inherit
 both. The kernels talk to nbgrader over Unix sockets (jupyter_client's `ipc` transport): a
-confined run has no network, not even loopback. It writes OUT_JSON: {"ok", "log", "isolation", "students":
-{STUDENT: {"ok", "error", "cells": [{grade_id, score, max_score, needs_manual}]}}}, beside
-each autograded notebook. Everything it reports is checked again by the trusted side
+confined run has no network, not even loopback. It writes OUT_JSON: {"ok", "log", "isolation",
+"students": {STUDENT: {"ok", "error", "cells": [{grade_id, score, max_score, needs_manual}]}}},
+beside each autograded notebook. Everything it reports is checked again by the trusted side
 (autograder/notebook/autograde.py) against the instructor's source notebook and the autograded
 notebook's outputs.
 """

@@ -71,6 +71,8 @@ def render_summary(result: GradeResult) -> str:
             f"| {c.passed} / {c.total} | {markdown_inline(c.problem, MESSAGE_LIMIT)} |"
         )
     lines.append("")
+    for note in result.notes:
+        lines += [markdown_inline(note, MESSAGE_LIMIT, table=False), ""]
     failing = [t for t in result.tests if not t.passed]
     if not failing and not result.grader_errors and result.all_passed:
         lines += [ALL_PASSED, ""]

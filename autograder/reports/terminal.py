@@ -128,9 +128,13 @@ def new_console() -> Console:
 def print_submission(result: GradeResult, console: Console) -> None:
     """The table, each component's first problem under it, then a blank line (whether or not
     there were problems: the next submission's table or the last line stands apart)."""
+    from rich.text import Text
+
     console.print(submission_table(result))
     if not result.hidden_included:
         console.print(VISIBLE_ONLY)
+    for note in result.notes:
+        console.print(Text(_short(note)), overflow="fold")
     problems = first_problems(result)
     if problems:
         console.print("First problem per component:")

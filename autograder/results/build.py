@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import Any
 
 from autograder.config import CourseConfig
 from autograder.gradebook.late import penalised
@@ -33,6 +34,12 @@ class NotebookPart:
     points: float
     tests: tuple[TestResult, ...]
     grader_errors: tuple[str, ...] = ()
+    #: Sentences for every report (its cells graded by hand, pending; cells put back)
+    notes: tuple[str, ...] = ()
+    #: Its results.json extra_data entry, under the component's name
+    extra: dict[str, Any] | None = None
+    #: Seconds its grading took, counted in the grade's duration
+    duration: float = 0.0
 
 
 def build_grade(
@@ -62,6 +69,8 @@ def build_grade(
     scored, components = list(modules.tests), list(modules.components)
     total, total_max = modules.score, modules.max_score
     errors = list(grader_errors)
+    notes: list[str] = []
+    extra: list[tuple[str, Any]] = []
     for part in notebooks:
         part_tests, component, score = _score_notebook(part)
         scored += part_tests
@@ -69,6 +78,9 @@ def build_grade(
         total += score
         total_max += Fraction(part.points)
         errors += part.grader_errors
+        notes += part.notes
+        extra += [(part.component, part.extra)] if part.extra is not None else []
+        duration += part.duration
     result = GradeResult(
         submission=submission,
         course=config.course.name,
@@ -87,6 +99,8 @@ def build_grade(
         graded=graded,
         test_timeout=test_timeout or config.limits.test_timeout,
         review=tuple(sorted(set(review), key=lambda flag: (flag.file, flag.line, flag.what))),
+        notes=tuple(notes),
+        extra=tuple(extra),
     )
     return penalised(result)  # the late policy's penalty, when the graded commit was late
 

@@ -122,6 +122,10 @@ class GradeResult:
     test_timeout: float | None = None
     #: What the static check flags for the instructor's review (static_check.ReviewFlag)
     review: tuple[ReviewFlag, ...] = ()
+    #: Sentences every report shows after the components (a part graded by hand, pending).
+    notes: tuple[str, ...] = ()
+    #: More results.json extra_data entries, by key (the notebook's: "notebook").
+    extra: tuple[tuple[str, Any], ...] = ()
 
     @property
     def all_passed(self) -> bool:
@@ -140,6 +144,7 @@ class GradeResult:
         for c in self.components:
             line = f"{c.title}: {points(c.score)} / {points(c.max_score)}"
             lines.append(f"{line} ({clean(c.problem)})" if c.problem else line)
+        lines += [clean(note) for note in self.notes]
         if self.grader_errors:
             lines.append(SUMMARY_GRADER_ERRORS.format(count=len(self.grader_errors)))
         lines += [f"{REVIEW_LINE} {clean(flag.sentence)}" for flag in self.review]
@@ -188,6 +193,7 @@ class GradeResult:
                 "graded_commit": asdict(self.graded) if self.graded else None,
                 "test_timeout_s": self.test_timeout,
                 "review": [vars(flag) for flag in self.review],
+                **dict(self.extra),
             },
         }
 
