@@ -35,6 +35,7 @@ from autograder.config import CourseConfig, CourseConfigError, find_course_file,
 from autograder.gradebook import changed_settings, lock, report, store
 from autograder.gradebook.class_output import finish
 from autograder.gradebook.roster import RESERVED_IDS
+from autograder.notebook.hand_grades import carry_from_shards
 
 NO_SHARDS = "Name at least one shard output folder to merge."
 NOT_A_SHARD = "{path} is not a grade-class output folder (it has no learner records)."
@@ -357,6 +358,7 @@ def _merge(
         record = store.read_record(shard, learner)
         assert record is not None  # read_records returned it a moment ago, under the lock
         store.commit_learner(out, staged, record)
+    carry_from_shards(config, out, found)  # the written answers graded in a shard's formgrader
     absent = absent or {}
     if not pending and not absent:
         return finish(config, out, None, quiet=quiet)

@@ -17,6 +17,7 @@ from rich.table import Table
 from autograder.config import CourseConfig
 from autograder.gradebook import report, store
 from autograder.notebook import notebook_components
+from autograder.notebook.hand_grades import hand_graded_columns, hand_grades
 from autograder.results import points
 
 WRITTEN = (
@@ -94,7 +95,12 @@ def rebuild(
     interrupted run's gradebook still has a row for every learner)."""
     store.clear_partial(out)
     parts = class_components(config)
-    records = store.write_gradebook(out, [c.name for c in parts], learners, ungraded=ungraded)
+    by_hand = hand_grades(config, out, learners)  # the notebook's, from DIR/nbgrader
+    for sentence in by_hand.notes:
+        print(sentence, file=sys.stderr)
+    names = [c.name for c in parts]
+    records = store.write_gradebook(out, names, learners, ungraded=ungraded, adjust=by_hand.adjust)
+    note = " ".join(filter(None, [note, *by_hand.notes]))
     report.write_report(out, records, parts, config.course.name, note=note)
     return records
 
@@ -115,6 +121,8 @@ def class_components(config: CourseConfig) -> list[report.Component]:
     graded only for learners whose repository holds the notebook)."""
     parts = [report.Component(c.name, c.title, float(c.points)) for c in config.components]
     for name, title, value in notebook_components(config.root):
+        parts.append(report.Component(name, title, float(value), optional=True))
+    for name, title, value in hand_graded_columns(config):  # once graded in formgrader
         parts.append(report.Component(name, title, float(value), optional=True))
     return parts
 

@@ -31,11 +31,12 @@ RESERVED_IDS = frozenset(
         "run.json",
         "similarity.csv",
         "similarity.html",
+        "nbgrader",
     }
 )
 RESERVED_ID = (
-    "The roster {path} names a learner {learner!r}, which is the name of a class report file; "
-    "rename that learner."
+    "The roster {path} names a learner {learner!r}, which is the name of a file or folder of "
+    "the class output (a report, or the nbgrader folder); rename that learner."
 )
 
 ROSTER_MISSING = "The roster {path} does not exist; give a folder of learner repositories or a CSV."

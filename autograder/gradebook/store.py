@@ -368,11 +368,15 @@ def write_gradebook(
     learners: list[str] | None = None,
     *,
     ungraded: Ungraded = "",
+    adjust: Callable[[LearnerRecord], LearnerRecord] | None = None,
 ) -> list[LearnerRecord]:
     """Rebuild DIR/gradebook.csv from the records in DIR (only those of `learners` when
     given); return the records it holds. With ``ungraded`` (a sentence formatted with
-    {learner}), each of `learners` without a record gets a row whose error it is."""
+    {learner}), each of `learners` without a record gets a row whose error it is. ``adjust``:
+    applied to each record first (the scores graded by hand, notebook/hand_grades.py)."""
     records = read_records(out)
+    if adjust is not None:
+        records = [adjust(record) for record in records]
     if learners is not None:
         wanted = set(learners)
         records = [r for r in records if r.learner in wanted]
