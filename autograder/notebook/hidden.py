@@ -1,15 +1,16 @@
 """Keeping the notebook's hidden tests out of what a learner gets back (trusted side).
 
-nbgrader runs the hidden tests in the learner's own kernel (docs/notebook.md), so their code
-passes through learner-controlled territory. What comes back to the learner is the autograded
-notebook (notebook.graded.ipynb) and the error texts quoted in results.json. Here:
+nbgrader runs the hidden tests in the learner's own kernel (docs/instructor/notebook.md), so
+their code passes through learner-controlled territory. What comes back to the learner is the
+autograded notebook (notebook.graded.ipynb) and the error texts quoted in results.json. Here:
 
 * ``without_hidden_tests``: the hidden tests' lines in the test cells (between the nbgrader
   markers) are replaced by one comment;
 * ``scrub``: any output or error line that contains a line of the hidden tests (as written in
   the instructor's source notebook, MIN_LINE characters or more once stripped) is replaced by
   a note. This removes the quotes an IPython traceback makes of the failing hidden line, and a
-  verbatim print of them; it cannot undo a learner's deliberate re-encoding (docs/notebook.md).
+  verbatim print of them; it cannot undo a learner's deliberate re-encoding
+  (docs/instructor/notebook.md).
 """
 
 from __future__ import annotations

@@ -88,7 +88,9 @@ EXPECTED = {
     "variants": 20,
     "axis": 14,
 }
-CRASH = 'import ctypes, time\nprint("about to crash", flush=True)\ntime.sleep(2)\nctypes.string_at(0)'
+CRASH = (
+    'import ctypes, time\nprint("about to crash", flush=True)\ntime.sleep(2)\nctypes.string_at(0)'
+)
 VARIANT_PLOTS = """
 def plot_attention(A, words):
     fig, ax = plt.subplots()
