@@ -60,7 +60,11 @@ def component_annotations(
         if u.component and config.component_for_file(u.file) is not None
     }
     annotations = []
-    for component, outcome in zip(config.components, result.components, strict=True):
+    # By name: the grade also has components course.toml does not list (a notebook), which
+    # have no module file to annotate.
+    outcomes = {outcome.name: outcome for outcome in result.components}
+    for component in config.components:
+        outcome = outcomes[component.name]
         if outcome.score >= outcome.max_score and outcome.passed == outcome.total > 0:
             continue
         line = forbidden_lines.get(component.name, 0)
