@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import ConfigDict, Field, field_validator
 
-from autograder.config.limits import MAX_MB, MAX_SECONDS
+from autograder.config.limit_rules import MAX_MB, MAX_SECONDS
 from autograder.config.sections import DottedName, Section
 
 

@@ -17,7 +17,7 @@ from rich.table import Table
 from autograder.config import CourseConfig
 from autograder.gradebook import report, store
 from autograder.notebook import notebook_components
-from autograder.notebook.hand_grades import hand_graded_columns, hand_grades
+from autograder.notebook.hand_grades import ABSENT, hand_graded_columns, hand_grades
 from autograder.results import points
 
 WRITTEN = (
@@ -123,7 +123,7 @@ def class_components(config: CourseConfig) -> list[report.Component]:
     for name, title, value in notebook_components(config.root):
         parts.append(report.Component(name, title, float(value), optional=True))
     for name, title, value in hand_graded_columns(config):  # once graded in formgrader
-        parts.append(report.Component(name, title, float(value), optional=True))
+        parts.append(report.Component(name, title, float(value), optional=True, absent=ABSENT))
     return parts
 
 

@@ -5,8 +5,9 @@ Built only from the per-learner folders (record.json and results.json), DIR/run.
 like one run.
 
 The components are course.toml's and the course's notebook assignments (`notebook`, see
-docs/notebook.md). A notebook is graded only for learners whose repository holds it: its mean
-and pass rate count those learners, and a note says how many of the graded learners they are.
+docs/instructor/notebook.md). A notebook is graded only for learners whose repository holds it:
+its mean and pass rate count those learners, and a note says how many of the graded learners
+they are; its hand-graded column gives its own sentence (Component.absent).
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from autograder.gradebook.report_model import (
     MISSING_SHARDS,
     NOT_GRADED,
     NOT_GRADED_YET,
-    NOT_SUBMITTED,
     NOTHING_SUBMITTED,
     SHARD_NOTE,
     STALE_COPIES,
@@ -99,7 +99,7 @@ def _add_components(
         report.scores.append((c.title, c.points, scores))
         if c.optional and len(scores) < len(graded):
             report.notes.append(
-                NOT_SUBMITTED.format(title=c.title, have=len(scores), graded=len(graded))
+                c.absent.format(title=c.title, have=len(scores), graded=len(graded))
             )
 
 

@@ -86,12 +86,14 @@ PASS_RATE_LINE = (
 @dataclass
 class Component:
     """A column of the gradebook. optional: graded only when the learner's repository holds
-    it (a notebook); absent from the records of the others."""
+    it (a notebook); absent from the records of the others. ``absent``: the report's sentence
+    for those others (formatted with title, have, graded)."""
 
     name: str
     title: str
     points: float
     optional: bool = False
+    absent: str = NOT_SUBMITTED
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ finish fails every test with one sentence. A message never quotes a line of the 
 (hidden.scrub). The cells the grader put back or moved back are said in the grade's notes
 (restored.py).
 
-A cell graded by hand (the written answer) is not an autograded test: component.py shows it as
+A cell graded by hand (the written answer) is not an autograded test: part_notes.py shows it as
 pending, and the instructor grades it in nbgrader's formgrader (class_gradebook.py).
 """
 

@@ -22,6 +22,11 @@ from autograder.notebook.course import NotebookAssignment, find_notebook_assignm
 
 COLUMN = "{component}_by_hand"
 TITLE = "{title}, graded by hand"
+#: The class report's sentence for the learners without that column's score.
+ABSENT = (
+    "{title}: scored for the {have} of {graded} graded learners whose answer is graded; the "
+    "others have an empty cell in gradebook.csv (pending, or no notebook)."
+)
 PENDING_NOTE = (
     "{who} with {title} {wait} for the answers graded by hand: grade {them} in nbgrader's "
     "formgrader, started in {folder} (`jupyter lab`, then Nbgrader > Formgrader > Manual "

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from autograder.gradebook.report import NOT_SUBMITTED
+from autograder.notebook.hand_grades import ABSENT
 from autograder.runtime.harness import isolation
 from tests.batch.conftest import ROOT, read_gradebook, run_cli
 from tests.notebook.formgrader import formgrader, grade_by_hand
@@ -139,6 +140,7 @@ def test_the_class_report_counts_the_notebook_of_those_who_have_it(merged) -> No
     text = (merged["out"] / "report.md").read_text(encoding="utf-8")
     assert f"| {TITLE} | 10.00 / 20.00 | 1 / 2 |" in text
     assert f"| {TITLE}, graded by hand | 4.00 / 5.00 | 0 / 1 |" in text  # once it is graded
+    assert ABSENT.format(title=f"{TITLE}, graded by hand", have=1, graded=3) in text
     assert "| Softmax | 10.00 / 10.00 | 3 / 3 |" in text
     assert NOT_SUBMITTED.format(title=TITLE, have=2, graded=3) in text
     assert f"| {TITLE}: test_lookup | 1 / 2 |" in text

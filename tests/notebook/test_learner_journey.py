@@ -24,7 +24,7 @@ import yaml
 pytest.importorskip("nbgrader", reason="needs the notebook extra: pip install -e '.[notebook]'")
 
 from autograder.config import load_course  # noqa: E402
-from autograder.notebook.component import BY_HAND_PENDING  # noqa: E402
+from autograder.notebook.part_notes import BY_HAND_PENDING  # noqa: E402
 from autograder.release.pipeline import build_release, write_release  # noqa: E402
 from autograder.results.pass_rule import PassRule  # noqa: E402
 from tests.notebook.conftest import EXAMPLES, LEARNER_PATH, ROOT  # noqa: E402

@@ -62,10 +62,10 @@ from autograder.notebook.cell_messages import (  # noqa: E402
     KERNEL_WHY,
     NOT_RUN_AFTER,
 )
-from autograder.notebook.component import BY_HAND_PENDING  # noqa: E402
 from autograder.notebook.course import only_assignment  # noqa: E402
 from autograder.notebook.hidden import SCRUBBED, hidden_lines  # noqa: E402
 from autograder.notebook.nbgrader_run import run_nbgrader  # noqa: E402
+from autograder.notebook.part_notes import BY_HAND_PENDING  # noqa: E402
 from autograder.runtime.harness import isolation  # noqa: E402
 from tests.notebook.conftest import EXAMPLES, LEARNER_PATH, ROOT  # noqa: E402
 from tests.notebook.probes import outputs, probe_notebook, probe_result  # noqa: E402
