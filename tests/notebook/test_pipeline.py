@@ -373,7 +373,7 @@ def test_a_cell_that_ends_the_kernel_is_named_and_the_notebook_graded_up_to_it(r
     """The issue: a kernel that died gave 0/20, named no cell and wrote no graded notebook."""
     tests = {t.name: t for t in runs[0]["crash"].tests}
     assert tests["test_lookup"].passed
-    crash = '"import ctypes" in section 2, "Look words up"'
+    crash = '"import ctypes, time" in section 2, "Look words up"'
     why = KERNEL_WHY.format(memory_mb=4096)
     for name in ("test_shapes", "test_rows", "test_course_numbers", "test_bank", "test_plots"):
         assert tests[name].message == NOT_RUN_AFTER.format(grade_id=name, cell=crash, why=why)
