@@ -61,16 +61,15 @@ def build_grade(
 ) -> GradeResult:
     """A submission's grade. ``tests``: the grader tests that ran; ``forbidden``: (api, file,
     line[, component]) records of forbidden calls; ``notebooks``: the graded notebook parts
-    (components after the course's); ``protected_changes``: protected files that differ from
-    the release manifest; ``graded``: the commit a batch graded; ``test_timeout``: seconds of
-    learner code per test (None: course.toml's); ``review``: the static check's flags for the
-    instructor, which cost no points."""
+    (components after the course's; their notes, extra_data entries and time join the grade's);
+    ``protected_changes``: protected files that differ from the release manifest; ``graded``:
+    the commit a batch graded; ``test_timeout``: seconds of learner code per test (None:
+    course.toml's); ``review``: the static check's flags for the instructor, which cost no
+    points."""
     modules = score_modules(config, tests, forbidden)
     scored, components = list(modules.tests), list(modules.components)
     total, total_max = modules.score, modules.max_score
     errors = list(grader_errors)
-    notes: list[str] = []
-    extra: list[tuple[str, Any]] = []
     for part in notebooks:
         part_tests, component, score = _score_notebook(part)
         scored += part_tests
@@ -78,9 +77,6 @@ def build_grade(
         total += score
         total_max += Fraction(part.points)
         errors += part.grader_errors
-        notes += part.notes
-        extra += [(part.component, part.extra)] if part.extra is not None else []
-        duration += part.duration
     result = GradeResult(
         submission=submission,
         course=config.course.name,
@@ -92,15 +88,15 @@ def build_grade(
         seed=seed,
         forbidden=modules.forbidden,
         grader_errors=tuple(errors),
-        duration=duration,
+        duration=duration + sum(part.duration for part in notebooks),
         started_at=started_at,
         hidden_visibility=config.course.hidden_visibility,
         protected_changes=tuple(protected_changes),
         graded=graded,
         test_timeout=test_timeout or config.limits.test_timeout,
         review=tuple(sorted(set(review), key=lambda flag: (flag.file, flag.line, flag.what))),
-        notes=tuple(notes),
-        extra=tuple(extra),
+        notes=tuple(note for part in notebooks for note in part.notes),
+        extra=tuple((p.component, p.extra) for p in notebooks if p.extra is not None),
     )
     return penalised(result)  # the late policy's penalty, when the graded commit was late
 
