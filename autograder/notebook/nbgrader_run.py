@@ -163,11 +163,9 @@ def run_nbgrader(
         report.log += _tail(base / "output.log")
         report.wall_timeout = wall_timeout
         report.pid = process.pid
-        if mode == "autograde":
-            _read_documents(course, assignment, ids, report)
+        _read_documents(course, assignment, ids, report)  # none outside autograde
         if keep is not None and report.ok:
-            hidden = hidden_lines(json.loads(assignment.source_notebook.read_text("utf-8")))
-            _keep(course, assignment, mode, keep, report, hidden)
+            _keep(course, assignment, mode, keep, report)
         return report
     finally:
         shutil.rmtree(base, ignore_errors=True)
@@ -264,7 +262,7 @@ def _read_documents(
     course: Path, assignment: NotebookAssignment, ids: dict[str, str], report: RunReport
 ) -> None:
     """Each graded learner's autograded notebook into their report (size-capped: learner code
-    wrote it)."""
+    wrote it); nothing when the run autograded none (a release)."""
     for name, student in ids.items():
         learner = report.learners.get(name)
         graded = course / "autograded" / student / assignment.assignment
@@ -287,7 +285,6 @@ def _keep(
     mode: str,
     keep: Path,
     report: RunReport,
-    hidden: frozenset[str],
 ) -> None:
     keep.mkdir(parents=True, exist_ok=True)
     if mode == "release":
@@ -296,6 +293,7 @@ def _keep(
             if item.is_file():
                 shutil.copyfile(item, keep / item.name)
         return
+    hidden = hidden_lines(json.loads(assignment.source_notebook.read_text("utf-8")))
     for name, learner in report.learners.items():
         if learner.document is not None:
             mine = without_hidden_tests(copy.deepcopy(learner.document), hidden)
