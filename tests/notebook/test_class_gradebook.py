@@ -21,8 +21,8 @@ pytest.importorskip("nbgrader", reason="needs the notebook extra: pip install -e
 
 from nbgrader.api import Gradebook  # noqa: E402
 
-from autograder.commands.grade_class import rebuild  # noqa: E402
 from autograder.config import load_course  # noqa: E402
+from autograder.gradebook.class_output import rebuild  # noqa: E402
 from autograder.gradebook.store import LearnerRecord  # noqa: E402
 from autograder.notebook import class_gradebook  # noqa: E402
 from autograder.notebook.course import only_assignment  # noqa: E402
