@@ -41,6 +41,13 @@ MISSING = "The repository {path} does not exist."
 NOT_FOLDER = "The repository {path} is a file, not a folder."
 EMPTY = "The folder {path} is empty, so there is nothing to grade."  # a repository or not
 NO_COMMITS = "The repository {path} has no commits yet, so there is nothing to grade."
+NO_CALENDAR_DATE = (
+    "Commit {commit} in {path} has a committer time ({seconds} seconds since 1970) that no "
+    "calendar date between the years 1 and 9999 holds, so the deadline cannot be applied to it; "
+    "the learner commits again with a real date (git commit --amend --date=now --no-edit)."
+)
+#: The committer times (seconds since 1970) that a datetime can hold: years 1 to 9999.
+CALENDAR_SECONDS = (-62135596800, 253402300799)
 HEAD_MISSING = (
     "The repository {path} has commits, but its default branch {head} does not exist (its "
     "branches include {branches}); make one of those the default branch."
@@ -306,10 +313,19 @@ def _history(path: Path) -> list[tuple[str, float]]:
     for line in out.splitlines():
         commit, _, seconds = line.partition(" ")
         if commit:
-            history.append((commit, float(seconds)))
+            history.append((commit, _calendar_seconds(path, commit, seconds)))
     if not history:
         raise NothingSubmitted(NO_COMMITS.format(path=path))
     return history
+
+
+def _calendar_seconds(path: Path, commit: str, seconds: str) -> float:
+    """A committer time git printed, as seconds; SnapshotError when no calendar date holds it
+    (a commit object written by hand can carry any number)."""
+    value = float(seconds)
+    if not CALENDAR_SECONDS[0] <= value <= CALENDAR_SECONDS[1]:
+        raise SnapshotError(NO_CALENDAR_DATE.format(commit=commit[:12], path=path, seconds=seconds))
+    return value
 
 
 def local_git(

@@ -257,3 +257,31 @@ def test_a_submodule_is_listed_as_left_out(repo: dict, tmp_path: Path) -> None:
     folder = snapshot.export(path, snapshot.select(path, None), tmp_path / "out", left_out)
     assert left_out == [("pkg/sub", snapshot.SUBMODULE_LEFT_OUT)]
     assert (folder / "answer.py").read_text() == "ANSWER = 3\n"
+
+
+@pytest.mark.parametrize("deadline", [None, "2026-08-15T23:59:00+00:00"])
+def test_a_commit_time_no_calendar_holds_is_an_error_naming_the_commit(
+    tmp_path: Path, deadline: str | None
+) -> None:
+    """A commit object written by hand can carry any committer time; git prints it, a date
+    cannot hold it (year 3170843): the row's error names the commit and what to do."""
+    path = tmp_path / "learner"
+    init_repo(path)
+    (path / "answer.py").write_text("ANSWER = 1\n")
+    git(path, "add", "-A")
+    tree = git(path, "write-tree")
+    person = "x <a@b> 99999999999999 +0000"
+    forged = f"tree {tree}\nauthor {person}\ncommitter {person}\n\nfuture\n"
+    commit = subprocess.run(
+        ["git", "-C", str(path), "hash-object", "-t", "commit", "-w", "--stdin"],
+        input=forged,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    git(path, "update-ref", "HEAD", commit)
+    with pytest.raises(snapshot.SnapshotError) as error:
+        snapshot.select(path, snapshot.parse_deadline(deadline) if deadline else None)
+    assert str(error.value) == snapshot.NO_CALENDAR_DATE.format(
+        commit=commit[:12], path=path, seconds="99999999999999"
+    )
