@@ -22,6 +22,7 @@ from autograder.config import CourseConfig
 from autograder.results import ForbiddenUse, ReviewFlag
 from autograder.runtime.harness.private_copy import PackageTooLarge, read_package
 from autograder.runtime.shared.forbidden_names import ForbiddenNames
+from autograder.static_check.budget import STEPS, BudgetSpent, StepBudget
 from autograder.static_check.graph import CallGraph
 from autograder.static_check.resolve import Resolver
 from autograder.static_check.scan import FORBIDDEN, REVIEW, TAMPER, Context, Finding, ModuleScan
@@ -48,6 +49,13 @@ REVIEW_TAMPER_UNUSED = (
 )
 #: Finding.what for a file nested too deeply to read (flagged for review: read it yourself).
 TOO_DEEP = "code nested too deeply to read"
+#: Finding.what for the file where the check's step budget ran out (flagged for review).
+TOO_COSTLY = "code too costly to follow"
+REVIEW_COSTLY = (
+    "{file}: the check for forbidden APIs stopped in this file: following how the package's "
+    "functions call and return one another took more than {steps} steps, so this file and "
+    "those after it were not fully checked; read them yourself."
+)
 #: The grader's own top-level packages, whatever the course calls its folders.
 FRAMEWORK_ROOTS = frozenset({"autograder"})
 
@@ -63,6 +71,7 @@ class StaticCheck:
         unreadable: files that do not parse (the worker reports their syntax errors).
         evidence: the first reach into the grader or the worker process, as "file line N:
             what" ("" when none): a worker that then breaks is told as tampered with.
+        steps: resolution steps the check took (budget.STEPS at most, then it stops).
     """
 
     uses: list[ForbiddenUse] = field(default_factory=list)
@@ -70,6 +79,7 @@ class StaticCheck:
     findings: list[Finding] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
     evidence: str = ""
+    steps: int = 0
 
 
 def check_package(config: CourseConfig, package_dir: Path) -> StaticCheck:
@@ -85,8 +95,13 @@ def check_package(config: CourseConfig, package_dir: Path) -> StaticCheck:
     return check_sources(config, {p: d for p, d in tree.files.items() if p.endswith(".py")})
 
 
-def check_sources(config: CourseConfig, files: dict[str, bytes]) -> StaticCheck:
-    """Check the package's sources ({path relative to the package folder: bytes})."""
+def check_sources(
+    config: CourseConfig, files: dict[str, bytes], budget: StepBudget | None = None
+) -> StaticCheck:
+    """Check the package's sources ({path relative to the package folder: bytes}) within a
+    step budget (budget.STEPS unless given): where it runs out, the check stops and flags the
+    learner for review, naming the file."""
+    budget = budget if budget is not None else StepBudget()
     package = config.package
     trees, unreadable = _parsed(files)
     context = Context(
@@ -101,14 +116,20 @@ def check_sources(config: CourseConfig, files: dict[str, bytes]) -> StaticCheck:
     for path, tree in trees.items():
         module, is_package = _module_name(package, path)
         try:
-            scan = ModuleScan(context, Resolver(module, is_package, tree), path).scan(tree)
+            resolver = Resolver(module, is_package, tree, budget)
+            scan = ModuleScan(context, resolver, path).scan(tree)
         except RecursionError:  # expressions nested beyond what a reader can follow
             findings.append(Finding(REVIEW, TOO_DEEP, "", path, 1, module))
             continue
+        except BudgetSpent:  # the rest is left unread, and the learner flagged for review
+            findings.append(Finding(REVIEW, TOO_COSTLY, "", path, 1, module))
+            break
         graph.add(scan.defines, scan.refers)
         findings += scan.findings
-    result = StaticCheck(findings=findings, unreadable=unreadable)
-    reaching = next((f for f in findings if f.kind in (TAMPER, REVIEW)), None)
+    result = StaticCheck(findings=findings, unreadable=unreadable, steps=budget.used)
+    reaching = next(  # a check that ran out of steps is no evidence of a reach
+        (f for f in findings if f.kind in (TAMPER, REVIEW) and f.what != TOO_COSTLY), None
+    )
     if reaching is not None:
         result.evidence = f"{_shown(config, reaching.file)} line {reaching.line}: {reaching.what}"
     graded = _graded_names(config, trees)
@@ -123,7 +144,7 @@ def check_sources(config: CourseConfig, files: dict[str, bytes]) -> StaticCheck:
     for finding in findings:
         charged = [c for c in config.components if finding.node in reaches[c.name]]
         if finding.kind == REVIEW or finding.script_only or not charged:
-            result.review.append(_review(config, finding))
+            result.review.append(_review(config, finding, budget.limit))
             continue
         for component in charged:
             result.uses.append(_use(config, finding, component))
@@ -243,8 +264,11 @@ def _use(config: CourseConfig, finding: Finding, component) -> ForbiddenUse:
     return ForbiddenUse(finding.api, finding.file, finding.line, component.name, sentence)
 
 
-def _review(config: CourseConfig, finding: Finding) -> ReviewFlag:
+def _review(config: CourseConfig, finding: Finding, steps: int = STEPS) -> ReviewFlag:
     file = _shown(config, finding.file)
+    if finding.what == TOO_COSTLY:
+        sentence = REVIEW_COSTLY.format(file=file, steps=f"{steps:,}")
+        return ReviewFlag(finding.file, finding.line, finding.what, sentence)
     if finding.kind == REVIEW:
         template = REVIEW_REACH
     elif finding.script_only:

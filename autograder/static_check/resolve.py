@@ -19,6 +19,8 @@ import ast
 import builtins
 from collections.abc import Iterable
 
+from autograder.static_check.budget import StepBudget
+
 BUILTIN_NAMES = frozenset(dir(builtins)) | {"__builtins__"}
 #: Calls whose result is another name of their argument (name -> how it is read).
 _GETATTR = {"builtins.getattr"}
@@ -62,9 +64,13 @@ class Resolver:
         module: the module's dotted name (``t101.attention``; ``t101`` for ``__init__.py``).
         is_package: the module is a package's ``__init__.py``.
         tree: its parsed source.
+        budget: the submission's step budget, shared by its modules (one step per
+            ``origins``; budget.BudgetSpent when it runs out).
     """
 
-    def __init__(self, module: str, is_package: bool, tree: ast.Module) -> None:
+    def __init__(
+        self, module: str, is_package: bool, tree: ast.Module, budget: StepBudget | None = None
+    ) -> None:
         self.module = module
         self.package = module if is_package else module.rpartition(".")[0]
         self.bindings: dict[str, set[str]] = {}
@@ -73,7 +79,13 @@ class Resolver:
         #: function (dotted) -> the expressions it returns (a call of it may be any of them)
         self.returns: dict[str, list[ast.expr]] = {}
         self.rebinds_name = False  # the module assigns __name__ (its "__main__" block may run)
-        self._calling: set[str] = set()
+        self.budget = budget if budget is not None else StepBudget()
+        #: functions on the stack of _returned, in order (a call of one of them is skipped)
+        self._calling: list[str] = []
+        #: function -> what a call of it returns, once known whatever the stack
+        self._known: dict[str, set[str]] = {}
+        #: the lowest stack position a skipped call pointed at, while computing a return
+        self._skipped_at = 0
         self._define(tree.body, module, in_class=False)
         self._bind_all(tree)
 
@@ -103,6 +115,7 @@ class Resolver:
             before = sum(map(len, self.bindings.values()))
             for node in others:
                 self._bind(node)
+            self._known.clear()  # what functions return may change with the new bindings
             if sum(map(len, self.bindings.values())) == before:
                 break
 
@@ -174,6 +187,7 @@ class Resolver:
 
     def origins(self, node: ast.AST | None) -> set[str]:
         """The dotted names ``node`` may stand for (empty when unknown)."""
+        self.budget.spend()
         if isinstance(node, ast.Name):
             if node.id in self.bindings:
                 return set(self.bindings[node.id])
@@ -259,16 +273,34 @@ class Resolver:
         return out
 
     def _returned(self, callee: set[str]) -> set[str]:
-        """What a call of one of this module's functions may return: what it returns."""
+        """What a call of one of this module's functions may return: what it returns. A
+        function already being followed is skipped (recursion); a result is remembered once it
+        does not depend on such a skip of a caller below it, so each is followed once."""
         out: set[str] = set()
-        for origin in callee & self.returns.keys() - self._calling:
-            self._calling.add(origin)
-            try:
-                for value in self.returns[origin]:
-                    out |= self.origins(value)
-            finally:
-                self._calling.discard(origin)
+        for origin in sorted(callee & self.returns.keys()):
+            if origin in self._known:
+                out |= self._known[origin]
+            elif origin in self._calling:
+                self._skipped_at = min(self._skipped_at, self._calling.index(origin))
+            else:
+                out |= self._followed(origin)
         return out
+
+    def _followed(self, origin: str) -> set[str]:
+        """Follow the returns of one function (on the stack while doing so)."""
+        depth, outer = len(self._calling), self._skipped_at
+        self._calling.append(origin)
+        self._skipped_at = depth + 1
+        found: set[str] = set()
+        try:
+            for value in self.returns[origin]:
+                found |= self.origins(value)
+        finally:
+            self._calling.pop()
+        if self._skipped_at >= depth:  # skipped only itself and what it called: final
+            self._known[origin] = found
+        self._skipped_at = min(outer, self._skipped_at)
+        return found
 
     def _reduce(self, args: list[ast.expr]) -> set[str]:
         """functools.reduce(getattr, ["nn", "functional"], torch) -> torch.nn.functional."""

@@ -17,6 +17,7 @@ import pytest
 
 from autograder.config import load_course
 from autograder.static_check import check_package, check_sources
+from autograder.static_check.budget import STEPS, StepBudget
 from autograder.static_check.scan import TAMPER
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -328,3 +329,50 @@ def test_code_nested_too_deeply_to_read_is_flagged_not_a_crash():
     assert [(f.file, f.what) for f in result.review] == [
         ("helpers.py", "code nested too deeply to read")
     ]
+
+
+def chain(n: int, first: str = "torch") -> str:
+    """Helpers where f_i returns f_{i-1}() or f_{i-2}(): 2**(n/1.4) return paths, n functions."""
+    helpers = [f"def f0():\n    return {first}\n", f"def f1():\n    return {first}\n"]
+    helpers += [f"def f{i}():\n    return f{i - 1}() or f{i - 2}()\n" for i in range(2, n)]
+    return "import torch\n\n" + "\n\n".join(helpers)
+
+
+def test_a_long_chain_of_helpers_is_followed_once_each_within_the_step_budget():
+    source = (
+        REFERENCE["softmax.py"].decode() + "\n\n" + chain(40) + "\n\ndef g():\n    return f39()\n"
+    )
+    result = check(softmax=source)
+    assert result.uses == [] and result.review == [] and result.evidence == ""
+    assert 1_000 < result.steps < 5_000  # unremembered it took 2**28 steps and hours
+    assert result.steps < STEPS
+
+
+def test_a_forbidden_api_at_the_end_of_a_long_chain_of_helpers_is_found():
+    source = mha(f"f39().{SDPA}(q, k, v)") + "\n\n" + chain(40, "torch.nn.functional") + "\n"
+    result = check(**{MHA: source})
+    assert set(charged(result)) == {MHA}
+    assert {u.api for u in result.uses} == {f"torch.nn.functional.{SDPA}"}
+
+
+def test_a_forbidden_api_returned_around_a_cycle_of_helpers_is_found_from_either_side():
+    helpers = "def f():\n    return g() or torch.nn.functional\n\ndef g():\n    return f()\n"
+    for first, then in (("f", "g"), ("g", "f")):  # g, followed inside f, first stops at f
+        source = mha(f"{first}() and {then}().{SDPA}(q, k, v)") + "\n\n" + helpers
+        result = check(**{MHA: source})
+        assert set(charged(result)) == {MHA}, first
+        assert f"torch.nn.functional.{SDPA}" in {f.what for f in result.findings}, first
+
+
+def test_a_check_out_of_steps_stops_and_flags_the_learner_for_review_with_the_file():
+    source = REFERENCE["softmax.py"].decode() + "\n\n" + chain(40)
+    result = check_sources(COURSE, {"softmax.py": source.encode()}, StepBudget(limit=500))
+    assert result.uses == [] and result.evidence == "" and result.steps == 501
+    assert [(f.file, f.line, f.what) for f in result.review] == [
+        ("softmax.py", 1, "code too costly to follow")
+    ]
+    assert result.review[0].sentence == (
+        "assignments/t101/softmax.py: the check for forbidden APIs stopped in this file: "
+        "following how the package's functions call and return one another took more than "
+        "500 steps, so this file and those after it were not fully checked; read them yourself."
+    )
