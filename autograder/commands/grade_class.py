@@ -60,6 +60,7 @@ from autograder.gradebook.settings import (
     run_settings,
     shared_options,
 )
+from autograder.grading.package_dir import course_files_refusal
 from autograder.progress.fetching import fetch_pending
 from autograder.release.manifest import ManifestError, read_manifest
 
@@ -186,6 +187,9 @@ def _read(
     the one sentence saying what is wrong with them."""
     try:
         config = load_course(course if course else find_course_file(Path.cwd()))
+        missing = course_files_refusal(config, visible_only=False)  # before the gradebook
+        if missing is not None:
+            raise ValueError(missing)
         selection = roster.parse_shard(shard)
         everyone = roster.read_roster(roster_path)
         snapshot.parse_deadline(deadline)

@@ -237,7 +237,8 @@ def test_a_missing_submission_exits_2_and_leaves_no_stale_grade(tmp_path):
 
 def test_graders_that_fail_to_collect_exit_2(tmp_path, monkeypatch):
     course = tmp_path / "course.toml"
-    course.write_text(COURSE.read_text().replace('reference_dir = "solution/toypkg"\n', ""))
+    text = COURSE.read_text().replace('reference_dir = "solution/toypkg"\n', "")
+    course.write_text(text.replace('hidden_tests = "tests/graders/hidden"\n', ""))
     (tmp_path / "toypkg").mkdir()
     visible = tmp_path / "tests" / "graders" / "visible"
     visible.mkdir(parents=True)
