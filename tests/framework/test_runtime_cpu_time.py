@@ -41,6 +41,9 @@ TOY = {
         """,
 }
 BUDGET = 2.0
+#: Seconds a timed-out worker may take to be stopped and reported on a loaded machine (seen: 4 s
+#: at a load of 6 on 2 cores); the bounds still tell a stopped call from one that ran its course.
+STOPPING = 10.0
 
 
 @pytest.fixture
@@ -92,8 +95,9 @@ def _time_out(session, call) -> tuple[float, str]:
 def test_a_call_that_computes_past_its_budget_still_times_out_at_it(timing):
     session, module = timing
     took, said = _time_out(session, lambda: module.work(30.0))
-    # 2 s of CPU time: as long in wall time on an idle machine, longer on a busy one
-    assert BUDGET - 0.1 < took < BUDGET * cpu_time.WALL_FACTOR + 2.0
+    # 2 s of CPU time: as long in wall time on an idle machine, longer on a busy one; stopping
+    # the worker takes seconds more under load, still far from the 30 s the call asked for
+    assert BUDGET - 0.1 < took < BUDGET * cpu_time.WALL_FACTOR + STOPPING
     assert said == messages.TIMEOUT.format(call="work(...)", seconds="2")
 
 
@@ -101,7 +105,7 @@ def test_a_call_that_waits_times_out_at_the_wall_limit_and_says_so(timing):
     session, module = timing
     took, said = _time_out(session, lambda: module.nap(60))
     wall = BUDGET * cpu_time.WALL_FACTOR
-    assert wall - 0.1 < took < wall + 2.0
+    assert wall - 0.1 < took < wall + STOPPING  # not the 60 s the call asked for
     assert said == messages.TIMEOUT_WAITING.format(call="nap(...)", seconds="6")
 
 
@@ -110,7 +114,8 @@ def test_without_a_usable_cpu_count_the_wall_clock_is_the_limit(timing):
     session, module = timing
     module.forge()
     took, said = _time_out(session, lambda: module.nap(60))
-    assert BUDGET - 0.1 < took < BUDGET + 2.0
+    # stopped at the CPU budget in wall time, well before the wall limit of 3x it
+    assert BUDGET - 0.1 < took < BUDGET * cpu_time.WALL_FACTOR - 0.5
     assert said == messages.TIMEOUT.format(call="nap(...)", seconds="2")
 
 
