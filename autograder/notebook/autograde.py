@@ -33,7 +33,8 @@ from autograder.notebook.nbgrader_run import (
     run_nbgrader,
 )
 from autograder.notebook.restored import restored_notes
-from autograder.results import TestResult
+from autograder.notebook.shell_reach import ShellReach, shell_reaches
+from autograder.results import ReviewFlag, TestResult
 
 DEFAULT_CELL_TIMEOUT = 60.0  # course.toml's [notebook] cell_timeout, when none is given
 DEFAULT_MEMORY_MB = 4096  # and its memory_mb
@@ -87,6 +88,16 @@ WHY_NOT_GRADED = (
     ),
 )
 MISSING_FROM_RUN = "Test cell {grade_id} was not graded; the grader has recorded why."
+SHELL_REACHED = (
+    "Your notebook's cell {label} reaches into the IPython shell or kernel at line {line} "
+    "({what}), which no answer needs and which can change how the tests run, so your notebook "
+    "was not run, its autograded tests score zero, and your instructor will review it{more}."
+)
+MORE_REACHES = "; {count} more such places are listed for your instructor"
+SHELL_FLAG = (
+    "{path} cell {label} line {line}: {what} reaches into the IPython shell or kernel, so the "
+    "notebook was not run and its autograded tests scored zero."
+)
 
 
 def notebook_tools_installed() -> bool:
@@ -101,6 +112,8 @@ class NotebookGrade:
 
     tests: list[TestResult]
     notes: list[str] = field(default_factory=list)
+    #: For the instructor's review: each reach into the IPython shell (shell_reach.py)
+    review: list[ReviewFlag] = field(default_factory=list)
 
 
 def grade_notebook(
@@ -140,7 +153,9 @@ def grade_notebooks(
     hide: Sequence[Path] = (),
 ) -> dict[str, NotebookGrade]:
     """{name: grade} for several notebooks graded in ONE sandboxed nbgrader run (one start-up
-    cost). Only for notebooks of one origin: learners in one run share one sandbox."""
+    cost). Only for notebooks of one origin: learners in one run share one sandbox. A notebook
+    whose own cells reach into the IPython shell (shell_reach.py) is not run: its tests fail
+    with one sentence and each reach is flagged for review."""
     errors = grader_errors if grader_errors is not None else []
     cells = [c for c in assignment.grade_cells() if not c.manual]
 
@@ -157,8 +172,12 @@ def grade_notebooks(
             limit = MAX_NOTEBOOK_BYTES // (1024 * 1024)
             message = TOO_LARGE.format(path=assignment.learner_path, limit=limit)
             results[name] = every(message, "too_large")
+        elif reached := _shell_reaches(assignment, notebook):
+            results[name] = _refused(assignment, reached)
         else:
             runnable[name] = notebook
+    if not runnable:  # nothing to run: no sandbox to start
+        return {name: results[name] for name in notebooks}
     report = run_nbgrader(
         assignment,
         notebooks=runnable,
@@ -180,6 +199,35 @@ def grade_notebooks(
         scrubbed = [replace(t, message=scrub(t.message, hidden)) for t in tests]
         results[name] = NotebookGrade(scrubbed, restored_notes(assignment, notebook))
     return {name: results[name] for name in notebooks}
+
+
+def _shell_reaches(assignment: NotebookAssignment, notebook: Path) -> list[ShellReach]:
+    """The reaches into the IPython shell in the learner's own cells ([] when the notebook is
+    no JSON notebook: nbgrader then says why)."""
+    try:
+        document = json.loads(notebook.read_bytes())
+    except (ValueError, RecursionError):
+        return []
+    source = json.loads(assignment.source_notebook.read_text(encoding="utf-8"))
+    return shell_reaches(document, source) if isinstance(document, dict) else []
+
+
+def _refused(assignment: NotebookAssignment, reached: list[ShellReach]) -> NotebookGrade:
+    """Every autograded test failed with the first reach's sentence; each reach a flag."""
+    first, count = reached[0], len(reached) - 1
+    more = MORE_REACHES.format(count=count) if count else ""
+    message = SHELL_REACHED.format(label=first.label, line=first.line, what=first.what, more=more)
+    path = assignment.learner_path.as_posix()
+    flags = [
+        ReviewFlag(
+            path,
+            r.line,
+            r.what,
+            SHELL_FLAG.format(path=path, label=r.label, line=r.line, what=r.what),
+        )
+        for r in reached
+    ]
+    return replace(failed_everywhere(assignment, message, "tamper"), review=flags)
 
 
 def _cell_results(

@@ -81,6 +81,7 @@ def notebook_parts(
             tuple(graded.tests),
             tuple(errors),
             notes=tuple(notes),
+            review=tuple(graded.review),
             extra=extra,
             duration=time.monotonic() - started,
         )

@@ -39,7 +39,7 @@ SEEN_IN = "Found by {count} tests:"
 HIDDEN_TEST = "a hidden test"
 TO_FIX = "## What to fix"
 FORBIDDEN_HEADING = "## Forbidden library calls"
-REVIEW_HEADING = "## Flagged for your instructor's review (no points lost)"
+REVIEW_HEADING = "## Flagged for your instructor's review"
 GRADER_ERRORS_HEADING = "## Grader errors (not your fault)"
 
 

@@ -40,6 +40,8 @@ class NotebookPart:
     extra: dict[str, Any] | None = None
     #: Seconds its grading took, counted in the grade's duration
     duration: float = 0.0
+    #: Its flags for the instructor's review (reaches into the IPython shell), joining the grade's
+    review: tuple[ReviewFlag, ...] = ()
 
 
 def build_grade(
@@ -70,6 +72,7 @@ def build_grade(
     scored, components = list(modules.tests), list(modules.components)
     total, total_max = modules.score, modules.max_score
     errors = list(grader_errors)
+    review = [*review, *(flag for part in notebooks for flag in part.review)]
     for part in notebooks:
         part_tests, component, score = _score_notebook(part)
         scored += part_tests

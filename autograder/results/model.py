@@ -16,8 +16,9 @@ from autograder.results.commit import GradedCommit
 
 PRINTED = "Your code printed:"
 SUMMARY_TOTAL = "Total: {score} / {max_score}."
-#: Before each review flag in the learner's summary (it costs no points).
-REVIEW_LINE = "Flagged for your instructor's review (no points lost):"
+#: Before each review flag in the learner's summary (the flag itself costs no points; a
+#: notebook's reach into the IPython shell has already failed its tests).
+REVIEW_LINE = "Flagged for your instructor's review:"
 SUMMARY_GRADER_ERRORS = (
     "{count} grader error(s) happened while grading; they are not your fault and your "
     "instructor has been told."

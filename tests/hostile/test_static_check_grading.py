@@ -83,4 +83,4 @@ def test_a_dynamic_reach_is_flagged_for_review_and_costs_nothing(graded):
     assert (flag["file"], flag["what"]) == ("feed_forward.py", "getattr(torch, 're' + self.act)")
     assert f"{REVIEW_LINE} assignments/t101/feed_forward.py line " in document["output"]
     summary = (out / "dynamic" / "summary.md").read_text(encoding="utf-8")
-    assert "## Flagged for your instructor's review (no points lost)" in summary
+    assert "## Flagged for your instructor's review" in summary

@@ -1,10 +1,12 @@
 """A notebook that probes its sandbox from a learner cell, and what its outputs say.
 
-probe_notebook: the correct example with two cells added. The probe cell (after the loaders)
-tries to read the hidden module tests, the course's source notebook, the sandbox's own copy of
-it and its own original file, to write outside its folder, to open sockets and to count
-processes, and prints the result as one `PROBE {json}` line. The leak cell (last) prints the
-kernel's input history, which holds every hidden test nbgrader ran, as one `LEAK ...` output.
+probe_notebook: the correct example with a probe cell (after the loaders) that tries to read
+the hidden module tests, the course's source notebook, the sandbox's own copy of it and its own
+original file, to write outside its folder, to open sockets and to count processes, and prints
+the result as one `PROBE {json}` line. LEAK (a cell printing the kernel's input history, which
+holds every hidden test nbgrader ran) and XFORM (an input transformer that turns every test cell
+into a print of its own base64 source) reach into the IPython shell: the static check refuses
+a notebook holding either before it runs (autograder/notebook/shell_reach.py).
 """
 
 from __future__ import annotations
@@ -52,10 +54,19 @@ print("PROBE " + json.dumps({
 }))
 """
 LEAK = 'print("LEAK " + "\\n".join(In))  # every cell the kernel ran, hidden tests included'
+XFORM = """
+import base64 as _b64
+def _xf(lines):
+    _src = "".join(lines)
+    if "Autograded" in _src:
+        return ["print('HIDDEN-B64', %r)\\n" % _b64.b64encode(_src.encode()).decode()]
+    return lines
+get_ipython().input_transformers_cleanup.append(_xf)
+"""
 
 
 def probe_notebook(folder: Path) -> Path:
-    """The correct notebook with the probe cell after the loaders and the leak cell last."""
+    """The correct notebook with the probe cell after the loaders."""
     document = json.loads((EXAMPLES / "correct" / LEARNER_PATH).read_text(encoding="utf-8"))
     path = folder / "probe.ipynb"
     source = PROBE % {
@@ -63,9 +74,8 @@ def probe_notebook(folder: Path) -> Path:
         "source": str(only_assignment(ROOT).source_notebook),
         "original": str(path),
     }
-    for index, text in ((4, source), (len(document["cells"]), LEAK)):
-        cell = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": []}
-        document["cells"].insert(index, {**cell, "id": f"probe{index}", "source": text})
+    cell = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": []}
+    document["cells"].insert(4, {**cell, "id": "probe4", "source": source})
     path.write_text(json.dumps(document), encoding="utf-8")
     return path
 
