@@ -62,7 +62,10 @@ NOT_SUBMITTED = (
     "the others have an empty cell in gradebook.csv."
 )
 NONE = "None."
-REVIEW_HEADING = "Flagged for review (the static check: dynamic reaches, unused library code)"
+REVIEW_HEADING = (
+    "Flagged for review (the static check: dynamic reaches, unused library code, a notebook "
+    "reaching into the IPython shell)"
+)
 NO_LEARNER = "no learner graded"
 NO_FIGURE = "(no figure: no learner graded)"
 NO_MATPLOTLIB = (
@@ -168,7 +171,7 @@ class ClassReport:
     not_graded_yet: list[tuple[str, str]] = field(default_factory=list)
     # learner, why: no commit, an empty repository, no commit before the deadline
     nothing_submitted: list[tuple[str, str]] = field(default_factory=list)
-    # learner, the static check's flags for review (file, line, what; no points lost)
+    # learner, the static check's flags for review (file, line, what)
     review: list[tuple[str, str]] = field(default_factory=list)
     # the similarity check's sentence and page ("" when `autograder similarity` has not run)
     similarity_note: str = ""
