@@ -114,18 +114,7 @@ def run_nbgrader(
     ids = {name: STUDENT.format(index=i) for i, name in enumerate(notebooks, start=1)}
     base = Path(tempfile.mkdtemp(prefix="autograder-nb-")).resolve()
     try:
-        course = base / "course"
-        course.mkdir()
-        shutil.copy2(assignment.course_dir / CONFIG_FILE, course / CONFIG_FILE)
-        shutil.copytree(
-            assignment.source_folder,
-            course / "source" / assignment.assignment,
-            ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"),
-        )
-        for name, notebook in notebooks.items():
-            submitted = course / "submitted" / ids[name] / assignment.assignment
-            submitted.mkdir(parents=True)
-            shutil.copyfile(notebook, submitted / f"{assignment.assignment}.ipynb")
+        course = _private_course(base, assignment, notebooks, ids)
         home = base / "home"
         home.mkdir()
         framework = _framework(base)
@@ -142,23 +131,8 @@ def run_nbgrader(
         command += [str(course), assignment.assignment, ",".join(ids.values())]
         command += [str(memory_mb), str(file_mb)]
         command += [str(cell_timeout), str(report_path), json.dumps(plan)]
-        with open(base / "output.log", "ab") as capture:
-            process = subprocess.Popen(
-                command,
-                stdin=subprocess.DEVNULL,
-                stdout=capture,
-                stderr=capture,
-                cwd=course,
-                env=notebook_environment(home, framework),
-                start_new_session=True,
-            )
-            killed = False
-            try:
-                process.wait(timeout=wall_timeout)
-            except subprocess.TimeoutExpired:
-                killed = True
-            finally:
-                _kill_group(process)
+        environment = notebook_environment(home, framework)
+        process, killed = _run_runner(command, base, course, environment, wall_timeout)
         report = _read_report(report_path, ids, killed=killed, status=process.returncode)
         report.log += _tail(base / "output.log")
         report.wall_timeout = wall_timeout
@@ -169,6 +143,51 @@ def run_nbgrader(
         return report
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def _private_course(
+    base: Path, assignment: NotebookAssignment, notebooks: dict[str, Path], ids: dict[str, str]
+) -> Path:
+    """The course folder the runner sees, under ``base``: its nbgrader configuration, the
+    source notebook and each learner's notebook as nbgrader's submitted/<id>/ layout."""
+    course = base / "course"
+    course.mkdir()
+    shutil.copy2(assignment.course_dir / CONFIG_FILE, course / CONFIG_FILE)
+    shutil.copytree(
+        assignment.source_folder,
+        course / "source" / assignment.assignment,
+        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"),
+    )
+    for name, notebook in notebooks.items():
+        submitted = course / "submitted" / ids[name] / assignment.assignment
+        submitted.mkdir(parents=True)
+        shutil.copyfile(notebook, submitted / f"{assignment.assignment}.ipynb")
+    return course
+
+
+def _run_runner(
+    command: list[str], base: Path, course: Path, env: dict[str, str], wall_timeout: float
+) -> tuple[subprocess.Popen, bool]:
+    """Run the runner's command in its own session, its output into ``base``/output.log; the
+    process (ended, its group killed) and whether ``wall_timeout`` passed first."""
+    with open(base / "output.log", "ab") as capture:
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=capture,
+            stderr=capture,
+            cwd=course,
+            env=env,
+            start_new_session=True,
+        )
+        killed = False
+        try:
+            process.wait(timeout=wall_timeout)
+        except subprocess.TimeoutExpired:
+            killed = True
+        finally:
+            _kill_group(process)
+    return process, killed
 
 
 def notebook_environment(home: Path, framework: Path) -> dict[str, str]:
