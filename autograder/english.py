@@ -1,6 +1,8 @@
-"""The grammar of the framework's learner-facing sentences: a capital first letter where the
-first word is plain English, a verb that agrees with its subject, "1 entry" and "2 entries",
-what a value is ("a tuple of 2 items", "a numpy.ndarray of shape (2, 3)")."""
+"""The grammar of the framework's learner-facing sentences.
+
+A capital first letter where the first word is plain English, a verb that agrees with its
+subject, "1 entry" and "2 entries", what a value is ("a tuple of 2 items", "a numpy.ndarray of
+shape (2, 3)")."""
 
 from __future__ import annotations
 

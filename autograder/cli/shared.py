@@ -1,4 +1,6 @@
-"""What several commands share: their common options (one definition each, so that names,
+"""Options and warm fork servers that several commands share.
+
+What several commands share: their common options (one definition each, so that names,
 types and units agree) and the warm fork servers a grading command starts first."""
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""`autograder export` and `similarity`: the instructor's end-of-term commands, over
+"""The click commands `export` and `similarity` (end of term).
+
+`autograder export` and `similarity`: the instructor's end-of-term commands, over
 commands/export.py and commands/similarity.py."""
 
 from __future__ import annotations

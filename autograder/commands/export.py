@@ -1,4 +1,6 @@
-"""`autograder export DIR --canvas|--moodle TEMPLATE --column NAME --out FILE`: the class's
+"""`autograder export`: a class's totals into the instructor's LMS gradebook file.
+
+`autograder export DIR --canvas|--moodle TEMPLATE --column NAME --out FILE`: the class's
 totals into the instructor's own LMS gradebook file, ready to import.
 
 1. read DIR/gradebook.csv (grade-class or merge wrote it): each learner's total after the late

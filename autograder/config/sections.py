@@ -1,5 +1,7 @@
-"""The tables of course.toml, each a frozen pydantic model: [course], [[components]],
-[forbidden] and [ci] ([limits] is in limit_rules.py, the whole file in course_config.py)."""
+"""The tables of course.toml, each a frozen pydantic model.
+
+[course], [[components]], [forbidden] and [ci] ([limits] is in limit_rules.py, the whole file in
+course_config.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""The similarity check's files: DIR/similarity.csv (every pair compared) and
+"""The similarity check's output files: similarity.csv and similarity.html.
+
+The similarity check's files: DIR/similarity.csv (every pair compared) and
 DIR/similarity.html (the flagged pairs, their code side by side with the shared parts marked).
 
 The page is self-contained (no file from elsewhere) and escapes every learner text. A high

@@ -1,4 +1,6 @@
-"""The steps of the scheduled hidden grading (.github/workflows/hidden-grading.yml) that need
+"""The steps of the scheduled hidden grading that need no grader installed.
+
+The steps of the scheduled hidden grading (.github/workflows/hidden-grading.yml) that need
 no grader installed: ``python -m autograder.github.hidden_grading restore|plan|save``.
 
 They import only the standard library and the gradebook's own modules, so the workflow's plan

@@ -1,4 +1,6 @@
-"""The learners whose repository moved on since their row was graded (grade-class
+"""The learners whose repository moved on since their row was graded.
+
+The learners whose repository moved on since their row was graded (grade-class
 --regrade-moved, and the plan of the scheduled hidden grading).
 
 A learner with a row in DIR moved when their repository's HEAD is not the commit the row

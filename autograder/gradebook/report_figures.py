@@ -1,4 +1,6 @@
-"""The class report's figures (matplotlib, Agg backend): the totals' histogram and one histogram
+"""The class report's figures, as PNG bytes.
+
+The class report's figures (matplotlib, Agg backend): the totals' histogram and one histogram
 per component, as PNG bytes; b"" when matplotlib is not installed (the `report` extra)."""
 
 from __future__ import annotations

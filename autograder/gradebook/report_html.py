@@ -1,4 +1,6 @@
-"""The class report as one self-contained HTML page (DIR/report.html): the figures embedded,
+"""The class report as one self-contained HTML page.
+
+The class report as one self-contained HTML page (DIR/report.html): the figures embedded,
 the Learners table sortable by a small inline script (no file from elsewhere: the page works
 offline and from a CI artifact), each learner linking to their summary.md. Every text is
 escaped for HTML."""

@@ -1,6 +1,7 @@
-"""The class report as Markdown (DIR/report.md). Learner text is escaped for Markdown tables
-(reports/sanitize.py); learner ids are code spans, and each links to the learner's
-summary.md."""
+"""The class report as Markdown (DIR/report.md).
+
+Learner text is escaped for Markdown tables (reports/sanitize.py); learner ids are code spans,
+and each links to the learner's summary.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Moodle's grade export as plain text (Grades > Export > Plain text file), which Moodle's CSV
+"""Moodle's plain-text grade export, filled for its CSV grade import.
+
+Moodle's grade export as plain text (Grades > Export > Plain text file), which Moodle's CSV
 grade import (Grades > Import > CSV file) reads back.
 
 Its header is the user fields chosen (by default `First name, Last name, ID number,

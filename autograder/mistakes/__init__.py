@@ -1,4 +1,6 @@
-"""Known mistakes: the catalogue learners read, and (instructor side) the mutants that prove the
+"""Known mistakes: the catalogue and the mutants that prove the graders catch them.
+
+Known mistakes: the catalogue learners read, and (instructor side) the mutants that prove the
 graders catch each one."""
 
 from autograder.mistakes.catalogue import (

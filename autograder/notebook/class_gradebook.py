@@ -1,4 +1,6 @@
-"""The class's own nbgrader folder, where the instructor grades the notebook's written answers in
+"""The class's own nbgrader folder, for grading written answers in formgrader.
+
+The class's own nbgrader folder, where the instructor grades the notebook's written answers in
 formgrader, and the scores graded by hand read back into gradebook.csv (trusted side).
 
 `grade-class` grades each learner's notebook in a sandbox whose nbgrader gradebook dies with it.

@@ -1,4 +1,6 @@
-"""The scores graded by hand in formgrader, as a gradebook.csv column (what grade-class and merge
+"""The scores graded by hand in formgrader, as a gradebook.csv column.
+
+The scores graded by hand in formgrader, as a gradebook.csv column (what grade-class and merge
 call; class_gradebook.py keeps the class's nbgrader folder).
 
 Each notebook with cells graded by hand (the written answer) gets a column `<component>_by_hand`

@@ -1,4 +1,6 @@
-"""summary.md: the total, a per-component table, then what to fix: each catalogued mistake, and
+"""summary.md: the learner's total, components and what to fix.
+
+summary.md: the total, a per-component table, then what to fix: each catalogued mistake, and
 each message several tests share, once per component with the tests that found it. Hidden tests
 are counted, never named.
 

@@ -1,5 +1,7 @@
-"""The LearnerErrors the harness side builds: time-outs, crashes, forbidden calls, lost objects,
-and errors the worker described (whose sentence needs the learner-facing call)."""
+"""The LearnerErrors the harness side builds.
+
+Time-outs, crashes, forbidden calls, lost objects, and errors the worker described (whose
+sentence needs the learner-facing call)."""
 
 from __future__ import annotations
 

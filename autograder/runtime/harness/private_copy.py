@@ -1,5 +1,6 @@
-"""The worker's private copy of the learner's package: regular files only, read through no link,
-capped in size.
+"""The worker's private copy of the learner's package.
+
+Regular files only, read through no link, capped in size.
 
 The copy is what the worker imports and the only folder it may write; the original submission
 is never handed to it (see harness/isolation.py).

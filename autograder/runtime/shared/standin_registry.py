@@ -1,4 +1,6 @@
-"""Stand-ins: known-good modules (and functions) a course supplies, which graders set in place of
+"""Stand-ins: known-good parts a course supplies in place of a learner's.
+
+Stand-ins: known-good modules (and functions) a course supplies, which graders set in place of
 a learner's parts so that one mistake is charged once (the encoder graded with known-good
 sublayers, attention with a known-good softmax).
 

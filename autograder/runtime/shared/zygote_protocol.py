@@ -1,4 +1,6 @@
-"""What the worker fork server (worker/zygote.py) and its client (harness/zygote_client.py)
+"""What the worker fork server and its client both name.
+
+What the worker fork server (worker/zygote.py) and its client (harness/zygote_client.py)
 both name: the folder layout the command creates and the zygote marks ready."""
 
 from __future__ import annotations
