@@ -22,10 +22,10 @@ from autograder.config import CourseConfig
 from autograder.results import ForbiddenUse, ReviewFlag
 from autograder.runtime.harness.private_copy import PackageTooLarge, read_package
 from autograder.runtime.shared.forbidden_names import ForbiddenNames
-from autograder.static_check.budget import STEPS, BudgetSpent, StepBudget
 from autograder.static_check.graph import CallGraph
 from autograder.static_check.resolve import Resolver
 from autograder.static_check.scan import FORBIDDEN, REVIEW, TAMPER, Context, Finding, ModuleScan
+from autograder.static_check.step_budget import STEPS, BudgetSpent, StepBudget
 
 __all__ = ["StaticCheck", "check_package", "check_sources"]
 
@@ -71,7 +71,7 @@ class StaticCheck:
         unreadable: files that do not parse (the worker reports their syntax errors).
         evidence: the first reach into the grader or the worker process, as "file line N:
             what" ("" when none): a worker that then breaks is told as tampered with.
-        steps: resolution steps the check took (budget.STEPS at most, then it stops).
+        steps: resolution steps the check took (step_budget.STEPS at most, then it stops).
     """
 
     uses: list[ForbiddenUse] = field(default_factory=list)
@@ -99,7 +99,7 @@ def check_sources(
     config: CourseConfig, files: dict[str, bytes], budget: StepBudget | None = None
 ) -> StaticCheck:
     """Check the package's sources ({path relative to the package folder: bytes}) within a
-    step budget (budget.STEPS unless given): where it runs out, the check stops and flags the
+    step budget (step_budget.STEPS unless given): where it runs out, the check stops and flags the
     learner for review, naming the file."""
     budget = budget if budget is not None else StepBudget()
     package = config.package

@@ -19,7 +19,7 @@ import ast
 import builtins
 from collections.abc import Iterable
 
-from autograder.static_check.budget import StepBudget
+from autograder.static_check.step_budget import StepBudget
 
 BUILTIN_NAMES = frozenset(dir(builtins)) | {"__builtins__"}
 #: Calls whose result is another name of their argument (name -> how it is read).

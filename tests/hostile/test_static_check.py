@@ -17,8 +17,8 @@ import pytest
 
 from autograder.config import load_course
 from autograder.static_check import check_package, check_sources
-from autograder.static_check.budget import STEPS, StepBudget
 from autograder.static_check.scan import TAMPER
+from autograder.static_check.step_budget import STEPS, StepBudget
 
 ROOT = Path(__file__).resolve().parents[2]
 COURSE = load_course(ROOT / "course.toml")
