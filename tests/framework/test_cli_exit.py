@@ -138,10 +138,7 @@ def test_a_full_or_read_only_disk_ends_with_a_sentence_not_a_traceback(monkeypat
     monkeypatch.setattr(command, "main", full_disk)
     result = CliRunner().invoke(cli_module.cli, ["grade", str(TOY / "solution")])
     assert result.exit_code == 2
-    assert (
-        result.output
-        == CANNOT_WRITE.format(where=f" {path}", why=os.strerror(code)) + "\n"
-    )
+    assert result.output == CANNOT_WRITE.format(where=f" {path}", why=os.strerror(code)) + "\n"
     assert "Traceback" not in result.output
 
     def other(**kwargs):

@@ -313,7 +313,7 @@ def test_hidden_messages_name_what_differs_without_inputs_or_error_sizes():
 
 
 def test_the_verb_agrees_with_a_plural_subject():
-    """"The weights of ... differs" read wrong: a plural subject takes a plural verb, and its
+    """ "The weights of ... differs" read wrong: a plural subject takes a plural verb, and its
     entries are "their" entries."""
     what = "the weights of MultiHeadAttention(16, 4)(x, x, x)"
     got, expected = np.ones((2, 3)), np.zeros((2, 3))
