@@ -129,9 +129,16 @@ def test_the_tree_of_a_process_counts_its_childrens_time():
         ]
     )
     try:
-        time.sleep(1.5)
+        # The child computes 0.5 s, then sleeps: on a loaded machine its half second takes
+        # longer in wall time, so wait until it is asleep (its count stops growing).
+        deadline, theirs, last = time.monotonic() + 30.0, None, -1.0
+        while time.monotonic() < deadline:
+            time.sleep(0.5)
+            theirs = cpu_time.tree_seconds(child.pid)
+            if theirs is not None and theirs >= 0.45 and theirs - last < 0.01:
+                break
+            last = theirs if theirs is not None else last
         mine = cpu_time.tree_seconds(os.getpid())
-        theirs = cpu_time.tree_seconds(child.pid)
         assert theirs is not None and 0.45 <= theirs < 1.5
         assert mine is not None and mine >= theirs  # this process's tree holds the child
     finally:
