@@ -1,26 +1,19 @@
 """`autograder merge SHARD_DIR... --out DIR`: combine `grade-class --shard` outputs.
 
 Copies every finished learner folder (one with a record.json) of every shard that the shard's
-DIR/run.json lists into DIR, each through DIR/.partial and a rename, then rebuilds
-gradebook.csv and the class report from all of DIR's records, exactly as `grade-class` does.
-It holds DIR's lock and a shared lock on each shard (gradebook/lock.py), so it neither races
-another command writing DIR nor copies a shard that a grade-class is still writing.
+DIR/run.json lists into DIR, then rebuilds gradebook.csv and the class report from all of
+DIR's records, exactly as `grade-class` does. It holds DIR's lock and a shared lock on each
+shard (gradebook/lock.py).
 
-Refused (one sentence on stderr, nothing written): a learner found in two shards (shards of one
-roster never overlap, so it means the wrong folders were given); shards graded with different
-settings (--deadline, --timeout, --seed, the contents of the manifest and of the course's files:
-settings.run_settings; one deadline written in other words is the same, instant_settings), from
-different `--shard I/N` splits or different rosters (run.json's roster digest); a whole-class
-run mixed with anything else; learners of the report's reserved names. Shards of the run that
-are not all given, or whose run did not finish (run.json's `complete`), are said on stderr and
-in the class report. DIR may be new, or the output of an earlier merge of the same run, which
-this one adds to (a shard graded again, one given late); never a folder of other learners, nor
-one holding anything at a learner's name that the grader did not write (store.foreign).
+* Refused (one sentence on stderr, nothing written): a learner in two shards; shards graded with
+  different settings, from different splits or rosters; a whole-class run mixed with anything
+  else; learners of the report's reserved names; a DIR holding, at a learner's name, anything
+  the grader did not write (store.foreign). DIR may be an earlier merge of the same run.
+* Said on stderr and in the class report: shards of the run not given, or not finished.
+* Exit status as grade-class: 0 every merged learner was graded, 1 some rows carry an error,
+  2 nothing could be merged; 3 when shards of the run are missing or did not finish.
 
-Exit status as grade-class: 0 every merged learner was graded, 1 some rows carry an error,
-2 nothing could be merged (with one sentence on stderr); and 3 when shards of the run are
-missing or did not finish: the gradebook holds what was given, but not the whole class (a CI
-job that treats 1 as success must still fail).
+Design: docs/internals/gradebook.md#merging-shards.
 """
 
 from __future__ import annotations

@@ -1,12 +1,11 @@
 """Digests of what a grade depends on besides the options: the course's files and the manifest.
 
-A batch's records are kept by a rerun, and shards are merged, only when they were graded the
-same way (job.run_settings). The options alone did not say so (H48): a course.toml with other
-points or time limits, an edited grader, or a release manifest edited in place kept every
-earlier grade and merged with them, and the gradebook mixed totals out of 100 and of 130. So
-the settings hold a digest of the course's files (course.toml, the graders, the references and
-the catalogue of mistakes) and of the manifest's bytes (two copies of one manifest are the same
-setting, wherever they lie).
+A rerun keeps a batch's records, and merge combines shards, only when they were graded the same
+way (settings.run_settings). So the settings hold a digest of the course's files (course.toml,
+the graders, the references and the catalogue of mistakes) and of the manifest's bytes (two
+copies of one manifest are the same setting, wherever they lie).
+
+Design: docs/internals/gradebook.md#the-course-digests.
 """
 
 from __future__ import annotations

@@ -1,36 +1,19 @@
 """Learner repositories given by clone URL, copied to this machine before they are graded.
 
-A roster CSV may give a learner's repository as a clone URL, the way GitHub Classroom lists
-them: ``https://`` (or ``http://``), ``ssh://``, ``git://``, or scp-like ``user@host:path``.
-Such a learner's repository is a bare copy in DIR/.repos/<learner>.git, which is then graded
-exactly as a local clone (its HEAD, or its last commit at the deadline; snapshot.py).
+A roster may give a repository as a clone URL (``https://``, ``http://``, ``ssh://``,
+``git://``, scp-like ``user@host:path``). Its copy is a bare repository in
+DIR/.repos/<learner>.git, graded exactly as a local clone (snapshot.py).
 
-* ``locate`` gives those learners their copy's path before anything is fetched: the path is
-  part of the key a resumed run compares (job.settings_key), so a learner already graded is
-  not fetched again.
-* ``fetch`` brings the copies of the learners still to grade up to date, several at a time:
-  ``git clone --bare`` into DIR/.repos/.partial, then a rename (a killed run leaves no half
-  copy; whatever was at the copy's path is moved aside whole first, then deleted). A copy
-  already cloned from the same URL is updated (``git fetch --prune``, every branch) and its
-  HEAD follows the server's default branch (renamed, or first pushed after an empty repository
-  was cloned).
-* A clone that fails gives that learner a row with the line of git's messages that says why
-  (git_network.cause), and the run goes on. An update that fails because of the copy itself
-  (damaged objects, a ref lock a killed fetch left) clones again; one that fails because of
-  the server (unreachable, silent) keeps the copy as fetched before: it is graded, with a
-  console line (also with --quiet) and the learner's ``note`` (record.json, the class report),
-  and the next run tries again.
-* No token stays on disk: a copy's config holds its URL without the user part
-  (url_secrets.without_userinfo) and, to know which URL it came from, the URL's SHA-256; each
-  update gives git the full URL again; for a URL that carries credentials, the user's
-  credential helpers are turned off (``store`` would write them down). Rows and console lines
-  show URLs through url_secrets.shown.
-* git runs as git_network.py says: the user's own configuration (credential helpers, URL
-  rewrites, ssh keys), never a prompt, only the network transports, stall limits; no git
-  outlives the command (an interrupt, a time-out, even kill -9). The URL comes after ``--``,
-  so a roster line cannot pass git an option.
+* ``locate`` gives those learners their copy's path before anything is fetched (the path is
+  part of settings.settings_key, so a resumed run does not fetch a graded learner again).
+* ``fetch`` clones (into DIR/.repos/.partial, then a rename) or updates the copies of the
+  learners still to grade, several at a time. A failed clone becomes that learner's row; a
+  failed update clones again (a damaged copy) or grades the copy as fetched before, with a
+  note (a server that cannot be reached).
+* No token stays on disk (url_secrets.py), and a roster line cannot pass git an option (the URL
+  comes after ``--``). git runs as git_network.py says.
 
-Source: the git documentation, git-clone(1), git-fetch(1), git-ls-remote(1).
+Design: docs/internals/gradebook.md#learner-repositories-by-clone-url.
 """
 
 from __future__ import annotations

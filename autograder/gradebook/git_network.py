@@ -1,25 +1,13 @@
 """git commands that talk to a server (clone, fetch, ls-remote), none outliving its command.
 
-* Each git runs in a process group of its own (with its helpers: git-remote-https, ssh,
-  index-pack), so that it can be stopped whole: at its time-out, or when the command is
-  interrupted (``Commands.stop``: Ctrl-C, a CI job cancelled, SIGINT to this process alone). A
-  terminal's Ctrl-C reaches this process only, which then stops every git it started.
-* When the command ends, even by ``kill -9``, a reaper process it started kills every git
-  process group still running (git's helpers with it: git-remote-https, ssh), so none goes on
-  against a server that never answers; on Linux, git itself also gets the parent-death signal
-  (PR_SET_PDEATHSIG, see prctl(2)), in case the command dies before listing it.
-* ``network_env`` is the environment git runs with: the user's own (credential helpers, URL
-  rewrites, ssh keys reach private repositories) but never a prompt (no terminal, ssh in batch
-  mode unless the user gave their own ssh command), only the https, http, ssh and git
-  transports (GIT_ALLOW_PROTOCOL), and a server that stops sending left after a minute over
-  http(s) and ssh (unless the user set http.lowSpeedLimit); git:// has no such limit in git,
-  only the caller's time-out.
-* ``cause`` picks the line of git's messages that says why it failed: the ssh or server line
-  before "fatal: Could not read from remote repository", not the hint after it.
+* Each git runs in a process group of its own, stopped whole at its time-out or when the
+  command is interrupted (``Commands.stop``); a reaper process kills any still running when
+  the command ends, even by ``kill -9``.
+* ``network_env``: the user's own git configuration, but never a prompt, only the https, http,
+  ssh and git transports, and a limit for a server that stops sending.
+* ``cause``: the line of git's messages that says why it failed.
 
-Source: the git documentation (git(1): GIT_ALLOW_PROTOCOL, GIT_SSH_COMMAND,
-GIT_HTTP_LOW_SPEED_LIMIT; git-config(1): core.sshCommand); ssh_config(5): ServerAliveInterval;
-prctl(2); Python's subprocess module.
+Design (the mechanics and their sources): docs/internals/gradebook.md#git-against-a-server.
 """
 
 from __future__ import annotations

@@ -1,21 +1,12 @@
 """The class report: DIR/report.md, DIR/report.html and its figures, for an instructor to act on.
 
 Built only from the per-learner folders (record.json and results.json), so a merged set of
-shards reports exactly like one run (report_build.py). Sections, in order: when and how the
-class was graded (deadline, late policy, shards, similarity check); the totals' distribution
-(`score_distribution.png`); score per component with one histogram each
-(`component_scores.png`); every known mistake seen (never cut: how many learners, the
-component, the full id, the explanation and who, the first WHO_SHOWN ids, then how many more);
-the TOP_FAILURES most common other failure messages (numbers and shapes replaced by `…`:
-report_tests.py); the components not implemented yet, and by whom; errored learners, learners
-with nothing to grade or not graded yet; tamper flags; the Learners table (a column per
-component, the total, the late and similarity columns when they apply; sortable in the HTML;
-each learner linking to their summary.md); last (the longest), the pass rate per test, counted
-over the learners who implemented its component.
+shards reports exactly like one run. This module writes the files; report_model.py holds the
+content's types and sentences, report_build.py builds it, report_markdown.py and report_html.py
+render it, report_figures.py draws the figures.
 
-This module writes the files; report_model.py holds the content's types and sentences,
-report_build.py builds it, report_markdown.py and report_html.py render it,
-report_figures.py draws the figures.
+Its sections: docs/instructor/grade-class.md#the-class-report.
+Design: docs/internals/gradebook.md#the-class-report.
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """What the class report reads from each learner's results.json: every test's outcome.
 
-Failure messages are grouped (failure_key): a message that names a catalogued mistake
-(`[attention/no-scale]`) is that mistake; any other is its first sentence with numbers and
-shapes replaced by `…` (so `Encoder(3, 8, 2, 16)` and `Encoder(4, 12, 3, 20)` are one row, and
-no value of a hidden test's inputs or expected values is shown). A failure saying "is not
-implemented yet" (a stub's NotImplementedError) is no message to study: it is counted per
-component instead, and a learner whose every test of a component says so has not implemented
-it: the pass rate of that component's tests leaves them out.
+* ``failure_key`` groups failure messages: one naming a catalogued mistake
+  (`[attention/no-scale]`) by that mistake, any other by its first sentence with numbers and
+  shapes replaced by `…` (no value of a hidden test is shown).
+* "is not implemented yet" is counted per component, not as a message; a learner whose every
+  test of a component says so is left out of that component's pass rates.
+
+Design: docs/internals/gradebook.md#failure-messages-grouped.
 """
 
 from __future__ import annotations

@@ -1,22 +1,16 @@
 """Fix-first notes: a failing component whose parts also fail says to fix those first.
 
-Dependencies (course.toml `depends_on`): when a component has failing tests and so does a
-component it builds on, FIX_FIRST follows its first problem and ends each of its failing tests'
-messages, so that the learner fixes the part underneath first. The component's own problem
-always comes first (the terminal table, summary.md and results.json give the same order). A
-test that failed because the component's own code is not implemented (NotImplementedError
-raised outside the parts' module files), or whose message names a known mistake of the
-component itself, does not involve those parts and gets no note; a
-component none of whose failing tests involves them gets none either, nor does a component
-zeroed for its own forbidden call (that problem is its own).
+When a component has failing tests and so does a component it builds on (course.toml
+`depends_on`), FIX_FIRST follows its first problem and ends the messages of its failing tests
+that involve those parts. The component's own problem always comes first.
 
-Per test, not per component: a test that says which parts its tested call runs (its `uses`,
-the grader's marker less the parts a stand-in replaced) involves only those, and any part
-whose module file its failure's location names (a sublayer's constructor that raised); a
-`cosine_similarity` test that calls no softmax gets no "Fix Softmax first", and an encoder test
-that runs the learner's attention only is told to fix Multi-Head Attention, not Feed-Forward.
-A test that says nothing involves every part, as above. The component's note names the parts
-its failing tests involve.
+* A test involves the parts its `uses` marker names, less those a stand-in replaced, and any
+  part whose module file its failure's location names; a test without the marker involves
+  every part.
+* No note for a test that failed on the component's own NotImplementedError or names a known
+  mistake of the component itself, nor for a component zeroed for its own forbidden call.
+
+Design: docs/internals/gradebook.md#fix-first-notes.
 """
 
 from __future__ import annotations
