@@ -1,33 +1,17 @@
 """Mutants: the reference implementation with a catalogued mistake planted in it.
 
-Instructor-only (they are edits of the hidden reference, so they never ship). course.toml names
-their folder (`[course] mutants = "solutions/mutants"`), one TOML file per component, named after
-the component like the catalogue's files:
-
-    [[mutants]]
-    mistake = "no-scale"            # the slug of a mistake in mistakes/<component>.toml
-    find = "/ np.sqrt(d_k)"         # reference text that occurs exactly once in the file
-    replace = ""                    # what the mistaken code has instead
-    # file = "attention.py"         # optional: a file inside the package; default the
-    #                               # component's module file
-
-A mutant that needs several edits lists them instead: `edits = [{find = ..., replace = ...}, ...]`
-(each may name its own `file`); `source = "../corpus/x/attention.py"` replaces the whole file
-(edits.py lists every kind of edit). A real-world implementation adapted to the course's API,
-which may hold several mistakes, is a mutant too:
-
-    [[mutants]]
-    name = "annotated-transformer"              # the check's label (default: the mistake's id)
-    mistakes = ["custom-layer-norm", "unbiased-variance"]   # every one must be named
-    source = "../corpus/annotated_transformer/add_norm.py"
-    origin = "https://github.com/harvardnlp/annotated-transformer, LayerNorm"
-    licence = "MIT"
-    changes = "what was changed to fit the course's API"
-    score = 2.5                                 # optional: its component's score, exactly
+Instructor-only (edits of the hidden reference, so they never ship). course.toml names their
+folder (`[course] mutants = "solutions/mutants"`), one TOML file per component, named like the
+catalogue's files. An entry names its `mistake` (a slug of mistakes/<component>.toml) or, for a
+real-world implementation, its `mistakes` (each must be named), and its edits: `find`/`replace`,
+`edits = [...]` or `source` (edits.py lists every kind).
 
 `write_mutant` copies the reference package and applies the edits; `autograder check` grades
 the copy and expects the mistake's own component to lose points, with the id of one of its
 mistakes in each failing test's feedback and each of its mistakes in some.
+
+Keys: docs/author/mistakes.md#2-plant-it-in-a-mutant. Design:
+docs/internals/notebook-mistakes.md#mutants.
 """
 
 from __future__ import annotations

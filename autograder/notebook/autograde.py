@@ -1,17 +1,17 @@
 """Grading a learner's notebook into TestResults of the component `notebook` (trusted side).
 
-One autograded nbgrader test cell is one test, worth its nbgrader points (its weight under the
-points rule of results.py; the component's points are the sum of those cells' points). nbgrader
-decides pass or fail inside the sandbox (autograder/notebook/runner.py); this side only accepts
-the cells the instructor's source notebook defines, with the points it gives them, fails a test
-cell whose autograded output holds an error whatever the gradebook says, and turns each failure
-into a sentence naming the real cause and the cell (cell_messages.py). A run that could not
-finish fails every test with one sentence. A message never quotes a line of the hidden tests
-(hidden.scrub). The cells the grader put back or moved back are said in the grade's notes
-(restored.py).
+- One autograded nbgrader test cell is one test, worth its nbgrader points (its weight under the
+  points rule of results.py); the component's points are the sum of those cells' points.
+- nbgrader decides pass or fail inside the sandbox (runner.py). This side accepts only the cells
+  the instructor's source notebook defines, with the points it gives them, and fails a test cell
+  whose autograded output holds an error whatever the gradebook says.
+- Each failure is one sentence naming the real cause and the cell (cell_messages.py); a run that
+  could not finish fails every test with one sentence. A message never quotes a line of the
+  hidden tests (hidden.scrub). Cells put back or moved back are said in the notes (restored.py).
+- A cell graded by hand (the written answer) is not an autograded test: part_notes.py shows it
+  as pending, and the instructor grades it in nbgrader's formgrader (class_gradebook.py).
 
-A cell graded by hand (the written answer) is not an autograded test: part_notes.py shows it as
-pending, and the instructor grades it in nbgrader's formgrader (class_gradebook.py).
+Design: docs/internals/notebook-mistakes.md#what-the-trusted-side-accepts.
 """
 
 from __future__ import annotations

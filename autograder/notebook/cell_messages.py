@@ -1,15 +1,15 @@
 """The sentence a failing notebook test cell gets (trusted side).
 
-First the test's own outcome: its error as one sentence (error_sentence: an instructor's
-assertion message first, numpy's tolerance report after it, never an empty "AssertionError:"),
-where the error was raised when that is another cell (a learner's function the test called: a
-stub's NotImplementedError is blamed on the stub's cell, not on an unrelated earlier failure),
-or that the cell timed out, ended the kernel, or did not run after a cell that did. Then the
-earlier cause the evidence shows, if any: cells that timed out before it; a cell that ran out of
-memory before the kernel died or memory ran out; for a name that is not defined, the earlier
-failed cell that defines it. Cells are named as the learner sees them in Jupyter
-(cell_errors.CellError.label); a test cell by its grade_id, the test's name in every report.
-The message's first sentence is what the class report and the terminal quote.
+- First the test's own outcome: its error as one sentence (error_sentence: an instructor's
+  assertion message first, numpy's tolerance report after it, never an empty "AssertionError:"),
+  where the error was raised when that is another cell (a stub's NotImplementedError is blamed
+  on the stub's cell), or that the cell timed out, ended the kernel, or did not run.
+- Then the earlier cause the evidence shows, if any: cells that timed out before it; a cell that
+  ran out of memory; for a name that is not defined, the earlier failed cell that defines it.
+- Cells are named as the learner sees them in Jupyter (cell_errors.CellError.label); a test cell
+  by its grade_id. The first sentence is what the class report and the terminal quote.
+
+Design: docs/internals/notebook-mistakes.md#the-sentence-a-failing-cell-gets.
 """
 
 from __future__ import annotations

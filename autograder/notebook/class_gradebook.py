@@ -1,30 +1,18 @@
 """The class's own nbgrader folder, for grading written answers in formgrader.
 
-The class's own nbgrader folder, where the instructor grades the notebook's written answers in
-formgrader, and the scores graded by hand read back into gradebook.csv (trusted side).
+`grade-class` grades each notebook in a sandbox whose nbgrader gradebook dies with it; the
+instructor grades the written answers in one kept folder, DIR/nbgrader, and the scores graded by
+hand are read back into gradebook.csv (trusted side).
 
-`grade-class` grades each learner's notebook in a sandbox whose nbgrader gradebook dies with it.
-The instructor grades the written answers in one kept folder instead, beside the learners':
+- sync (every gradebook rebuild: grade-class, merge) brings in each learner with the notebook:
+  their graded notebook, without HTML or script outputs, and their autograded scores. It returns
+  the hand-graded points of each learner whose every hand-graded cell has a score.
+- A score graded by hand is kept while the learner's answer stays the same; a changed answer is
+  pending again. carry (merge) copies the shards' hand grades into DIR's where it has none.
+- Nothing here runs learner code; nbgrader is imported only when the course has a notebook and
+  some learner has it.
 
-    DIR/nbgrader/nbgrader_config.py      the course's, plus HTML sanitising for formgrader
-    DIR/nbgrader/source/<id>/            the course's source folder (solutions: instructor only)
-    DIR/nbgrader/release/<id>/           made by nbgrader's generate_assignment, once
-    DIR/nbgrader/gradebook.db            nbgrader's gradebook: a student per learner id, their
-                                         submission, the autograded cells' scores as the
-                                         learner's grade has them, the scores graded by hand
-    DIR/nbgrader/autograded/<learner>/<id>/<id>.ipynb   the learner's notebook as graded
-
-sync (every gradebook rebuild: grade-class, merge) brings each learner with the notebook in:
-their graded notebook (DIR/<learner>/notebook.graded.ipynb, copied without its HTML or script
-outputs: formgrader shows it in the instructor's browser) and their autograded scores (their
-results.json). A score graded by hand is kept while the learner's answer stays the same; a
-regraded notebook whose answer changed is pending again. It returns the hand-graded points of
-each learner whose every hand-graded cell has a score. carry (merge) copies the hand-graded
-scores and comments of the shards' gradebooks into DIR's, where DIR has none yet.
-
-Nothing here runs learner code: generate_assignment reads the instructor's source notebook, and
-the learners' notebooks are copied and read as data. nbgrader is imported only when the course
-has a notebook and some learner has it.
+Layout and design: docs/internals/notebook-mistakes.md#the-class-nbgrader-folder.
 """
 
 from __future__ import annotations

@@ -1,35 +1,16 @@
 """Running nbgrader on a learner notebook the way module code runs: isolated and limited.
 
-Layout of one run's private temporary directory (mode 0700)::
+- One run is a private temporary directory (mode 0700): a copy of the course folder, each
+  learner's notebook (size-capped), a stub `autograder` package for runner.py, HOME, the
+  runner's report.json and output.log.
+- The runner gets the module worker's treatment (runtime/harness/worker_handle.py: environment,
+  own session, rlimits, a wall-clock kill of the whole group) and its confinement
+  (runtime/harness/isolation.py, SECURITY.md): with namespaces, the course root, the harness's
+  folder and home and the learners' original notebooks are covered before nbgrader starts.
+- The autograded notebook kept for the learner has its hidden tests cut out and its outputs
+  scrubbed of quoted hidden lines (hidden.py).
 
-    autograder-nb-XXXX/
-      course/                   a copy of the nbgrader course folder (config + this assignment's
-                                source); nbgrader writes release/, gradebook.db, autograded/ here
-        submitted/learnerN/<id>/<id>.ipynb     each learner's notebook (size-capped copy)
-      framework/                on PYTHONPATH: a stub `autograder` package with only the runner,
-                                the two preprocessors and a copy of autograder/runtime (the
-                                original repository may be hidden from the run)
-      home/                     HOME, TMPDIR, Jupyter/IPython/matplotlib folders
-      report.json               what the runner reports (autograder/notebook/runner.py)
-      output.log                the runner's and the kernel's stdout/stderr
-
-The runner process gets the module worker's treatment (runtime/harness/worker_handle.py): an
-allow-listed environment, its own session (process group), the address-space and file-size
-limits, no core dumps, and a wall-clock limit after which the whole group is killed. Inside it,
-nbgrader interrupts any cell running past the per-cell time-out; the wall-clock limit is the
-backstop for a kernel that ignores the interrupt.
-
-It is also confined like the module worker, at the level autograder/runtime/harness/isolation.py
-finds (SECURITY.md): under `unshare` it is PID 1 of its own PID namespace (the kernel and anything
-learner code starts die with it), has no network (the kernel talks to nbgrader over Unix sockets,
-runner.py), and, before nbgrader starts, covers the course root (references, hidden module tests,
-the source notebook), the harness's folder and home and the learners' original notebooks with empty
-read-only mounts, and makes every other file system read-only except this private folder. Without
-namespaces it falls back to the process group, as the worker does.
-
-The autograded notebook kept for the learner has its hidden tests cut out and its outputs
-scrubbed of quoted hidden lines (hidden.py; nbgrader puts them back into the test cells to run
-them).
+Layout and confinement: docs/internals/notebook-mistakes.md#the-sandboxed-nbgrader-run.
 """
 
 from __future__ import annotations

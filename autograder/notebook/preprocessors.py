@@ -1,30 +1,16 @@
 """Four nbgrader preprocessors that make notebook grading robust; nbgrader_config.py installs them.
 
-nbgrader runs its autograde as two ordered pipelines (see notebooks/nbgrader_config.py):
+- DropDuplicateIds (in place of DeduplicateIds) and RestoreCellOrder (after OverwriteCells) in
+  the sanitize pipeline; ExecuteUntilKernelDies (in place of Execute, whose settings it reads)
+  and StderrIsNotFailure (after it, before SaveAutoGrades) in the autograde pipeline.
+- The kernel rule: a cell that ends the kernel gets an error output KERNEL_DIED, every later
+  code cell one NOT_RUN, and the notebook is graded and written as far as it ran.
+- The stderr rule: a cell fails only when it raises (an ``error`` output, a time-out included);
+  what it wrote to stderr is kept as stdout lines prefixed with ``[stderr] ``.
+- These classes run inside the sandboxed nbgrader process and import nbgrader: import this
+  module only where the ``notebook`` extra is installed.
 
-* sanitize: ClearOutput, **DropDuplicateIds** (in place of nbgrader's DeduplicateIds),
-  OverwriteKernelspec, OverwriteCells (restores the source
-  of every locked cell and, with ``add_missing_cells``, re-adds deleted test cells),
-  **RestoreCellOrder** (must run after OverwriteCells: it needs every cell back to reorder it),
-  CheckCellMetadata;
-* autograde: **ExecuteUntilKernelDies** (in place of nbgrader's Execute, whose settings it
-  reads), **StderrIsNotFailure** (must run after it and before SaveAutoGrades, which scores
-  the outputs), IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
-  AssignLatePenalties, CheckCellMetadata.
-
-The kernel rule: a cell that ends the kernel (a crash, running out of memory, os._exit) made
-nbgrader give up on the whole notebook: no grade and no graded notebook, and no word of the
-cell. Here that cell gets an error output KERNEL_DIED, every later code cell one NOT_RUN (so a
-later test cell scores zero, as nbgrader scores a cell that raised), and the notebook is graded
-and written as far as it ran.
-
-The stderr rule: nbgrader alone gives zero to a test cell that wrote anything to stderr, so a
-correct answer that triggers a library warning would lose its points. Here a cell fails only when
-it raises (an ``error`` output, a time-out included). What the cell wrote to stderr is kept, as
-stdout lines prefixed with ``[stderr] ``, so the learner still reads it in the feedback.
-
-These classes run inside the sandboxed nbgrader process; they import nbgrader, so import this
-module only where the ``notebook`` extra is installed.
+The pipelines and why: docs/internals/notebook-mistakes.md#nbgrader-pipelines-and-our-four-rules.
 """
 
 from __future__ import annotations

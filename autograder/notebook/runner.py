@@ -1,21 +1,19 @@
 """The sandboxed side of notebook grading: nbgrader's own commands on a private course copy.
 
-Run by autograder/notebook/nbgrader_run.py as::
+Run by nbgrader_run.py as ``python -m autograder.notebook.runner MODE COURSE_DIR ASSIGNMENT
+STUDENTS MEMORY_MB FILE_MB CELL_TIMEOUT OUT_JSON [PLAN]``. MODE is ``release`` (nbgrader
+generate_assignment only) or ``autograde`` (generate_assignment, then nbgrader autograde of
+each comma-separated STUDENT in turn, nbgrader imported once).
 
-    python -m autograder.notebook.runner MODE COURSE_DIR ASSIGNMENT STUDENTS MEMORY_MB FILE_MB \
-        CELL_TIMEOUT OUT_JSON [PLAN]
+- Before importing nbgrader it confines itself with PLAN (runtime/worker/confine.confine) and
+  applies the module worker's rlimits, so the learners' kernels (its children) inherit both.
+- The kernels talk to nbgrader over Unix sockets (jupyter_client's `ipc`): a confined run has
+  no network, not even loopback.
+- It writes OUT_JSON (each student's cells: grade_id, score, max_score, needs_manual) beside
+  each autograded notebook; the trusted side (autograde.py) checks all of it again against the
+  source notebook and the autograded notebook's outputs.
 
-MODE is ``release`` (nbgrader generate_assignment only) or ``autograde`` (generate_assignment,
-then nbgrader autograde of ``submitted/STUDENT/ASSIGNMENT`` for each comma-separated STUDENT, one
-after the other, nbgrader imported once). Before importing nbgrader the process confines itself
-with PLAN (the JSON plan of autograder/runtime/worker/confine.confine, as the module worker
-does) and applies the module worker's rlimits, so the learners' kernels (its children) inherit
-both. The kernels talk to nbgrader over Unix sockets (jupyter_client's `ipc` transport): a
-confined run has no network, not even loopback. It writes OUT_JSON: {"ok", "log", "isolation",
-"students": {STUDENT: {"ok", "error", "cells": [{grade_id, score, max_score, needs_manual}]}}},
-beside each autograded notebook. Everything it reports is checked again by the trusted side
-(autograder/notebook/autograde.py) against the instructor's source notebook and the autograded
-notebook's outputs.
+Arguments and report: docs/internals/notebook-mistakes.md#the-runner.
 """
 
 from __future__ import annotations

@@ -1,15 +1,17 @@
 """The static check of a learner's notebook cells for reaches into the IPython shell (trusted side).
 
-nbgrader runs the instructor's tests in the learner's own kernel, so a learner cell that reaches
-the shell (``get_ipython().input_transformers_cleanup``, ``set_custom_exc``, ``events.register``,
-a magic) can rewrite or silence every later test cell and print the hidden tests. The kernel is
-the learner's, so the decision is made here, before the run, from the submitted notebook read as
-data: each code cell the learner wrote (every code cell but those nbgrader puts back from the
-course's source notebook: its test and read-only cells, by grade_id) is parsed with `ast`, after
-IPython's own TransformerManager has turned its magics into calls, and every reach an answer
-never needs is a ShellReach. The vocabulary shares the .py static check's (static_check/scan.py)
-for code runners, importers, loaders and introspection. docs/instructor/notebook.md, "The
-honest limit", says what this finds and what it cannot.
+nbgrader runs the instructor's tests in the learner's own kernel, so a cell that reaches the
+shell (``get_ipython().input_transformers_cleanup``, ``set_custom_exc``, ``events.register``, a
+magic) could rewrite or silence every later test cell and print the hidden tests.
+
+- Decided here, before the run, from the notebook read as data: each code cell the learner wrote
+  (all but the test and read-only cells nbgrader puts back, by grade_id) is parsed with `ast`
+  after IPython's TransformerManager has turned its magics into calls.
+- Every reach an answer never needs is a ShellReach; the vocabulary shares the .py static
+  check's (static_check/scan.py) code runners, importers, loaders and introspection.
+
+What it finds and cannot: docs/instructor/notebook.md, "The honest limit". Design:
+docs/internals/notebook-mistakes.md#the-shell-reach-check.
 """
 
 from __future__ import annotations
