@@ -1,29 +1,16 @@
 """Confining the worker with what the platform allows: namespaces, hidden paths, fewer privileges.
 
-Levels, strongest first (``probe()`` picks one once per harness process):
+``probe()`` picks one level once per harness process, strongest first; the worker's confinement
+plan is built here and applied by worker/confine.py:
 
-``namespaces``
-    The harness is root: the worker starts under ``unshare`` in fresh PID, mount, network and
-    IPC namespaces, with a private empty ``/dev/shm``. It is PID 1 of its namespace, so when it
-    dies the kernel kills every process learner code started, detached ones included; its
-    ``/proc`` shows only its own processes (never the harness's environment); it has no network.
-    Before any learner code runs it moves into a root file system of its own built from an
-    allow-list of the host's (worker/new_root.py: the Python installation and its packages, the
-    system's programs and libraries, a minimal /dev, its own /proc, read-only) and its private
-    root, a tmpfs of ``[limits] disk_mb``: nothing else of the host exists for it (other
-    checkouts of the course, /home, the host's /tmp and other workers' copies, other batches'
-    caches, /etc). A hidden path that lies inside an allowed one (a course inside the Python
-    installation) is covered by an empty read-only mount. Then it gives up root: it becomes
-    ``nobody`` when the Python installation is readable by ``nobody``, else it keeps uid 0 with
-    no capabilities at all (it cannot undo the mounts or leave its root).
-``user-namespaces``
-    The same under ``unshare --user --map-root-user`` when the harness is not root but the kernel
-    allows unprivileged user namespaces; the worker always keeps its mapped uid, without
-    capabilities.
-``process-group``
-    Neither works: the worker has its own session and process group, its environment, rlimits
-    and private copy, but it can read whatever the harness's user can read, and a process that
-    left its process group survives the kill. SECURITY.md says what remains possible.
+- ``namespaces`` (the harness is root): fresh PID, mount, network and IPC namespaces, a root
+  file system of its own from an allow-list (worker/new_root.py) with a private root of
+  ``[limits] disk_mb``, then ``nobody`` or uid 0 without capabilities.
+- ``user-namespaces``: the same under ``unshare --user --map-root-user``, keeping the mapped uid.
+- ``process-group``: neither works; the worker can read whatever the harness's user can read.
+
+Design: docs/internals/runtime.md#isolation-levels; what each level leaves possible: SECURITY.md,
+"What the worker can reach, by level".
 """
 
 from __future__ import annotations

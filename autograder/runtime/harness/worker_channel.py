@@ -1,12 +1,12 @@
 """The request channel to one learner's worker: start it, send a request, wait for its answer.
 
 ``WorkerChannel`` holds at most one worker at a time and starts it on the first request (a
-worker that dies before it is ready gets one more try). Each round trip waits within the time
-budget of the running test: the CPU seconds the worker's process tree uses, up to
-cpu_time.WALL_FACTOR times as many in wall time (cpu_time.py). What can go wrong on the way is
-told as a LearnerError and stops the worker: a time-out (and a strike against the call,
-strikes.py), a crash (its exit status), an answer too long to read, or a garbled one (a frame
-learner code wrote to the channel, or one that does not repeat the request's number).
+worker that dies before it is ready gets one more try). Each round trip waits within the running
+test's time budget (cpu_time.py). A time-out (a strike against the call, strikes.py), a crash,
+an answer too long to read or a garbled one (not repeating the request's ``seq``) is told as a
+LearnerError and stops the worker; the next request starts a fresh one.
+
+Design: docs/internals/runtime.md#the-request-channel.
 """
 
 from __future__ import annotations

@@ -1,24 +1,12 @@
 """The harness's handle on one running worker: start it, read its output, kill it.
 
-Layout of one worker's temporary directory (mode 0700)::
+Each worker gets a temporary folder (mode 0700): ``root/`` (its private root: HOME, TMPDIR, cwd,
+the copied package), ``framework/`` (the copy of the runtime's worker side on its PYTHONPATH;
+none when the zygote forks it) and ``output.log`` (its fds 1 and 2). The confinement plan comes
+from isolation.py; a fork server (zygote_client.py) may start the worker instead of a fresh
+interpreter, with the same plan.
 
-    autograder-XXXX/
-      root/              the private root: HOME, TMPDIR, cwd, first on sys.path
-        t101/            the learner's package, copied (regular files only)
-      framework/         on the worker's PYTHONPATH
-        autograder/__init__.py      an empty stub
-        autograder/runtime/         a copy of the runtime's worker side and shared modules
-                                    (worker_launch.py; the worker imports nothing else of ours;
-                                    a copy, because the original may be hidden)
-      output.log         the worker's fds 1 and 2 (learner stdout and stderr), append mode
-
-Where the platform allows it the worker starts in its own namespaces and hides the course, the
-harness's folders and the original submission from learner code (see isolation.py).
-
-When a worker fork server serves this process (zygote_client.py), the worker is a fork of it
-instead of a fresh interpreter: no ``framework/`` folder then (the zygote imported its own copy
-of the runtime), and the zygote's control folder is one more hidden path. Everything else
-above, and the confinement plan, are the same.
+Design (the folder's layout): docs/internals/runtime.md#the-temporary-folder-of-a-worker.
 """
 
 from __future__ import annotations

@@ -1,14 +1,12 @@
 """Which CPUs a process may run on: a harness and its worker share one.
 
-A harness and its worker take turns: the harness sends a request and waits, the worker answers
-and waits. Each turn wakes the other process, and when the two sit on different CPUs that wake-up
-crosses CPUs, which on a virtual machine costs as much as the call itself (on the 2-core machine of
-benchmarks/README.md, a round trip of a small call took 0.43 ms of wall time with the two
-processes free to move and 0.18 ms with both on one CPU). So a batch's harness child runs on one
-CPU (batch/session.py) and its workers run where their harness may run: a fresh worker
-inherits that, a worker forked by the zygote is given it (zygote_client.spawn, zygote.py).
+A harness and its worker take turns, and a turn that wakes a process on another CPU costs about
+as much as the call. So a batch's harness child runs on one CPU (batch/harness_pool.py) and its
+workers run where their harness may run: a fresh worker inherits that, a worker forked by the
+zygote is given it (zygote_client.spawn). Where the platform has no CPU affinity (macOS) these
+functions do nothing.
 
-Where the platform has no CPU affinity (macOS) these functions do nothing.
+Design (the measurement): docs/internals/runtime.md#cpu-affinity.
 """
 
 from __future__ import annotations

@@ -1,25 +1,17 @@
 """Stand-ins: known-good parts a course supplies in place of a learner's.
 
-Stand-ins: known-good modules (and functions) a course supplies, which graders set in place of
-a learner's parts so that one mistake is charged once (the encoder graded with known-good
-sublayers, attention with a known-good softmax).
+Graders set stand-ins in place of a learner's parts so that one mistake is charged once. The
+course writes them in one Python file (course.toml ``[course] standins``; it never ships to
+learners) defining ``KINDS`` (kind -> (factory, its settings' types)) and ``FUNCTIONS`` (name ->
+maker of a stand-in for the learner's function, or None). ``load`` runs the file's text: in the
+worker before any learner code, and in the harness to build its twins. It may import the
+standard library, numpy and torch only.
 
-The course writes them in one Python file, named in course.toml (`[course] standins`), which
-never ships to learners (it is, in effect, a set of answers). The file defines two tables:
+Calls through a stand-in's ``forward`` (or that of any nn.Module class the file defines) are
+not recorded as the learner's use of a forbidden API (worker/guard.py).
 
-    KINDS = {"add_norm": (AddNormStandIn, {"d_model": "int", "dropout": "probability",
-                                            "eps": "float"})}
-    FUNCTIONS = {"softmax": softmax_like}   # maker(learner's function) -> stand-in or None
-
-A kind's factory is called with its settings as keywords; each setting is a positive `int`, a
-positive `float`, a `probability` (0 <= p < 1) or a `bool`. A maker gets the learner's own
-function and returns one to call in its place (taking the same parameters), or None when it
-cannot stand in for it. The file may import the standard library, numpy and torch only: the
-worker runs it (`load`), before any learner code, from the text the harness sends, and the
-harness runs the same text to build its twins of the stand-ins it sets.
-
-Guard exemptions: calls that go through a stand-in's `forward` (or that of any nn.Module class
-the file defines) are not recorded as the learner's use of a forbidden API (worker/guard.py).
+Design: docs/internals/runtime.md#stand-ins-in-the-worker; the file's format:
+docs/author/standins.md.
 """
 
 from __future__ import annotations

@@ -1,39 +1,19 @@
 """Recorders for forbidden APIs, installed in the worker before any learner code is imported.
 
-The trusted harness decides forbidden uses from the learner's source (static_check); this is
-the second layer, for calls no source shows. Two recorders feed one Guard:
+The second layer behind the harness's static check, for calls no source shows. Two recorders
+feed one Guard: a wrapper on each API's module or class attribute, and, while learner code runs
+(``learner_code``), a torch function mode (``torch.overrides.TorchFunctionMode``, public) that
+sees every torch call however it was reached.
 
-* a wrapper on each API's module (or class) attribute; a class gets its ``__init__`` wrapped,
-  so subclasses and ``super().__init__`` calls are seen too;
-* while learner code runs (``learner_code``), a torch function mode (``torch.overrides.
-  TorchFunctionMode``, public) that sees every torch function call however it was reached
-  (``torch.ops.aten.*``, ``torch._C._VariableFunctions.*``, a name kept from before the
-  wrappers) and records those forbidden_names.ForbiddenNames matches.
+- A record is ``(api, path relative to the package folder, line)`` of the innermost learner
+  frame, or of ``home`` (line 0) when learner code runs without one; the harness charges it to
+  the component whose test made it.
+- ``exempting(objects, codes)``: a call reached through a stand-in the harness installed on the
+  request's object, before any learner frame, is not recorded.
+- ``intact()`` says after each request whether a recorder was undone (the harness then fails
+  the test as tampering). The Guard's state lives in closures; a wrapper has no ``__wrapped__``.
 
-A record is ``(api, path relative to the package dir, line)`` of the innermost frame whose file
-lies inside the learner's package, e.g. ``("torch.nn.MultiheadAttention",
-"multi_head_attention.py", 12)``. Calls with no learner frame on the stack (library internals,
-the worker itself) are not recorded, unless the worker runs learner code (``learner_code(home)``):
-code can name any file as its own (``compile(source, torch.__file__, "exec")``), so such a call
-is recorded against ``home``, the file of the object the request is about (or UNKNOWN_FILE),
-line 0. The harness charges every record to the component whose test made it. Names that do not
-resolve in the installed library versions are skipped silently.
-
-Stand-ins (the course's: runtime/shared/standin_registry.py) the harness put into a learner's
-module may wrap a forbidden API. Inside ``exempting(objects, codes)`` a call is not recorded
-when, walking outwards from it, a frame running one of ``codes`` (a stand-in's forward) with
-``self`` one of ``objects`` comes before any learner frame: the learner's code called the
-stand-in, not the API. Only the stand-ins the harness installed on the object a request is
-about are exempt, and only during that request (see handler.RequestHandler.handle); a learner
-frame met first (learner code the stand-in reached) still records.
-
-Learner code runs in this process and can reach anything in it; the recorders only make that
-costly and visible. The Guard's state lives in closures, not in module attributes that
-``sys.modules`` would let learner code rebind; a wrapper has no ``__wrapped__``; ``intact()``
-says, after each request, whether a wrapper was replaced or the function mode switched off (the
-harness then fails the test as tampering). Every reach that could undo them (``autograder``,
-``__wrapped__``, ``__closure__``, frames, ``gc``, ``sys.modules`` writes, torch's switches of
-function modes) is flagged by the static check, which runs where learner code cannot.
+Design: docs/internals/runtime.md#forbidden-api-recorders.
 """
 
 from __future__ import annotations

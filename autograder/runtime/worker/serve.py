@@ -1,41 +1,15 @@
 """The untrusted worker's request loop: imports and runs learner code on request.
 
-Started by harness/worker_handle.WorkerHandle as ``python -s -P -B -u -m autograder.runtime.worker
-FD MEMORY_MB FILE_MB PLAN`` (worker/__main__.py; PLAN: the JSON confinement plan, applied first
-by confine.confine) with an allow-listed environment: the isolation of ``python -I`` (no user
-site, no script directory on sys.path, no inherited PYTHON* variables), except that our own
-PYTHONHASHSEED and PYTHONPATH (a folder exposing only the worker side of ``autograder.runtime``)
-take effect. FD is its end of a socket pair,
-the only protocol channel; fds 1 and 2 are the capture file, so nothing the learner prints
-can reach it.
+Started as ``python -s -P -B -u -m autograder.runtime.worker FD MEMORY_MB FILE_MB PLAN`` by
+harness/worker_handle.WorkerHandle (or reached from zygote.py): ``serve`` applies the
+confinement PLAN and the limits, reads the init frame, installs the guard and answers
+``{"ok": True, "ready": ...}``, then answers each request on FD, the only protocol channel, until
+it closes. Learner output goes to fds 1 and 2 (the capture file), never to FD.
 
-Protocol: the harness sends an init frame ``{"package", "root", "shown_dir", "forbidden",
-"refused", "skip_init", "max_bytes", "max_depth"}``; the worker imports numpy and torch, installs
-the guard and answers ``{"ok": True, "ready": ...}``. Then one response per request
-``{"op": ..., "release": [ids], ...}``:
+Every response repeats its request's ``seq``: the harness reads any other frame as garbled and
+stops the worker. What answering uses is bound before learner code runs (``_Serving``).
 
-    ping                                      -> "pong"
-    import_package                            -> {"init_error", "package_missing"}
-    import      module                        -> None
-    call        target, args, kwargs[, args_back] -> value, args, kwargs (after the call;
-                                              value only when args_back is False)
-    getattr     target, name                  -> value
-    parameter_grads  target, args, kwargs, cotangent -> {name: grad or None}
-    parameters  target                        -> [(name, shape, dtype, storage key)]
-    set_standins target, parts [{path, kind, config, state}] -> None (the course's stand-ins;
-                                              handler.op_set_standins; a failure names its "part")
-    chain       target[, call], steps [{name, args, kwargs}], stop -> [object, step values]
-                                              (handler.op_chain: obj = target(*call), then
-                                              obj.name(...) for each step; before each later
-                                              part a frame {"progress": part, "type": name})
-    release     (only the "release" field)    -> None
-
-A target is ``["module", name, qualname]`` or ``["ref", id]``. Responses are
-``{"ok": True, "value": ..., "forbidden": [...]}``, ``{"ok": False, "error": {LearnerError fields},
-"forbidden": [...]}`` or ``{"ok": False, "internal": "..."}`` (a bug of the framework or grader).
-Every request carries a ``seq`` that its response repeats: a frame learner code wrote to the
-channel has none (or an old one), so the harness reads it as garbled and stops the worker,
-instead of taking it for this answer and every later answer for the request before it.
+Design (start, the init frame, every op and response field): docs/internals/runtime.md#the-protocol.
 """
 
 from __future__ import annotations

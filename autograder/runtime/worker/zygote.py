@@ -1,31 +1,19 @@
 """The warm fork server ("zygote") of the untrusted worker: torch imported once, a fork each.
 
-Started once per grading command (``harness/zygote_client.serving``) as ``python -s -P -B -u -m
-autograder.runtime.worker.zygote LISTEN_FD FOLDER``, with the worker's allow-listed environment and
-the same copy of the runtime's worker side a fresh worker imports. It imports numpy, torch and the
-worker's code, checks that it runs one thread (a fork copies only the calling thread), and from then
-on only forks. It never receives a grader, a reference, a course file or learner code: a request
-holds a folder name, an environment, limits, a confinement plan and CPU numbers, nothing else.
+Started once per grading command (harness/zygote_client.serving) as ``python -s -P -B -u -m
+autograder.runtime.worker.zygote LISTEN_FD FOLDER``, with the worker's allow-listed environment.
+It imports numpy, torch and the worker's code, then only forks: one ``SOCK_SEQPACKET``
+connection per worker, a JSON request with two descriptors in, ``{"pid"}`` then ``{"exit"}`` (or
+``{"error"}``) out. The forked child does what a fresh worker does before
+learner code runs (``_become_worker``), then ``serve.serve``.
 
-Protocol, one ``SOCK_SEQPACKET`` connection per worker (the listening socket lives in a folder
-only the harness's user can enter, which every worker covers):
+Invariant: it never receives a grader, a reference, a course file or learner code (a request
+holds a folder name, an environment, limits, a confinement plan and CPU numbers), and it forks
+only while it runs one thread (a fork copies only the calling thread). It exits, killing its
+workers and removing FOLDER, when its stdin reaches end of file; a closed connection kills that
+worker's process group.
 
-* harness -> zygote: one message ``{"root", "env", "memory_mb", "file_mb", "plan", "cpus"}``
-  (JSON) carrying two descriptors: the worker's end of its channel socket pair and its capture
-  file; ``cpus``: the CPUs the harness may run on, where the worker runs too (affinity.py);
-* zygote -> harness: ``{"pid": N}`` (the worker leads process group N), later ``{"exit": S}``
-  (as ``Popen.returncode``: negative for the signal that killed it); ``{"error": sentence}``
-  when it cannot fork safely;
-* the harness closing the connection kills the worker's process group.
-
-The zygote exits, killing the workers it still has and removing FOLDER (its own), when its
-stdin (a pipe from the process that started it) reaches end of file.
-
-The forked child then does what a fresh worker does before learner code runs (see
-``_become_worker``): its harness's CPUs, its own session, fds 0/1/2 and the channel only, the
-harness's environment for this learner, fresh random seeds, the namespaces of the ``unshare``
-prefix (``confine.enter_namespaces``), and ``serve.serve``: confinement, rlimits, guard,
-requests.
+Design: docs/internals/runtime.md#the-fork-server; why it is safe: SECURITY.md, "Warm workers".
 """
 
 from __future__ import annotations
