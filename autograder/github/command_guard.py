@@ -1,14 +1,13 @@
 """Output that no text can turn into a CI workflow command.
 
-A GitHub Actions runner reads every line of a step's output that starts with `::` (or the older
-`##[`, `##vso[`), after blanks, as a command: `::error::`, `::add-mask::`, `::stop-commands::`.
-Learner and roster text reaches the commands' output in many sentences (a repository path, a
-file name of a commit, a learner's exception); escaping each is necessary (roster.py,
-snapshot.py, reports/sanitize.py) but one missed place would be enough. So when the output is
-not a terminal, every line a command writes goes through CommandSafe, which puts `> ` in front
-of one that would be read as a command, and reads a lone carriage return as the line break the
-runner takes it for. The one writer of real commands (github/publish.py) writes to
+When the output is not a terminal, every line a command writes goes through CommandSafe, which
+puts `> ` in front of a line that a GitHub Actions runner would read as a command (`::`,
+`##[`, `##vso[`, after blanks) and reads a lone carriage return as the line break the runner
+takes it for. The one writer of real commands (github/publish.py) writes to
 `commands_stream`, under it.
+
+Proof: tests/hostile/test_log_text.py (SECURITY.md, "Roster or learner text in a CI log").
+Design: docs/internals/gradebook.md#output-no-text-turns-into-a-workflow-command.
 """
 
 from __future__ import annotations

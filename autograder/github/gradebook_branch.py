@@ -1,22 +1,15 @@
 """The scheduled hidden grading's gradebook, kept on a branch of the instructor's repository.
 
-Why a branch and not the last run's artifact: an artifact expires (90 days at most by default,
-often set shorter), and a run that found nothing new uploads none, so after a quiet month the
-next run would find no gradebook and grade the whole class again. A branch never expires, its
-history is every run's gradebook, and pushing to it is a compare-and-swap: ``save`` makes its
-commit on the one ``restore`` brought, and git refuses the push (not a fast-forward) if another
-run saved meanwhile, instead of one run silently replacing the other's grades. (The workflow
-also runs one at a time: its concurrency group.)
-
 * ``restore``: the branch's files into a folder (an empty folder when the branch does not exist
   yet: the first run); returns the commit restored ("" for none).
 * ``save``: the folder's files as one commit on top of that commit (nothing when they are the
-  same), pushed. Top-level dot entries (DIR/.repos: the learners' clones, .pycache, .partial,
-  .lock, .session.log) are never kept. The checkout itself is not touched (a separate index).
+  same), pushed; git refuses the push if another run saved meanwhile. Top-level dot entries
+  (DIR/.repos, .pycache, .partial, .lock, .session.log) are never kept. The checkout itself is
+  not touched (a separate index).
+* GRADEBOOK_TOKEN authenticates git through an ``http.extraheader`` in git's environment
+  (GIT_CONFIG_COUNT), never on a command line or in a file.
 
-On Actions, GRADEBOOK_TOKEN (the job's GITHUB_TOKEN) authenticates git to the repository's
-own server through an ``http.extraheader`` given in git's environment (GIT_CONFIG_COUNT), never
-on a command line or in a file.
+Design (why a branch): docs/internals/gradebook.md#the-gradebook-branch.
 """
 
 from __future__ import annotations

@@ -1,13 +1,12 @@
 """What `autograder publish` already sent for a learner: DIR/<learner>/published.json.
 
-It lives in the learner's folder, beside record.json, so it goes wherever the folder goes
-(merge copies folders whole; the gradebook branch keeps them) and is gone as soon as the
-learner is graded again (grade-class replaces the whole folder): a learner graded again is
-published again, one whose grade did not change is not. It holds the status sent (commit,
-state, description, context), when, the pull-request comments made (``"owner/name#12"`` to the
-comment's id) and, after a failure that will not go away by itself (404, 403, 422), its sentence
-(``failed``): such a learner is tried again by the next publish that runs anyway, but does not
-make the scheduled workflow run for them alone.
+It lives in the learner's folder, beside record.json, so it goes wherever the folder goes and
+is gone as soon as the learner is graded again (then they are published again). It holds the
+status sent (commit, state, description, context), when, the pull-request comments made
+(``"owner/name#12"`` to the comment's id) and, after a failure that will not go away by itself
+(404, 403, 422), its sentence (``failed``).
+
+Design: docs/internals/gradebook.md#what-publish-already-sent.
 """
 
 from __future__ import annotations

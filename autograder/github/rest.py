@@ -1,22 +1,15 @@
 """A small client of GitHub's REST API: the token, rate limits and pagination handled once.
 
-* Where: ``$GITHUB_API_URL`` (default https://api.github.com; GitHub Enterprise Server is
-  https://HOST/api/v3), every request relative to it.
-* The token (``$GH_TOKEN``) goes in the ``Authorization`` header only: never in a URL, a
-  message or a file. Every sentence this module makes passes through ``Api.scrub``, and a
-  ``Link`` to another scheme, host or port than the API's is refused, not followed (the
-  header would go with it).
-* Rate limits, as GitHub documents them ("Rate limits for the REST API"): a 403 or 429 with
-  ``retry-after`` waits that many seconds; with ``x-ratelimit-remaining: 0``, until
-  ``x-ratelimit-reset`` (epoch seconds); a 429, or a 403 that says "rate limit" without those
-  headers (a secondary limit), a minute, then twice as long each time. A 5xx answer or a lost
-  connection waits a few seconds. A request waits at most ``max_wait`` seconds in all and is
-  tried at most MAX_TRIES times; then it fails with a transient ApiError (a later run may
-  succeed). ``sleep`` and ``clock`` are injected, so tests never wait.
+* Where: ``$GITHUB_API_URL`` (default https://api.github.com), every request relative to it.
+* The token (``$GH_TOKEN``) goes in the ``Authorization`` header only. Every sentence this
+  module makes passes through ``Api.scrub``; a ``Link`` to another scheme, host or port than
+  the API's is refused, not followed.
+* Rate limits, 5xx answers and lost connections are waited out, at most ``max_wait`` seconds
+  and MAX_TRIES tries in all; then a transient ApiError. ``sleep`` and ``clock`` are injected,
+  so tests never wait.
 * Pagination: ``pages`` follows ``Link: <...>; rel="next"`` (per_page=100).
 
-Source: GitHub REST API documentation: "Getting started", "Rate limits for the REST API",
-"Using pagination in the REST API", "Best practices for using the REST API".
+Design (the waits and their sources): docs/internals/gradebook.md#the-github-rest-client.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """Canvas's gradebook export (Grades > Export > CSV), which Canvas imports back.
 
-Its header starts with the identity columns `Student, ID, SIS User ID, SIS Login ID` (some
-instances add `Integration ID`), then `Section`, then one column per assignment, headed by the
-assignment's name and its Canvas id in parentheses (`Assignment 1 (12345)`), then read-only
-totals (`Current Points`, `Final Score`, ...). The row after the header may be
-`    Points Possible` (the first cell indented), giving each assignment's points; the rows after
-it are students. A column whose heading Canvas does not know is imported as a new assignment,
-worth the points its Points Possible cell gives: so exporting into a new column is how the
-course's grade first reaches Canvas.
+Identity columns first, then one column per assignment headed by its name and Canvas id
+(`Assignment 1 (12345)`); the row after the header may be `    Points Possible`. A column
+Canvas does not know is imported as a new assignment, worth its Points Possible cell.
+
+The file's layout: docs/internals/gradebook.md#canvas-export-files.
 """
 
 from __future__ import annotations

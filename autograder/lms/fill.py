@@ -1,13 +1,13 @@
 """One column of an LMS template filled with the gradebook's totals (commands/export.py).
 
-Learners are matched on a column of the template (``match``: Canvas's `SIS Login ID` by
-default) against a key per learner: their learner id, or a column of the roster (an email
-address, say). Keys are compared without regard to case or surrounding spaces. Every row,
-column and cell of the template stays as it was, but for the filled column: a learner's total
-after the late penalty (two decimals), empty for a learner without a grade (an error row,
-nothing to grade, not graded yet) unless ``missing_as_zero``; the points row (Canvas's Points
-Possible) gets the course's total points. A template row of a learner the gradebook does not
-have keeps its cell as it was.
+Learners are matched on a column of the template (``match``) against a key per learner (their
+learner id, or a column of the roster), without regard to case or surrounding spaces. Every
+row, column and cell stays as it was but for the filled column: a learner's total after the
+late penalty (two decimals), empty for a learner without a grade unless ``missing_as_zero``,
+and the course's total points in the points row. A template row of a learner the gradebook
+does not have keeps its cell.
+
+What the instructor sees: docs/instructor/lms-export.md.
 """
 
 from __future__ import annotations

@@ -1,15 +1,11 @@
 """Moodle's plain-text grade export, filled for its CSV grade import.
 
-Moodle's grade export as plain text (Grades > Export > Plain text file), which Moodle's CSV
-grade import (Grades > Import > CSV file) reads back.
+The user fields chosen, then one column per grade item headed by its type, name and display
+type (`Assignment: Transformers 101 (Real)`); any separator; no points row. On import, the
+instructor maps a column to identify users by, and each grade column to a grade item or a new
+one.
 
-Its header is the user fields chosen (by default `First name, Last name, ID number,
-Institution, Department, Email address`), then one column per grade item, headed by the item's
-type, name and display type (`Assignment: Transformers 101 (Real)`), then `Last downloaded
-from this course`; fields with a space are quoted, and the separator is the one chosen when
-exporting (comma, tab, semicolon or colon). There is no points row. On import, the instructor
-maps a column to identify users by (email address, username, ID number) and each grade column
-to a grade item, or to a new grade item (what a column this command added is for).
+The file's layout: docs/internals/gradebook.md#moodle-export-files.
 """
 
 from __future__ import annotations

@@ -1,12 +1,11 @@
 """An LMS's CSV file read and written back as it came: BOM, line endings, delimiter, quoting.
 
-An instructor exports their LMS gradebook (Canvas, Moodle) and `autograder export` fills one
-column of it. Everything else must come back byte for byte, so that the LMS reads the file as
-its own: a UTF-8 BOM when the file had one, its line endings ("\\r\\n" or "\\n"), whether it
-ends with one, its delimiter (",", ";", tab or ":"), and its quoting style, detected as the one
-that writes the file's own lines back exactly: only where needed (Python's csv module, Ruby's
-CSV as Canvas writes), every field, or also fields holding a space (PHP's fputcsv, as Moodle
-writes). Rows are read with Python's csv module; a row may span lines (a quoted newline).
+`autograder export` fills one column of an instructor's LMS export; everything else comes back
+byte for byte, so that the LMS reads the file as its own: a UTF-8 BOM, the line endings (and
+whether the file ends with one), the delimiter, and the quoting style that writes the file's
+own lines back exactly. Rows are read with Python's csv module; a row may span lines.
+
+Design: docs/internals/gradebook.md#read-and-written-back-byte-for-byte.
 """
 
 from __future__ import annotations

@@ -1,27 +1,19 @@
 """`autograder release`: the learner repository, built by an ordered list of small steps.
 
-Each step takes the Release being built and adds (or checks) files in memory; nothing touches
-the disk until write_release. The order matters:
+Each step of STEPS takes the Release being built and adds (or checks) files in memory; nothing
+touches the disk until write_release. The order matters:
 
-1. add_stubs            the learner package (assignments/t101), as the course repository has it;
-2. add_framework        the `autograder` package itself (code and templates, no caches);
-3. add_visible_graders  the visible tests, their support folder and the `__init__.py` above them;
-3a. add_catalogue       the catalogue of known mistakes the graders quote (never the mutants or
-                        the variants: they are edits of the references);
-3b. add_learner_notebooks (with --notebook) nbgrader's learner notebook(s), before the leak check;
-4. add_course_file      course.toml without the keys that point at instructor-only folders
-                        and files (reference_dir, hidden_tests, mutants, variants, standins);
-5. add_pyproject        pyproject.toml whose pytest runs the visible graders;
-6. add_readme           README.md, after add_stubs (it quotes each stub's first docstring line);
-7. add_workflow         .github/workflows/grade.yml from the template;
-8. add_gitignore        .gitignore for reports and caches;
-9. check_no_leaks       after every step that adds content: refuses a release holding a reference
-                        or stand-in body, a numerically stable softmax, a hidden test's name or
-                        a path under an instructor-only folder or file;
-10. add_manifest        last, so it hashes the protected files exactly as they will be written.
+* add_readme comes after add_stubs: it quotes each stub's first docstring line;
+* add_learner_notebooks (with --notebook) comes before the leak check;
+* check_no_leaks comes after every step that adds content: it refuses a release holding a
+  reference or stand-in body, a numerically stable softmax, a hidden test's name or a path
+  under an instructor-only folder or file;
+* add_manifest is last, so it hashes the protected files exactly as they will be written.
 
 Determinism: files are kept as bytes keyed by POSIX path, written in sorted order with a fixed
 modification time, and no step reads the clock, the environment or the file system order.
+
+What each step adds: docs/internals/gradebook.md#the-release-pipeline.
 """
 
 from __future__ import annotations
