@@ -1,45 +1,21 @@
 """Expected values computed once: a memo for the graders' pure functions of values.
 
-Every learner's graders compute the same expected values (a built-in's output, what each known
-mistake would give) on the same seeded inputs. A function decorated with `@expected_value` is
-called once per distinct arguments; later calls with equal arguments get a copy of the stored
-result.
+A function decorated with ``@expected_value`` is called once per distinct arguments; later
+calls with equal arguments get an independent copy of the stored result::
 
     @expected_value
     def mha_mistakes(state, num_heads, query, key, value, mask=None): ...
 
-Key: the function's module and qualified name, and a sha256 digest of its arguments (tensors by
-dtype, shape, requires_grad and bytes; numpy arrays by dtype, shape and bytes; numbers, str,
-bool, None, torch dtypes; tuples, lists and mappings of these, in order). An argument of any
-other type (a learner's RemoteObject, a callable, a numpy Generator, a module) makes the call
-uncacheable: the function is simply called. A result is stored only when it is made of values
-(tensors without autograd history, numpy arrays and scalars, numbers, str, None, torch dtypes,
-tuples, lists, str- or int-keyed dicts, feedback.AnyOf); every hit returns an independent copy,
-so a test that changes a result cannot change what the next test gets.
+- The key is the function's module and qualified name and a sha256 digest of its arguments
+  (plain values only: tensors, arrays, numbers, strings and containers of them). Any other
+  argument makes the call uncacheable; a result that is not made of values is not stored.
+- A function that drew from the global random states is not stored (``stats.impure``, an
+  ExpectedValueImpure warning); a call that raises stores nothing.
+- Stores: an in-process dict, and in a batch the folder DIR/.expected (``use_folder``,
+  ``refresh``), read with the wire codec, never with pickle. AUTOGRADER_NO_EXPECTED=1 turns the
+  memo off.
 
-Purity guard: a decorated function must be a function of its arguments. On a miss the global
-random states (torch's CPU generator, numpy's and Python's) are compared before and after the
-call; a function that drew from them is not stored (skipping it on a later hit would change
-every later draw of that test): `stats.impure` counts it and an ExpectedValueImpure warning names
-it. A call that raises stores nothing.
-
-AUTOGRADER_NO_EXPECTED=1 in the environment turns the memo off (every call computes), to
-compare a grade with and without it.
-
-Stores: one in-process dict, always (a `grade` reuses what its visible tests computed in its
-hidden tests). A batch (batch/session.py) also gives a folder, DIR/.expected, with
-`use_folder`: each harness child writes its misses there, one file per key (written to a
-temporary name, then renamed: a reader never sees half a file), and reads the files the others
-wrote before each learner (`refresh`); the session process reads them before each fork, so new
-children inherit them through fork.
-
-Security (SECURITY.md, "Expected values"): only the trusted harness reads or writes entries. The
-folder is inside DIR, which learner code never sees (the worker covers it with an empty read-only
-mount) and which is emptied when a batch starts, so entries never outlive the graders and references
-that computed them. Entries are read with the wire codec's unpickler (runtime/shared/wire.py), which
-builds no object but builtins, arrays and tensors, never with pickle. A key holds every argument, so
-a value computed from a learner's data (their output passed to a mistake detector) can only be found
-again by a call with exactly that data: no learner can plant a value for another learner's grade.
+Design: docs/internals/runtime.md#expected-values; security: SECURITY.md, "Expected values".
 """
 
 from __future__ import annotations

@@ -6,21 +6,13 @@ through here. Every folder and file below the submission's root is opened with `
 relative to the folder above it (``openat``), never by a path string: a symbolic link swapped
 in between a check and a read is refused by the kernel at the read, not followed.
 
-The rules (docs/operations/security.md):
+- The submission root is followed as given. Below it, a folder or file on the way to what is
+  read that is a link raises LinkRefused (its sentence, LINK_REFUSED, names link and target).
+- ``read_tree``: inside the package, a link to one of the package's own regular files is read
+  as that file; any other link, and any FIFO, socket or device, is left out with a reason.
 
-* The submission root is the folder the instructor or the learner named (a command-line
-  argument, a roster entry); it is followed as given. Below it nothing is followed: a package
-  folder, or any folder above it inside the submission, that is a symbolic link is refused
-  with LINK_REFUSED, which names the link and its target.
-* Inside the package a symbolic link to a regular file of the package itself (relative, not
-  leaving the package) is copied as that file: the learner's own bytes. Any other link (to
-  outside the package, absolute, to a folder, to another link) is left out with a reason the
-  learner's report gives when that module is imported.
-* Only regular files and folders are read. A FIFO, a socket or a device is left out without
-  being opened (its type is read with ``lstat``); a file is opened non-blocking and its type
-  checked again on the open descriptor.
-* A hard link is a regular file like any other: the kernel cannot tell which name came first,
-  and only someone who can already read the target on the grading machine can make one.
+Design: docs/internals/runtime.md#reading-a-submission; the rules, entry by entry:
+docs/operations/security.md#reading-a-submission-no-link-is-followed.
 """
 
 from __future__ import annotations

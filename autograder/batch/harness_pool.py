@@ -1,13 +1,16 @@
 """The harness children of a batch's session process: forked, given learners, reaped.
 
-BatchSession is the session process's side (batch/session.py runs pytest with it): where
-pytest would run the collected tests it forks harness children, `jobs` at a time, each on the
-CPU the fewest running children use, and hands each learner to an idle one; it records a
-learner whose child died without a grade (a new child takes the next one) and reports each
-learner done on `progress`. A child grades each learner it is given through the one path
-(grading/one_submission.grade_in_session, via learner_job.grade_learner) in the session its
-parent collected, until the session closes its channel, it graded LEARNERS_PER_CHILD learners,
-or a learner's run left the session unfit for another.
+BatchSession is the session process's side (batch/session.py runs pytest with it). It forks
+harness children, ``jobs`` at a time, each on the CPU the fewest running children use, hands
+each learner to an idle one, records a learner whose child died without a grade, and reports
+each learner done on ``progress``.
+
+A child grades each learner it is given through the one path (learner_job.grade_learner, then
+grading/one_submission.grade_in_session) in the session its parent collected. It stops when the
+session closes its channel, after LEARNERS_PER_CHILD learners, or when a learner's run left the
+session unfit for another.
+
+Design: docs/internals/runtime.md#a-batch-session.
 """
 
 from __future__ import annotations

@@ -1,31 +1,16 @@
 """One pytest session for a whole batch: the graders are collected once, forked children grade.
 
-Configuring pytest and collecting the graders is the same for every learner of a batch, and it
-was about a third of a warm learner's time. So the batch runs one pytest session (`run_batch`,
-in a process of its own) over the pristine graders (grading/graders_session.py). pytest
-configures and collects as usual; then, where pytest would run the tests, BatchSession
-(harness_pool.py) forks harness children (`jobs` at a time) and hands each learner to an idle
-one. A child grades each learner it is given through the one path every command grades by
-(grading/one_submission.grade_in_session: the collected tests on the learner's submission
-through pytest's own protocol hook, a new LearnerSession and worker, the learner's reports),
-commits the learner's folder (learner_job.grade_learner) and says so. A child is reused
-because a fork per learner cost about 15% of a batch's CPU time (copying the session's page
-tables, then copy-on-write faults on every page the child touched, then tearing it all down;
-benchmarks/README.md). Each child runs on one CPU, the one the fewest running children use,
-and its workers run on it too: a harness and its worker take turns, and a turn that wakes a
-process on another CPU costs more than the call (runtime/shared/affinity.py).
+``run_batch`` is the batch's session process (grade-class, check): it runs one pytest session
+over the pristine graders (grading/graders_session.py); where pytest would run the tests,
+BatchSession (harness_pool.py) forks harness children that grade the learners, and each
+learner's id goes out on ``progress`` once their folder is committed. When the graders cannot
+run at all (a collection error, a bad marker, no tests), every learner gets a row saying so.
 
-The session process and its children hold the graders and references, as every learner's
-harness does; never learner code, which runs only in the sandboxed workers, one per learner
-(SECURITY.md). pytest's console up to collection is DIR/.session.log; each learner's is their
-grader.log (grading/console.py).
+Invariant: the session process and its children hold the graders and references, never learner
+code, which runs only in each learner's sandboxed worker (SECURITY.md). pytest's console up to
+collection is DIR/.session.log; each learner's is their grader.log.
 
-Expected values (autograder/expected.py) are shared through DIR/.expected: a child writes the
-values its graders computed and reads those the other children wrote before each learner; the
-session process reads them before each fork, so a new child starts with them.
-
-When the graders cannot run at all (a collection error, a bad marker, no tests), every learner
-gets a row saying so, as `autograder grade` would say for each.
+Design (why one session, why children are reused): docs/internals/runtime.md#a-batch-session.
 """
 
 from __future__ import annotations

@@ -1,13 +1,12 @@
 """Each submission's own pytest console (its grader.log), in a session that grades several.
 
-pytest writes its console through one TerminalReporter per session, which counts every test
-it reports. A submission graded in a session that graded others before gets a reporter of its
-own: `submission_console` puts a new TerminalReporter, writing to the submission's log, in
-the session's place, tells it what the session's own console was told while it collected
-(GradersSession.events: the header, the collected tests, deselections and warnings), and puts
-the session's reporter back afterwards. `close_console` ends the log as pytest ends a
-session's console: the summary sections and the statistics line. So every grader.log reads as
-the console of a session that graded that one submission.
+``submission_console`` puts a new TerminalReporter, writing to the submission's log, in the
+session's place and replays what the session's console was told while it collected
+(GradersSession.events); ``close_console`` ends the log as pytest ends a session's console and
+puts the session's reporter back. So every grader.log reads as the console of a session that
+graded that one submission.
+
+Design: docs/internals/runtime.md#a-console-per-submission.
 """
 
 from __future__ import annotations

@@ -1,26 +1,16 @@
 """The autograder's pytest plugin (entry point `pytest11: autograder`).
 
-Active when a course.toml is found (`--course FILE`, else searched upward from the first test
-path, the invocation folder, then pytest's rootdir); inert otherwise. It only touches *grader
-tests*: tests under the course's `visible_tests` or `hidden_tests` folder. It uses pytest
-through its public API only: hooks, fixtures, markers and stashes.
-
-configure.py   options `--submission PATH` (default: the course root, i.e. your own
-               repository), `--course`, `--seed N` (default 0), `--test-timeout S`,
-               `--hide-path`, `--console-width`; the course's markers; grader.log's header;
-collection.py  markers `weight(n)` and one per component (`pytest -m softmax` runs one
-               component): every grader test carries exactly one component marker, else
-               collection stops with a sentence; each test's seed; visible before hidden;
-fixtures.py    `course`, `learner` (one LearnerSession per run), `rng` (seeded per test) and an
-               autouse fixture that seeds numpy, random and torch per test, marks hidden tests
-               for the feedback helpers and brackets each test that uses `learner`;
-outcomes.py    failure reports that are the learner-facing sentence only, each test's
-               TestResult, and the points per component at the end of pytest's summary;
-state.py       what a run keeps (the course, the submission, the results), in pytest's stashes.
+Active when a course.toml is found (``--course FILE``, else searched upward); inert otherwise. It
+only touches *grader tests* (under the course's ``visible_tests`` or ``hidden_tests``), and uses
+pytest through its public API only: hooks, fixtures, markers and stashes. Its modules:
+configure.py (options, markers, grader.log's header), collection.py (components, weights,
+order, seeds), fixtures.py (``course``, ``learner``, ``rng``), outcomes.py (the learner's
+sentence, results, points) and state.py (what a run keeps, in pytest's stashes).
 
 PYTEST_DONT_REWRITE: a grade imports this package before pytest starts, so pytest could not
-assertion-rewrite it anyway and warned about it in every learner's grader.log; it has no
-assertions to rewrite.
+assertion-rewrite it anyway; it has no assertions to rewrite.
+
+Design (each module's options and markers): docs/internals/runtime.md#the-pytest-plugin.
 """
 
 from __future__ import annotations

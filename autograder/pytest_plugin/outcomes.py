@@ -1,15 +1,11 @@
 """Outcomes: each grader test's first failure as the learner-facing sentence, and its result.
 
-A failed test's report shows the sentence only: a GradingFailure or LearnerError its message,
-never a traceback into grader code; a plain assert its first sentence (in a visible test); any
-other exception an internal grader error. The first failure of a grader test is turned into
-`pytest.fail(sentence, pytrace=False)` where it is raised (the hook wrappers around setup,
-call and teardown), so pytest formats nothing it would throw away: formatting a traceback
-parses the source of every frame, which for a learner failing most tests was most of the
-harness's time. A later failure of the same test (a teardown error) keeps pytest's traceback.
+A failed test's report shows the learner's sentence only, never a traceback into grader code:
+the first failure is raised again as ``pytest.fail(sentence, pytrace=False)`` in the hook
+wrappers around setup, call and teardown. When the test's teardown is over, its TestResult joins
+the run's results; pytest's summary then shows the points per component.
 
-When the test's teardown is over, its TestResult joins the run's results; pytest's summary
-then shows the points per component.
+Design (which sentence for which failure, and why here): docs/internals/runtime.md#outcomes.
 
 PYTEST_DONT_REWRITE
 """

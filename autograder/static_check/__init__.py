@@ -1,15 +1,15 @@
 """The static check of a learner's package for forbidden APIs, made in the trusted harness.
 
-The harness reads the package's ``.py`` files without following links (learner_files), parses
-them with `ast` (never imports them, never matches text) and finds every reach of a forbidden
-API of course.toml's ``[forbidden] apis`` under any spelling, every reach into the grader's own
-code, and every dynamic reach it cannot follow (docs/author/graders.md, "The static check of
-forbidden APIs"). A FORBIDDEN or TAMPER finding zeroes each component whose code path reaches
-the function or class it sits in (graph.py); a REVIEW finding, or one in code no component
-reaches, costs nothing and flags the learner for the instructor's review with file and line.
+``check_package`` reads the package's ``.py`` files without following links (learner_files),
+parses them with `ast` (never imports them, never matches text) and finds every reach of a
+forbidden API of course.toml's ``[forbidden] apis`` under any spelling, every reach into the
+grader's own code, and every dynamic reach it cannot follow. A FORBIDDEN or TAMPER finding
+zeroes each component whose code path reaches it (graph.py); a REVIEW finding, or one no
+component reaches, costs nothing and flags the learner for review with file and line. The
+worker's recorders (runtime/worker/guard.py) are the second layer.
 
-The worker's runtime recorder (runtime/guard.py) stays as a second layer, for calls spelled in
-ways no source shows.
+Design: docs/internals/runtime.md#the-static-check; for course authors:
+docs/author/graders.md#the-static-check-of-forbidden-apis.
 """
 
 from __future__ import annotations

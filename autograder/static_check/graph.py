@@ -1,20 +1,15 @@
 """Which components' code paths reach a definition: the package's static call graph.
 
-Nodes are the package's modules (the code each runs when imported) and its functions, classes
-and methods, by dotted name. A node reaches what it refers to by a name that resolves into the
-package (scan.ModuleScan.refers: a call, an instantiation, a base class, an import), what is
-defined inside it (a class its methods; a function its inner functions), and the module a name
-lives in (importing runs it). A component's code path starts at everything its own module file
-defines and at the package's ``__init__`` modules, which every import of it runs. A finding is
-charged to every component whose path reaches the node it sits in: a helper in a cheaper
-component's file that multi-head attention calls charges multi-head attention, and the cheaper
-component too (its file holds the use).
+Nodes are the package's modules and its functions, classes and methods, by dotted name; a node
+reaches what it refers to (scan.ModuleScan.refers), what it defines, and the module a name lives
+in. A component's path starts at its own module file's definitions and the package's
+``__init__`` modules, and never enters another component's graded names. A finding is charged
+to every component whose path reaches its node.
 
-The graph over-approximates (every reference is taken as a call, every name bound anywhere as
-bound everywhere): a component may be charged for code it could call but did not, never spared
-for code it did call, as long as the call is spelled in the package's source. A call made by
-learner code the check cannot read (eval of a built string, say) is left to the runtime
-recorder, which charges the component whose test made it.
+Invariant: the graph over-approximates (every reference is a call): a component may be charged
+for code it could call but did not, never spared for code it did call in its source.
+
+Design: docs/internals/runtime.md#the-call-graph.
 """
 
 from __future__ import annotations
