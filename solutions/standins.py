@@ -1,28 +1,23 @@
-"""Transformers 101's stand-ins: known-good modules with the contract's attributes, and a known-
-good softmax, which the graders set in place of a learner's parts (course.toml `[course]
-standins`; the framework loads this file: autograder/runtime/shared/standin_registry.py).
+"""Transformers 101's stand-ins: known-good modules and softmax that the graders set in place.
 
-Instructor only: every class here computes what a component of the assignment computes, so it
-never ships (the release's leak check refuses its text). Each stand-in has exactly the
-attributes, submodules and parameters design/STUDENT_API.md gives the module it replaces, so
-learner code that touches them (`self.add_norm_1.norm`, `self.self_attn.W_q`, `.dropout`) works
-on a stand-in as on its own module:
+The graders set them in place of a learner's parts (course.toml `[course] standins`; the
+framework loads this file: autograder/runtime/shared/standin_registry.py). Instructor only:
+every class here computes what a component computes, so it never ships (the release's leak
+check refuses its text).
 
-    multi_head_attention  MultiHeadAttentionStandIn(d_model, num_heads, dropout, bias)
-                          W_q, W_k, W_v, W_o (nn.Linear(d_model, d_model, bias=bias)), dropout
-    feed_forward          FeedForwardStandIn(d_model, d_ff, dropout): W_1, W_2, dropout
-    add_norm              AddNormStandIn(d_model, dropout, eps): norm (nn.LayerNorm), dropout
-    encoder_layer         EncoderLayerStandIn(d_model, num_heads, d_ff, dropout, eps):
-                          self_attn, add_norm_1, feed_forward, add_norm_2 (the stand-ins above)
-    softmax (a function)  the max-shifted NumPy softmax, called with the learner's own
-                          parameter names (softmax_like)
+- Each stand-in has exactly the attributes, submodules and parameters design/STUDENT_API.md
+  gives the module it replaces, so learner code that touches them (`self.add_norm_1.norm`,
+  `self.self_attn.W_q`, `.dropout`) works on a stand-in as on its own module.
+- KINDS: multi_head_attention (W_q, W_k, W_v, W_o, dropout), feed_forward (W_1, W_2, dropout),
+  add_norm (norm, dropout), encoder_layer (the three above as self_attn, add_norm_1,
+  feed_forward, add_norm_2). FUNCTIONS: softmax, the max-shifted NumPy softmax called with the
+  learner's own parameter names (softmax_like).
+- Masks are bool, True where a query may attend to a key; a fully masked query gets zero
+  weights. It imports numpy and torch only: the worker runs it before any learner code.
 
-Symbols: B batch, L queries, S keys, d_model width, h heads, d_k = d_model // h, d_ff inner
-width. Masks are bool, True where a query may attend to a key: (L, S), (B, L, S) (shared by the
-heads) or (B, h, L, S); a query whose every key is masked gets zero weights. It imports numpy
-and torch only: the worker runs it from its text, before any learner code.
-Sources: Vaswani et al. 2017, sections 3.1-3.3; the PyTorch documentation pages
-"torch.nn.MultiheadAttention", "torch.nn.LayerNorm", "torch.nn.TransformerEncoderLayer".
+Symbols: B batch, L queries, S keys, d_model width, h heads, d_k = d_model // h, d_ff inner width.
+Tables: docs/author/standins.md. Masks and sources:
+docs/internals/notebook-mistakes.md#the-courses-stand-ins-file.
 """
 
 import inspect

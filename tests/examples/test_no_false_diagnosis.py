@@ -1,12 +1,17 @@
-"""A hint that names a catalogued mistake is the diagnosis in summary.md and the class report,
-so it is given only when the error is that mistake's own. H44: NumPy's np.dot on batched
-scores (a broadcast error) was reported as [attention/padding-over-queries], and a 3-D mask
-not unsqueezed over the heads in multi-head attention (a size error) as
-[multi_head_attention/kv-from-query]; NaN rows of the torch SelfAttention were named with the
-NumPy softmax's mistake and its np.where fix. Graded end to end from the reference with those
-edits; the planted mutants of those two mistakes are still named (`autograder check`, in CI).
-The 3-D mask without its head axis is now a catalogued mistake of its own,
-[multi_head_attention/mask-no-head-axis]: it is the only one its failures name."""
+"""A hint that names a catalogued mistake is given only when the error is that mistake's own.
+
+Such a hint is the diagnosis in summary.md and the class report. H44, graded end to end from
+the reference with each edit:
+- NumPy's np.dot on batched scores (a broadcast error) was reported as
+  [attention/padding-over-queries];
+- a 3-D mask not unsqueezed over the heads in multi-head attention (a size error) was reported
+  as [multi_head_attention/kv-from-query]; it is now a catalogued mistake of its own,
+  [multi_head_attention/mask-no-head-axis], the only one its failures name;
+- NaN rows of the torch SelfAttention were named with the NumPy softmax's mistake and its
+  np.where fix.
+
+The planted mutants of those two mistakes are still named (`autograder check`, in CI).
+"""
 
 from __future__ import annotations
 

@@ -2,11 +2,13 @@
 
 The runs of cases.py are graded two at a time, each in its own `python -m autograder grade`
 process with a canary secret in its environment, the visible graders, a 2 s budget per test and
-only the components the run touches (plus a neighbour that must keep its points). Each case then
-checks: a results.json exists, the patched component lost its points (or kept them, for the
-harmless cases), the neighbours kept theirs, one sentence says what happened, the run ended
-within the limits it was given, nothing learner code started survived it, and the canary appears
-in no report, log or terminal output.
+only the components the run touches (plus a neighbour that must keep its points). Each case
+then checks that:
+- a results.json exists;
+- the patched component lost its points (or kept them, for the harmless cases), the neighbours
+  kept theirs, and one sentence says what happened;
+- the run ended within the limits it was given, and nothing learner code started survived it;
+- the canary appears in no report, log or terminal output.
 """
 
 from __future__ import annotations

@@ -1,12 +1,13 @@
 """A notebook that probes its sandbox from a learner cell, and what its outputs say.
 
-probe_notebook: the correct example with a probe cell (after the loaders) that tries to read
-the hidden module tests, the course's source notebook, the sandbox's own copy of it and its own
-original file, to write outside its folder, to open sockets and to count processes, and prints
-the result as one `PROBE {json}` line. LEAK (a cell printing the kernel's input history, which
-holds every hidden test nbgrader ran) and XFORM (an input transformer that turns every test cell
-into a print of its own base64 source) reach into the IPython shell: the static check refuses
-a notebook holding either before it runs (autograder/notebook/shell_reach.py).
+- probe_notebook: the correct example with a probe cell (after the loaders) that tries to read
+  the hidden module tests, the course's source notebook, the sandbox's own copy of it and its
+  own original file, to write outside its folder, to open sockets and to count processes, and
+  prints the result as one `PROBE {json}` line.
+- LEAK (a cell printing the kernel's input history, which holds every hidden test nbgrader ran)
+  and XFORM (an input transformer that turns every test cell into a print of its own base64
+  source) reach into the IPython shell: the static check refuses a notebook holding either
+  before it runs (autograder/notebook/shell_reach.py).
 """
 
 from __future__ import annotations

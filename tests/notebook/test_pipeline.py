@@ -1,40 +1,15 @@
-"""The real pipeline on the example notebook submissions (examples/notebooks): nbgrader's own
-generate_assignment and autograde, in the sandbox, with the course's nbgrader_config.py.
+"""The real pipeline on the example notebook submissions (examples/notebooks).
 
-One sandboxed run grades every example (grade_notebooks: one nbgrader start-up), beside one
-release run, one run that is killed by its wall-clock limit, and one `autograder grade` of a
-whole repository (amara's modules and the correct notebook), in parallel. Expected scores
-(autograded points out of 20; the written answer is graded by hand and never counts here):
+nbgrader's own generate_assignment and autograde, in the sandbox, with the course's
+nbgrader_config.py. One sandboxed run grades every example (grade_notebooks: one nbgrader
+start-up), beside one release run, one run that is killed by its wall-clock limit, and one
+`autograder grade` of a whole repository (amara's modules and the correct notebook), in
+parallel. EXPECTED below gives each example's autograded points out of 20 (the written answer
+is graded by hand and never counts here); the examples built here are variants of the correct
+or the untouched notebook, each planting one thing.
 
-* correct: 20. Its lookup warns on stderr about missing words (our stderr rule: no failure).
-* untouched: 0, every test saying the step is not done yet; test_plots blames the plot cell.
-* broken: 17. A syntax error in the plots cell costs test_plots (3); test_lookup deleted and
-  test_bank moved to the top are restored in place, and the grade's notes say so; test_rows
-  replaced by `pass` is restored from the course; outputs cleared; an extra cell of the
-  learner's own is harmless.
-* hanging: 16. bank_comparison loops forever: its cell is interrupted after the per-cell
-  time-out, so test_bank (4) fails, and the cells after it still run.
-* hog (built here from correct): 20. A cell asks for 8 GiB (a third of this machine's memory,
-  so only the address-space limit refuses it) and gets MemoryError, which costs nothing because
-  no test depends on it.
-* crash (built here from correct): 4. A cell after test_lookup ends the kernel (a segfault):
-  test_lookup keeps its 4 points, every later test names that cell, and the graded notebook
-  holds what ran up to it.
-* variants (built here from correct): 20. Horizontal bars and a pcolormesh heat map, both valid.
-* axis (built here from correct): 14. softmax normalises over the queries (axis 0): test_rows
-  and test_course_numbers fail, each naming the rows that do not sum to 1.
-* garbage (built here): 0, a file that is not a notebook, each test saying so; the other
-  notebooks of the same run are graded all the same.
-* probe (built here from correct): 20. A cell tries to read the hidden module tests, the
-  course's source notebook (solutions, hidden tests), the sandbox's own copy of it and its own
-  original file, to write outside its folder, to open sockets and to count processes (a cell
-  printing the kernel's input history is refused unrun: test_shell_reach.py).
-* duplicate (built here from correct): 20. The lookup solution cell copied in Jupyter (the
-  copy keeps its grade_id): nbgrader 0.9's DeduplicateIds made that notebook ungradable (H43).
-* lowercased (built here from correct): 16. lookup lowercases the missing words, which fails a
-  hidden assert of test_lookup; its message once quoted the hidden words (H43).
-* forge (built here from untouched): 0. A cell adds triggers to the sandbox's gradebook.db that
-  raise every auto_score to 1000 (H43: it scored 20); the test cells' errors still fail them.
+What each example plants and why it scores what it does:
+docs/internals/notebook-mistakes.md#the-example-notebooks-and-what-they-score.
 """
 
 from __future__ import annotations

@@ -1,12 +1,17 @@
-"""Multi-head attention after aladdinpersson/Machine-Learning-Collection
-(transformer_from_scratch.py, SelfAttention): einsum "nqhd,nkhd->nhqk" for the energy,
-masked energy set to -1e20, softmax(energy / embed_size ** (1 / 2)), einsum back and fc_out;
-no dropout; the mask used as it is (the tutorial's are (N, 1, 1, S) and (N, 1, L, L)).
-Changed for the contract: the projections are full-width nn.Linear(d_model, d_model, bias)
-applied before the split (the tutorial's are one (head_dim, head_dim) map shared by every
-head), named W_q, W_k, W_v and W_o (fc_out); the arguments come in the contract's order
-(query, key, value; the tutorial's are values, keys, query) and forward returns the
-attention too."""
+"""Multi-head attention after aladdinpersson/Machine-Learning-Collection's SelfAttention.
+
+From transformer_from_scratch.py, SelfAttention:
+- einsum "nqhd,nkhd->nhqk" for the energy, masked energy set to -1e20, softmax(energy /
+  embed_size ** (1 / 2)), einsum back and fc_out; no dropout;
+- the mask used as it is (the tutorial's are (N, 1, 1, S) and (N, 1, L, L)).
+
+Changed for the contract:
+- the projections are full-width nn.Linear(d_model, d_model, bias) applied before the split (the
+  tutorial's are one (head_dim, head_dim) map shared by every head), named W_q, W_k, W_v and
+  W_o (fc_out);
+- the arguments come in the contract's order (query, key, value; the tutorial's are values,
+  keys, query) and forward returns the attention too.
+"""
 
 import torch
 from torch import nn

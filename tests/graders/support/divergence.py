@@ -1,27 +1,19 @@
 """Where a wrong multi-head attention result first leaves the expected computation.
 
-When a learner's MultiHeadAttention fails and matches no catalogued mistake, `locate` compares
-what can be observed (the returned per-head weights (B, h, L, S) and the output (B, L, d_model))
-with the expected computation, step by step in the order of the paper (Vaswani et al. 2017,
-section 3.2.2): the projections, the per-head scores, the weights, the concatenation, the output
-projection. It says "First difference found at <step>" only for a step it can tell apart from
-the others; when the observations cannot separate two steps, it names both.
+- When a learner's MultiHeadAttention fails and matches no catalogued mistake, `locate` compares
+  what can be observed (the per-head weights (B, h, L, S) and the output (B, L, d_model)) with
+  the expected computation (`trace`), step by step in the order of the paper (Vaswani et al.
+  2017, section 3.2.2): the projections, the per-head scores, the weights, the concatenation,
+  the output projection.
+- It says "First difference found at <step>" only for a step it can tell apart from the others;
+  when the observations cannot separate two steps, it names both.
+- Everything runs in the trusted harness with torch built-ins; the learner process is never
+  asked for more than the call the test made. Messages carry no array values, so they are safe
+  in hidden tests (the one number, a score scale factor, is left out of hidden tests).
 
-What can be told from the observations:
-  * the weights are wrong: weights that are a softmax of something have log-weights equal to
-    that something up to a constant per query row, so comparing them with the expected scores
-    separates the scores (a wrong scale, the mask not applied) from the softmax (rows that do not
-    sum to 1 over the keys, another axis); other Q/K projections (a transposed weight, no bias,
-    heads taking every h-th feature) are tried as hypotheses;
-  * the weights are right and the output is wrong: W_o (random, hence invertible) is undone to
-    get the learner's concatenation; the right head outputs in other places is the
-    concatenation; values projected from another input is the projections; a W_o used another
-    way (transposed, without its bias) is the output projection.
-
-Everything here runs in the trusted harness with torch built-ins (F.linear, torch.softmax); the
-learner process is never asked for more than the call the test made. Messages carry no array
-values, so they are safe in hidden tests (the one number, a score scale factor, is left out of
-hidden tests). Symbols: B batch, L queries, S keys, d_model width, h heads, d_k = d_model // h.
+Symbols: B batch, L queries, S keys, d_model width, h heads, d_k = d_model // h.
+How each step is told apart:
+docs/internals/notebook-mistakes.md#where-a-wrong-result-first-diverges.
 """
 
 from __future__ import annotations

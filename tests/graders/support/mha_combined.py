@@ -1,14 +1,17 @@
-"""Multi-head attention mistakes that come together: a score scale, a mask laid out on the wrong
-axis, and fully masked queries not given zero weights, in every combination.
+"""Multi-head attention mistakes that come together, named together.
 
-Real implementations often have more than one of these (a tutorial scaling by sqrt(d_model),
-filling masked scores with -1e20 and using a (B, L, S) mask as it is): each combination is the
-contract's computation with the same weights (support.divergence.trace), with the queries'
-weights rescaled for the scale and the mask laid out as the mistake lays it, and the
-learner's result is named with every mistake of the combination it matches. Fully masked
-queries are judged by what can be observed, not by one fill value: their weights rows are NaN
-or sum to 1 (any finite fill, an additive mask), every other row matching. Symbols: B batch,
-L queries, S keys, d_model width, h heads, d_k = d_model // h.
+A score scale, a mask laid out on the wrong axis, and fully masked queries not given zero
+weights, in every combination (a tutorial scaling by sqrt(d_model), filling masked scores with
+-1e20 and using a (B, L, S) mask as it is, has all three):
+- each combination is the contract's computation with the same weights
+  (support.divergence.trace), the queries' weights rescaled for the scale and the mask laid out
+  as the mistake lays it; the learner's result is named with every mistake of the combination
+  it matches;
+- fully masked queries are judged by what can be observed, not by one fill value: their weights
+  rows are NaN or sum to 1 (any finite fill, an additive mask), every other row matching.
+
+Symbols: B batch, L queries, S keys, d_model width, h heads, d_k = d_model // h.
+Design: docs/internals/notebook-mistakes.md#mistakes-that-come-together.
 """
 
 from __future__ import annotations

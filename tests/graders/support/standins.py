@@ -1,24 +1,17 @@
-"""The parts the encoder builds on, set known-good when the course supplies them, so that its
-wiring is graded alone.
+"""The parts the encoder builds on, set known-good when the course supplies them.
 
-After the learner's EncoderLayer is constructed, its `self_attn`, `add_norm_1`, `feed_forward`
-and `add_norm_2` are replaced, in the worker, by the course's stand-ins (course.toml `[course]
-standins`: modules with the contract's attributes, `W_q` ... `W_o`, `norm`, `dropout`, so that
-learner code touching them works), with weights drawn here; an Encoder's `layers[i]` by
-EncoderLayer stand-ins. The harness builds the same modules with the same weights (its twins,
-`learner.standins`) and computes what the learner's wiring must return. A learner whose
-MultiHeadAttention, PositionwiseFeedForward or AddNorm is wrong, raises or hangs in forward still
-has the wiring graded and earns those points; nothing of the reference is used.
+So that the encoder's wiring is graded alone:
+- after the learner's EncoderLayer is constructed, its `self_attn`, `add_norm_1`, `feed_forward`
+  and `add_norm_2` are replaced in the worker by the course's stand-ins, with weights drawn here
+  (an Encoder's `layers[i]` by EncoderLayer stand-ins); the harness's twins
+  (`learner.standins`) compute what the wiring must return, and nothing of the reference is used;
+- without stand-ins (a learner's own repository), the wiring is graded with the learner's own
+  sublayers, against torch's built-ins loaded with their weights (support.own_parts);
+- a module that cannot be constructed (a sublayer's __init__ raises) cannot be graded:
+  `construct` says so, with the learner's own error.
 
-Without stand-ins (a learner's own repository: they never ship), the wiring is graded with the
-learner's own sublayers, and the expected value from torch's built-ins loaded with their weights
-(support.own_parts); a test then uses those components, whose mistakes show in it, and the
-report says to fix them first.
-
-If the learner's module cannot even be constructed (a sublayer's __init__ raises), the wiring
-cannot be graded: `construct` says so, with the learner's own error (an encoder.py that is still
-the stub just says it is not implemented yet).
 Symbols: B batch, L tokens, d_model width, h = num_heads, d_ff inner width.
+Design: docs/internals/notebook-mistakes.md#stand-ins-in-the-encoders-graders.
 """
 
 from __future__ import annotations

@@ -1,26 +1,18 @@
 """PyTorch built-ins equivalent to the contract's modules, loaded from a contract state dict.
 
-The graders (and tests/reference) compare a t101 module with the torch built-in that computes the
-same function. Every builder here takes a state dict that uses the contract's parameter names
-(design/STUDENT_API.md), so it works with a reference's `state_dict()` and with one copied back
-from a learner's module alike:
-
-    MultiHeadAttention   W_q.weight, W_q.bias, W_k.*, W_v.*, W_o.*      (biases only if bias=True)
-    EncoderLayer         self_attn.W_q.weight ... self_attn.W_o.bias,
-                         add_norm_1.norm.weight/.bias, feed_forward.W_1.weight/.bias,
-                         feed_forward.W_2.weight/.bias, add_norm_2.norm.weight/.bias
-    Encoder              layers.0.<EncoderLayer names>, layers.1.<...>, ...
-
-Each builder returns the built-in in eval() mode, dropout 0, in the state dict's dtype.
-
-Masks: the contract's boolean masks say True where the query MAY attend to the key (the
-convention of F.scaled_dot_product_attention); nn.MultiheadAttention and nn.TransformerEncoder
-read a boolean mask the other way round (True = may NOT attend). `to_torch_attn_mask` inverts a
-contract mask and lays it out as (B*h, L, S), the one 3-D form those modules accept. A query whose
-keys are all masked gives NaN in the built-ins (zeros in the contract): compare such rows only
-against the contract's zeros, never against the built-in.
+- The graders (and tests/reference) compare a t101 module with the torch built-in that computes
+  the same function. Every builder takes a state dict with the contract's parameter names
+  (design/STUDENT_API.md: `W_q.weight`, `self_attn.W_o.bias`, `layers.0.<...>`), so a
+  reference's `state_dict()` and one copied back from a learner's module both work.
+- Each builder returns the built-in in eval() mode, dropout 0, in the state dict's dtype.
+- Masks: a contract mask is True where the query MAY attend; nn.MultiheadAttention and
+  nn.TransformerEncoder read True as may NOT. `to_torch_attn_mask` inverts a contract mask and
+  lays it out as (B*h, L, S). A fully masked query gives NaN in the built-ins (zeros in the
+  contract): compare such rows only against the contract's zeros.
 
 Symbols: B batch, L query length, S key/value length, d_model width, h heads, d_ff inner width.
+Every state dict name, and why (B*h, L, S):
+docs/internals/notebook-mistakes.md#torch-built-ins-from-a-contract-state-dict.
 """
 
 from __future__ import annotations
