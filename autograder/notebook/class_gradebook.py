@@ -8,7 +8,8 @@ hand are read back into gradebook.csv (trusted side).
   their graded notebook, without HTML or script outputs, and their autograded scores. It returns
   the hand-graded points of each learner whose every hand-graded cell has a score.
 - A score graded by hand is kept while the learner's answer stays the same; a changed answer is
-  pending again. carry (merge) copies the shards' hand grades into DIR's where it has none.
+  pending again. carry (merge) copies the shards' hand grades of the same answers into DIR's,
+  where it has none.
 - Nothing here runs learner code; nbgrader is imported only when the course has a notebook and
   some learner has it.
 
