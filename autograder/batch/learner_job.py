@@ -33,6 +33,11 @@ from autograder.reports.files import atomic_write_text
 GRADER_CRASHED = (
     "The grader itself failed on this repository ({kind}: {detail}); tell the instructor."
 )
+GRADER_ERRORS_REVIEW = (
+    "{count} test(s) failed inside the graders, not in the learner's code (first: {first}); "
+    "they scored zero: read grader.log, fix the graders if they are at fault, and run the "
+    "command again (this learner is graded again, not reused)."
+)
 PROCESS_DIED = (
     "The grading process for {learner} stopped (exit status {code}) before it wrote a grade; "
     "rerun the command to try again."
@@ -116,6 +121,12 @@ def _grade(
             outcome.protected_changes, record.tamper, total=total, learner=learner.id
         )
     record.review = [flag.sentence for flag in outcome.review]
+    if outcome.grader_errors:  # points lost to the graders, not to the learner: say so
+        first = outcome.grader_errors[0]
+        record.review.append(
+            GRADER_ERRORS_REVIEW.format(count=len(outcome.grader_errors), first=first)
+        )
+        record.key = ""  # never reused: a rerun grades this learner again
     record.components = {c.name: c.score for c in outcome.components}
     record.total, record.max_score = outcome.score, outcome.max_score
     late.record_fields(record, outcome.graded.late if outcome.graded else None)

@@ -64,7 +64,7 @@ NOT_SUBMITTED = (
 NONE = "None."
 REVIEW_HEADING = (
     "Flagged for review (the static check: dynamic reaches, unused library code, a notebook "
-    "reaching into the IPython shell)"
+    "reaching into the IPython shell; tests that failed inside the graders)"
 )
 NO_LEARNER = "no learner graded"
 NO_FIGURE = "(no figure: no learner graded)"
