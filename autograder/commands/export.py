@@ -133,11 +133,18 @@ def _keys(totals: dict, roster: Path | None, column: str | None) -> dict[str, st
 
 
 def _course_total(config, out_dir: Path) -> float:
-    """The course's total points: its components, and the notebook when a learner has it."""
+    """The course's total points: its components, and the notebook when a learner has it,
+    with its answers graded by hand (the records hold them only once gradebook.csv is built,
+    but the assignment is out of them from the start)."""
     from autograder.gradebook.class_output import class_components
+    from autograder.notebook.hand_grades import hand_graded_columns, hand_graded_points
 
     graded = [r for r in store.read_records(out_dir) if not r.failed]
-    return sum(c.points for c in submitted_components(graded, class_components(config)))
+    by_hand = {column for column, _, _ in hand_graded_columns(config)}
+    parts = [
+        c for c in submitted_components(graded, class_components(config)) if c.name not in by_hand
+    ]
+    return sum(c.points for c in parts) + hand_graded_points(config, {c.name for c in parts})
 
 
 def _say(filled: Filled, lms: LmsFormat, out: Path, *, learners: int) -> int:

@@ -66,6 +66,12 @@ def hand_graded_columns(config: CourseConfig) -> list[tuple[str, str, float]]:
     ]
 
 
+def hand_graded_points(config: CourseConfig, notebooks: set[str]) -> float:
+    """The points graded by hand of the notebook components among ``notebooks``: what their
+    answers are out of, graded or still pending."""
+    return sum(a.manual_points for a in _with_manual_cells(config) if a.component in notebooks)
+
+
 def hand_grades(config: CourseConfig, out: Path, learners: list[str] | None) -> HandGrades:
     """Sync DIR/nbgrader with the learners' graded notebooks and read the hand-graded scores
     (only of ``learners`` when given)."""

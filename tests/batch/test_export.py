@@ -187,3 +187,30 @@ def test_the_command_line_runs_export(graded, tmp_path) -> None:
     done = CliRunner().invoke(cli, [*args, "--out", str(out), "--course", str(COURSE)])
     assert done.exit_code == export.EXIT_UNMATCHED, done.output
     assert "Wrote" in done.output and out.is_file()
+
+
+def _graded_with_notebook(graded: Path, tmp_path: Path) -> None:
+    """amara's record holds the notebook (autograded part only, as every record does)."""
+    from autograder.gradebook import store
+
+    staged = tmp_path / "staged"
+    staged.mkdir()
+    record = store.LearnerRecord(
+        "amara", components={"softmax": 10.0, "notebook": 18.0}, total=118.0, max_score=120.0
+    )
+    store.commit_learner(graded, staged, record)
+
+
+def test_the_points_row_counts_the_answers_graded_by_hand(graded, tmp_path, capsys) -> None:
+    _graded_with_notebook(graded, tmp_path)
+    out = tmp_path / "canvas_import.csv"
+    _export(graded, out, canvas=CANVAS)
+    # 100 for the components, 20 for the notebook's autograded cells, 5 for its written answer
+    assert _lines(out)[1].startswith(b"    Points Possible,,,,,125.00,"), _lines(out)[1]
+    assert "it now says 125.00" in capsys.readouterr().err
+
+
+def test_without_notebooks_the_points_row_is_the_components(graded, tmp_path) -> None:
+    out = tmp_path / "canvas_import.csv"
+    _export(graded, out, canvas=CANVAS)
+    assert _lines(out)[1].startswith(b"    Points Possible,,,,,100.00,")
