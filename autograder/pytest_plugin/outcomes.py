@@ -125,7 +125,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 def _explain(error: BaseException | None, item: pytest.Item, state: RunState) -> tuple[str, str]:
     """(learner-facing message, error kind) for the exception that failed a phase."""
-    from autograder.runtime.shared.errors import LearnerError
+    from autograder.runtime import LearnerError, MachineBusy
 
     if isinstance(error, GradingFailure):
         return error.message, "failed"
@@ -134,6 +134,9 @@ def _explain(error: BaseException | None, item: pytest.Item, state: RunState) ->
             component = item.stash[INFO].component
             state.forbidden.add(ForbiddenUse(TAMPERING, "", 0, component, error.feedback))
         return error.feedback, error.kind
+    if isinstance(error, MachineBusy):  # the grading's failure, told in the learner's words
+        state.grader_errors.append(f"{item.nodeid}: {error.feedback}")
+        return error.feedback, "grader_error"
     if isinstance(error, pytest.fail.Exception):
         return str(error.msg), "failed"
     if isinstance(error, AssertionError):

@@ -21,6 +21,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from autograder.runtime.harness.failures import MachineBusy
     from autograder.runtime.harness.learner_session import (
         DEFAULT_FORBIDDEN_MESSAGE,
         LearnerSession,
@@ -45,6 +46,7 @@ _HOME = {
     "LearnerError": "shared.errors",
     "LearnerSession": "harness.learner_session",
     "Limits": "harness.limits",
+    "MachineBusy": "harness.failures",
     "ParameterInfo": "harness.learner_session",
     "RemoteCallable": "harness.remote",
     "RemoteMethod": "harness.remote",
@@ -60,6 +62,7 @@ __all__ = [
     "LearnerError",
     "LearnerSession",
     "Limits",
+    "MachineBusy",
     "ParameterInfo",
     "RemoteCallable",
     "RemoteMethod",

@@ -1,12 +1,12 @@
 """How long one request to the worker may take (cpu_time.py says how the time is counted).
 
 A call in a test may use what is left of the test's CPU budget (``[limits] test_timeout``), up
-to cpu_time.WALL_FACTOR times as many seconds of wall time; an import gets ``import_timeout``
-on the same terms. Whatever the test's budget, no request lasts past what is left of the
-submission's wall budget (``[limits] submission_timeout``), counted from the session's first
-request (its imports, calls, the kills of workers that hung or crashed, and the harness's own
-work between them; not the starts of workers), so that no submission costs a batch much more
-than that.
+to cpu_time.WALL_FACTOR times as many seconds of wall time, not counting the time it waited for
+a CPU (answer_wait.py); an import gets ``import_timeout`` on the same terms. Whatever the test's
+budget, no request lasts past what is left of the submission's wall budget (``[limits]
+submission_timeout``), counted from the session's first request (its imports, calls, the kills
+of workers that hung or crashed, and the harness's own work between them; not the starts of
+workers), so that no submission costs a batch much more than that.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import time
 from typing import Any
 
 from autograder.runtime.harness import cpu_time, failures
+from autograder.runtime.harness.answer_wait import CallClock
 from autograder.runtime.harness.failures import IMPORT_LABEL
 from autograder.runtime.harness.limits import Limits
 from autograder.runtime.harness.strikes import Strikes
@@ -93,16 +94,21 @@ class RequestBudget:
             return max(self.test.remaining, 0.0)
         return self.limits.test_timeout
 
-    def wall_seconds(self, phase: str) -> float:
-        """The wall-clock seconds the request may last, however little it computed (at most
-        what is left of the submission's budget)."""
-        return min(self.test_wall_seconds(phase), max(self.submission_left(), 0.0))
-
     def test_wall_seconds(self, phase: str) -> float:
         """The wall-clock seconds the test's (or the import's) own budget gives the request."""
         if phase == "test" and self.test is not None:
             return max(self.test.wall_remaining, 0.0)
         return self.cpu_seconds(phase) * cpu_time.WALL_FACTOR
+
+    def clock(self, phase: str, baseline: float | None) -> CallClock:
+        """The budgets of the next request of ``phase``, whose worker had used ``baseline``
+        CPU seconds when it last answered (answer_wait.py)."""
+        return CallClock(
+            cpu=self.cpu_seconds(phase),
+            wall=self.test_wall_seconds(phase),
+            submission=max(self.submission_left(), 0.0),
+            baseline=baseline,
+        )
 
     def limit_of(self, label: str) -> float:
         """The CPU seconds a call (or an import, by its label) is given."""
@@ -116,22 +122,6 @@ class RequestBudget:
         if waiting:
             return failures.timeout_waiting(label, self.limit_of(label) * cpu_time.WALL_FACTOR)
         return failures.timeout(label, self.limit_of(label))
-
-
-def cpu_left(pid: int, baseline: float | None, budget: float, end: float) -> float:
-    """Seconds more to wait for an answer: what is left of ``budget`` by the CPU time process
-    ``pid``'s tree used since ``baseline``, until the wall-clock ``end``; 0 when it is spent,
-    or when it cannot be counted (then the wall clock is the limit)."""
-    now = time.monotonic()
-    if baseline is None or now >= end:
-        return 0.0
-    used = cpu_time.tree_seconds(pid)
-    if used is None:
-        return 0.0
-    left = budget - max(used - baseline, 0.0)
-    if left <= max(budget * cpu_time.SLACK, 0.01):
-        return 0.0
-    return min(left, end - now)
 
 
 def cpu_count(value: Any) -> float | None:

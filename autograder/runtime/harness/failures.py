@@ -1,7 +1,8 @@
 """The LearnerErrors the harness side builds.
 
 Time-outs, crashes, forbidden calls, lost objects, and errors the worker described (whose
-sentence needs the learner-facing call)."""
+sentence needs the learner-facing call); and MachineBusy, the one failure here that is not the
+learner's."""
 
 from __future__ import annotations
 
@@ -72,6 +73,32 @@ def timeout_waiting(label: str, seconds: float) -> LearnerError:
     else:
         sentence = messages.TIMEOUT_WAITING.format(call=label, seconds=shown)
     return LearnerError("timeout", sentence)
+
+
+class MachineBusy(RuntimeError):
+    """A call stopped at its wall limit because the machine gave it no processor, not because
+    of the learner's code (answer_wait.Wait.machine_busy): a failure of the grading, which the
+    pytest plugin reports as a grader error (a test that must be graded again), never as the
+    learner's time-out. ``feedback``: the sentence for the learner."""
+
+    def __init__(self, feedback: str) -> None:
+        super().__init__(feedback)
+        self.feedback = feedback
+
+
+def machine_busy(label: str, wait: Any) -> MachineBusy:
+    """``label`` was stopped at the wall limit while starved of CPU: ``wait`` (an
+    answer_wait.Wait) gives the wall seconds it lasted, those it waited for a CPU and the CPU
+    seconds it computed."""
+    numbers = {
+        "seconds": messages.seconds(round(wait.elapsed, 1)),
+        "starved": messages.seconds(round(wait.starved or 0.0, 1)),
+        "computed": messages.seconds(round(wait.computed or 0.0, 1)),
+    }
+    if label.startswith(IMPORT_LABEL):
+        file = label.removeprefix(IMPORT_LABEL)
+        return MachineBusy(messages.IMPORT_MACHINE_BUSY.format(file=file, **numbers))
+    return MachineBusy(messages.MACHINE_BUSY.format(call=label, **numbers))
 
 
 def not_run_after_hangs(label: str, count: int, seconds: float) -> LearnerError:

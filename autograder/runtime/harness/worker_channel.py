@@ -2,9 +2,11 @@
 
 ``WorkerChannel`` holds at most one worker at a time and starts it on the first request (a
 worker that dies before it is ready gets one more try). Each round trip waits within the running
-test's time budget (cpu_time.py). A time-out (a strike against the call, strikes.py), a crash,
-an answer too long to read or a garbled one (not repeating the request's ``seq``) is told as a
-LearnerError and stops the worker; the next request starts a fresh one.
+test's time budget (cpu_time.py, answer_wait.py). A time-out (a strike against the call,
+strikes.py), a crash, an answer too long to read or a garbled one (not repeating the request's
+``seq``) is told as a LearnerError and stops the worker; the next request starts a fresh one. A
+call the busy machine starved until its wall limit stops the worker too, but is no time-out of
+the learner's: it raises failures.MachineBusy, a grader error, and costs no strike.
 
 Design: docs/internals/runtime.md#the-request-channel.
 """
@@ -20,9 +22,10 @@ from typing import Any
 
 from autograder.learner_files import LinkRefused
 from autograder.runtime.harness import failures
-from autograder.runtime.harness.budget import RequestBudget, cpu_count, cpu_left
+from autograder.runtime.harness.answer_wait import CallClock, Wait, wait_for_answer
+from autograder.runtime.harness.budget import RequestBudget, cpu_count
 from autograder.runtime.harness.limits import Limits
-from autograder.runtime.harness.part_labels import PartLabels, ProgressFrames
+from autograder.runtime.harness.part_labels import PartLabels
 from autograder.runtime.harness.private_copy import (
     MAX_PACKAGE_BYTES,
     PackageTooLarge,
@@ -44,18 +47,6 @@ class Answer:
     response: dict[str, Any]
     output: str
     label: str
-
-
-@dataclass
-class _Wait:
-    """How waiting for one answer ended."""
-
-    label: str
-    answered: bool = False
-    frame: bytes | None = None
-    too_large: bool = False
-    waiting: bool = False  # the wall limit passed before the CPU budget was used
-    cut: bool = False  # the submission's wall budget ran out first
 
 
 class WorkerChannel:
@@ -143,81 +134,47 @@ class WorkerChannel:
         for a request about several parts (set_standins, chain), the label of each."""
         self.budget.check_submission(label)
         worker = self.ensure_worker()
-        timeout, wall = self.budget.cpu_seconds(phase), self.budget.wall_seconds(phase)
-        submission_binds = wall < self.budget.test_wall_seconds(phase)
+        clock = self.budget.clock(phase, self._worker_cpu)
         test = self.test if phase == "test" else None
-        if test is not None and min(timeout, wall) <= 0:
+        if test is not None and min(clock.cpu, clock.wall, clock.submission) <= 0:
             # The test's budget is already spent: the idle worker need not be killed.
             test.timed_out = True
             raise self.budget.timeout_error(label)
         request["release"], self.pending_release = self.pending_release, []
         self._seq += 1
         request["seq"] = seq = self._seq
-        started, baseline = time.monotonic(), self._worker_cpu
-        wait = self._wait(worker, request, label, (timeout, wall), part_labels)
+        started, max_frame = time.monotonic(), 3 * self.limits.max_wire_bytes + 2**20
+        wait = wait_for_answer(
+            worker, wire.dumps(request), Wait(label), clock, part_labels, max_frame
+        )
         elapsed = time.monotonic() - started
+        self.answer_bytes += wait.bytes_read
         if test is not None:
-            test.wall_remaining -= elapsed
+            # The time the call waited for a CPU is the machine's: the test's wall time
+            # left does not pay for it (answer_wait.py)
+            test.wall_remaining -= max(elapsed - wait.grown, 0.0)
             test.remaining -= elapsed  # until the answer says how much CPU it took
         self._worker_cpu = None
-        wait.cut = submission_binds and elapsed >= wall - 0.05  # the submission's budget ended
-        self._raise_unanswered(worker, wait, phase)
+        self._raise_unanswered(worker, wait, phase, clock)
         output = self.collect_output()
         response = self._read(wait.frame or b"", seq, wait.label)
         self._check_disk(worker, wait.label)
         self._worker_cpu = cpu_count(response.get("cpu"))
-        if test is not None and None not in (baseline, self._worker_cpu):
+        if test is not None and None not in (clock.baseline, self._worker_cpu):
             # The budget pays for what the worker computed, not for waiting on a busy machine
-            test.remaining += elapsed - max(self._worker_cpu - baseline, 0.0)
+            test.remaining += elapsed - max(self._worker_cpu - clock.baseline, 0.0)
         return Answer(response, output, wait.label)
 
-    def _wait(
-        self,
-        worker: WorkerHandle,
-        request: dict[str, Any],
-        label: str,
-        budgets: tuple[float, float],
-        part_labels: PartLabels | None,
-    ) -> _Wait:
-        """Send the request, then wait for a frame that is not a progress frame, within the
-        CPU budget (re-read from /proc when the wait runs out) and the wall budget."""
-        timeout, wall = budgets
-        started = time.monotonic()
-        give_up, baseline = started + min(timeout, wall), self._worker_cpu
-        progress, wait, sent = ProgressFrames(), _Wait(label), False
-        while True:
-            try:
-                if not sent:
-                    worker.conn.send_bytes(wire.dumps(request))
-                    sent = True
-                wait.answered = worker.conn.poll(max(give_up - time.monotonic(), 0.0))
-            except OSError:
-                wait.answered = True  # the worker is gone; recv_bytes below reports how
-            if not wait.answered:
-                more = cpu_left(worker.process.pid, baseline, timeout, started + wall)
-                if more > 0:  # the worker has not computed for its whole budget yet
-                    give_up, wait.waiting = time.monotonic() + more, True
-                    continue
-                wait.waiting = wait.waiting and time.monotonic() >= started + wall
-                return wait
-            try:
-                wait.frame = worker.conn.recv_bytes(3 * self.limits.max_wire_bytes + 2**20)
-                self.answer_bytes += len(wait.frame)
-            except (EOFError, OSError) as error:
-                # multiprocessing's refusal of a longer frame (the worker's own check let a
-                # value through that is larger than it counted): not the worker's death
-                wait.too_large = str(error) == "bad message length"
-                wait.frame = None
-                return wait
-            if part_labels is None or not progress.read(wait.frame, part_labels):
-                return wait
-            wait.label = part_labels.label(progress.part, progress.type_name) or wait.label
-
-    def _raise_unanswered(self, worker: WorkerHandle, wait: _Wait, phase: str) -> None:
-        """The LearnerError of a wait that brought no answer: out of time (a strike against
-        the call), too long an answer, or the worker's death."""
+    def _raise_unanswered(
+        self, worker: WorkerHandle, wait: Wait, phase: str, clock: CallClock
+    ) -> None:
+        """The error of a wait that brought no answer: out of time (a LearnerError and a
+        strike against the call, or MachineBusy when the machine starved it), too long an
+        answer, or the worker's death."""
         if not wait.answered:
             self.stop()
+            if wait.machine_busy(clock):  # not the learner's: no strike, no time-out of theirs
+                raise failures.machine_busy(wait.label, wait)
             if self.test is not None and phase == "test":
                 self.test.timed_out = True
             if wait.cut:

@@ -117,6 +117,16 @@ IMPORT_TIMEOUT_WAITING = (
     "Importing {file} did not finish within {seconds} s, most of them spent waiting rather "
     "than computing — look for a time.sleep, an input() or a lock at the top level of the file."
 )
+MACHINE_BUSY = (
+    "{call} could not be graded: the grading machine was too busy to give it a processor "
+    "(in {seconds} s it waited {starved} s for one and computed for {computed} s). This is not "
+    "your fault; your instructor has been told and can grade it again."
+)
+IMPORT_MACHINE_BUSY = (
+    "Importing {file} could not be finished: the grading machine was too busy to give it a "
+    "processor (in {seconds} s it waited {starved} s for one and computed for {computed} s). "
+    "This is not your fault; your instructor has been told and can grade it again."
+)
 IMPORT_TIMEOUT = (
     "Importing {file} did not finish within {seconds} s (the time limit for importing a "
     "module) — look for an infinite loop or slow work at the top level of the file."
