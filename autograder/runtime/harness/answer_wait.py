@@ -1,18 +1,13 @@
 """Waiting for the worker's answer to one request, within the call's CPU and wall budgets.
 
-The harness sends the request, then waits for a frame that is not a progress frame. The first
-wait lasts the call's CPU budget (less when less wall time is left); when it passes without an
-answer, the worker's process tree is measured in /proc (cpu_time.py) and the wait goes on for
-what is left of the CPU budget, until the wall limit. The wall limit grows by the time the
-tree's threads waited for a CPU during the call (at most cpu_time.STARVED_FACTOR times the
-budget more), and never passes what is left of the submission's wall budget.
+The harness sends the request, then waits for a frame that is not a progress frame: for what
+is left of the call's CPU budget by the count of the worker's process tree (cpu_time.py), until
+the wall limit, which grows by the time the tree waited for a CPU during the call and never
+passes what is left of the submission's wall budget. A call stopped at the wall limit is told
+by what the counts show (`Wait.machine_busy`).
 
-Why learner code gains nothing from the growth: a thread counts run-queue time only while it is
-runnable, and a runnable thread that gets a CPU spends the CPU budget, which stays the limit of
-what the call computes; a thread that sleeps, waits for input or is blocked counts no run-queue
-time, so a sleeping call is stopped at the wall limit as before.
-
-A call stopped at the wall limit is told by what the counts show (`Wait.machine_busy`).
+Design, and why learner code gains no time by it:
+docs/internals/runtime.md#cpu-time-and-the-wall-limit.
 """
 
 from __future__ import annotations

@@ -2,11 +2,12 @@
 
 A call in a test may use what is left of the test's CPU budget (``[limits] test_timeout``), up
 to cpu_time.WALL_FACTOR times as many seconds of wall time, not counting the time it waited for
-a CPU (answer_wait.py); an import gets ``import_timeout`` on the same terms. Whatever the test's
-budget, no request lasts past what is left of the submission's wall budget (``[limits]
-submission_timeout``), counted from the session's first request (its imports, calls, the kills
-of workers that hung or crashed, and the harness's own work between them; not the starts of
-workers), so that no submission costs a batch much more than that.
+a CPU (answer_wait.py); an import gets ``import_timeout`` on the same terms.
+
+Whatever the test's budget, no request lasts past what is left of the submission's wall budget
+(``[limits] submission_timeout``), counted from the session's first request (its imports,
+calls, the kills of workers that hung or crashed, and the harness's own work between them; not
+the starts of workers), so that no submission costs a batch much more than that.
 """
 
 from __future__ import annotations

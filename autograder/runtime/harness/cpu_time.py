@@ -1,32 +1,12 @@
-"""The time limit per test counts the learner's computing, not a busy machine (H48).
+"""The CPU time and the run-queue time of a worker's process tree, read from /proc.
 
-The limit was wall-clock time: a correct but slow learner graded beside one whose code started
-busy processes (or on a machine loaded by anything else) ran out of time and lost points for
-work it had not been given the CPU to do. Now a call may go on while the CPU time its worker
-process tree has used stays within the budget, up to WALL_FACTOR times the budget in wall time
-(a call that sleeps, waits for input or is blocked computes nothing, and must still end).
+The time limit per test counts the CPU time of the worker's process tree (H48: a busy machine
+ran correct learners out of wall time), up to WALL_FACTOR times the budget in wall time. That
+wall limit grows by the time the tree's threads waited for a CPU (their run-queue delay, from
+/proc/PID/task/TID/schedstat), by at most STARVED_FACTOR times the budget. Without /proc the
+wall clock is the limit; without schedstat the wall limit does not grow.
 
-How a request is timed (learner_session.LearnerSession):
-
-* the worker reports its own CPU time (user + system, all its threads) in every answer and in
-  its ready message: the CPU time it had when the next request starts;
-* the harness waits for the answer as long as the budget left; when that passes without an
-  answer, it reads the CPU time of the worker's process tree from /proc (`tree_seconds`) and
-  waits again for what is left of the budget by that count, until the budget is used or the
-  wall limit passes.
-
-A call starved of CPU (the machine runs more busy processes than it has cores) is given more
-wall time: the wall limit of a call is extended by the time its tree's threads spent runnable
-but waiting for a CPU (the kernel's run-queue delay, /proc/PID/task/TID/schedstat, read by
-`tree_run_queue_seconds`), by at most STARVED_FACTOR times the budget more. Learner code cannot
-use this to run longer than its budget pays for: a runnable thread that gets the CPU spends the
-CPU budget, and a sleeping or blocked one waits on no run queue, so the extension never gives a
-sleeping call more time. A call still stopped at the wall limit is told why from the same counts
-(runtime/harness/answer_wait.py): the machine's, when what it computed and what it slept stay
-under the wall limit; the learner's (a sleep, an input() or a lock) otherwise.
-
-Without /proc (another platform) the wall clock is the limit, as before; without schedstat
-(a kernel built without it) the wall limit is not extended and time-outs are told as before.
+Design: docs/internals/runtime.md#cpu-time-and-the-wall-limit.
 """
 
 from __future__ import annotations
@@ -38,7 +18,7 @@ from pathlib import Path
 #: A call may last at most this many times its CPU budget in wall time.
 WALL_FACTOR = 3.0
 #: The wall limit of a call grows by the time its tree waited for a CPU, up to this many times
-#: its budget more (a call on a machine 9 times as busy as its cores still ends).
+#: its budget more: a computing call that gets a ninth of a CPU still computes its budget.
 STARVED_FACTOR = 2 * WALL_FACTOR
 #: Less CPU than this fraction of the budget left: the budget counts as spent (the ticks of
 #: /proc are 10 ms; a wait of a few ms more would only wake the harness again).

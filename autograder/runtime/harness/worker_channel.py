@@ -4,8 +4,9 @@
 worker that dies before it is ready gets one more try). Each round trip waits within the running
 test's time budget (cpu_time.py, answer_wait.py). A time-out (a strike against the call,
 strikes.py), a crash, an answer too long to read or a garbled one (not repeating the request's
-``seq``) is told as a LearnerError and stops the worker; the next request starts a fresh one. A
-call the busy machine starved until its wall limit stops the worker too, but is no time-out of
+``seq``) is told as a LearnerError and stops the worker; the next request starts a fresh one.
+
+A call the busy machine starved until its wall limit stops the worker too, but is no time-out of
 the learner's: it raises failures.MachineBusy, a grader error, and costs no strike.
 
 Design: docs/internals/runtime.md#the-request-channel.
