@@ -75,7 +75,7 @@ def timeout_waiting(label: str, seconds: float) -> LearnerError:
     return LearnerError("timeout", sentence)
 
 
-class MachineBusy(RuntimeError):
+class MachineBusy(Exception):
     """A call stopped at its wall limit because the machine gave it no processor, not because
     of the learner's code (answer_wait.Wait.machine_busy): a failure of the grading, which the
     pytest plugin reports as a grader error (a test that must be graded again), never as the
