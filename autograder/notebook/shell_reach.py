@@ -22,7 +22,7 @@ from typing import Any
 
 from autograder.notebook.cell_errors import code_cells, grade_id_of
 from autograder.notebook.course import cell_label, cell_text
-from autograder.static_check.scan import (
+from autograder.static_check.watched_names import (
     CODE_RUNNERS,
     IMPORTERS,
     INTROSPECTION,

@@ -15,57 +15,23 @@ from dataclasses import dataclass, field
 
 from autograder.runtime.shared.forbidden_names import ForbiddenNames
 from autograder.static_check.resolve import Resolver, fold
+from autograder.static_check.watched_names import (
+    ATTRIBUTE_CALLS,
+    CODE_RUNNERS,
+    IMPORTERS,
+    INTROSPECTION,
+    LOADERS,
+    MODULE_TABLE_WRITES,
+    PROCESS_CALLS,
+    PROCESS_ROOTS,
+    RECORDER_OFF,
+    SCRIPT_COMPILERS,
+)
 
 #: Finding kinds. FORBIDDEN and TAMPER zero the components whose code they serve; REVIEW
 #: costs nothing and is shown to the instructor (and the learner) with its file and line.
 FORBIDDEN, TAMPER, REVIEW = "forbidden", "tamper", "review"
 
-#: Attributes that read or rewrite a function's code, closure or frames: how a recorder is
-#: unwrapped or the worker's own state reached. Never needed to implement a layer.
-INTROSPECTION = frozenset(
-    {
-        "__closure__", "cell_contents", "__globals__", "__code__", "__kwdefaults__",
-        "f_back", "f_globals", "f_locals", "f_builtins", "tb_frame", "gi_frame", "cr_frame",
-        "ag_frame", "__subclasses__",
-    }
-)  # fmt: skip
-#: Calls that reach into the worker process itself (its frames, objects, descriptors, signals).
-PROCESS_CALLS = frozenset(
-    {
-        "sys._getframe", "sys.settrace", "sys.setprofile", "sys.addaudithook",
-        "inspect.currentframe", "inspect.stack", "inspect.trace", "inspect.getouterframes",
-        "inspect.getinnerframes", "gc.get_objects", "gc.get_referrers", "gc.get_referents",
-        "os.close", "os.closerange", "os.dup", "os.dup2", "os.write", "os.kill", "os.killpg",
-        "os.fork", "os.forkpty", "signal.signal", "signal.setitimer", "signal.alarm",
-        "signal.pthread_kill", "threading.settrace",
-    }
-)  # fmt: skip
-#: torch's switches of the function mode the worker records calls with (runtime/guard.py).
-RECORDER_OFF = frozenset(
-    {
-        "DisableTorchFunction", "DisableTorchFunctionSubclass", "_pop_torch_function_stack",
-        "_push_on_torch_function_stack", "_set_torch_function_mode", "_get_function_stack_at",
-        "_len_torch_function_stack", "_disable_current_modes", "_pop_mode", "_push_mode",
-        "_pop_mode_temporarily", "_set_torch_function_mode_stack",
-    }
-)  # fmt: skip
-PROCESS_ROOTS = frozenset({"ctypes", "_ctypes", "cffi", "socket", "_socket", "multiprocessing"})
-LOADERS = frozenset(
-    {
-        "importlib.util.spec_from_file_location", "importlib.util.module_from_spec",
-        "importlib.machinery.SourceFileLoader", "importlib.reload", "runpy.run_path",
-        "runpy.run_module", "zipimport.zipimporter", "builtins.breakpoint",
-    }
-)  # fmt: skip
-IMPORTERS = frozenset({"importlib.import_module", "builtins.__import__", "importlib.__import__"})
-CODE_RUNNERS = frozenset({"builtins.eval", "builtins.exec", "builtins.compile"})
-ATTRIBUTE_CALLS = frozenset(
-    {"builtins.getattr", "builtins.setattr", "builtins.delattr", "builtins.hasattr"}
-)
-MODULE_TABLE_WRITES = frozenset(
-    f"sys.modules.{m}"
-    for m in ("pop", "popitem", "update", "setdefault", "clear", "__setitem__", "__delitem__")
-)
 _OBFUSCATORS = frozenset(
     {"builtins.chr", "builtins.bytes", "builtins.bytearray", "builtins.reversed"}
 )
@@ -303,7 +269,7 @@ class ModuleScan(ast.NodeVisitor):
             self._find(REVIEW, origin, line)
         elif origin in IMPORTERS and (not args or fold(args[0]) is None):
             self._find(REVIEW, f"{origin.split('.')[-1]}(...)", line)
-        elif origin in CODE_RUNNERS:
+        elif origin in CODE_RUNNERS or origin in SCRIPT_COMPILERS:
             self._code_runner(origin, node)
         elif origin in ATTRIBUTE_CALLS and len(args) >= 2:
             self._attribute_call(origin, args[0], args[1], line)
@@ -328,9 +294,14 @@ class ModuleScan(ast.NodeVisitor):
             self._find(REVIEW, f"{call}({ast.unparse(owner)}, {literal!r})", line)
 
     def _code_runner(self, origin: str, node: ast.Call) -> None:
-        """eval/exec/compile: literal source is checked as if written here; anything else is
-        code the check cannot read."""
-        source = fold(node.args[0]) if node.args else None
+        """eval/exec/compile and TorchScript's compilers: literal source is checked as if
+        written here; anything else is code the check cannot read."""
+        given = (
+            node.args[0]
+            if node.args
+            else next((k.value for k in node.keywords if k.arg in ("source", "lang")), None)
+        )
+        source = fold(given) if given is not None else None
         if source is None:
             self._find(REVIEW, f"{origin.split('.')[-1]}(...)", node.lineno)
             return

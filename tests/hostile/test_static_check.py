@@ -109,6 +109,15 @@ SPELLINGS = {
     "lambda": (F_, f"(lambda: F)().{SDPA}(q, k, v)"),
     "walrus": ("", f"(G := torch.nn.functional).{SDPA}(q, k, v)"),
     "conditional": (F_, f"(F if q is not None else None).{SDPA}(q, k, v)"),
+    "torchscript-source": (
+        "",
+        'torch.jit.CompilationUnit("def f(q: Tensor, k: Tensor, v: Tensor):\\n'
+        f'    return torch.ops.aten.{MATH}(q, k, v)[0]\\n").f(q, k, v)',
+    ),
+    "torchscript-lang-keyword": (
+        "from torch.jit import CompilationUnit as Unit",
+        f'Unit(lang="def f(q: Tensor):\\n    return torch.ops.aten.{MATH}(q, q, q)[0]\\n").f(q)',
+    ),
 }
 
 
@@ -186,6 +195,14 @@ REVIEWED = {
     "descriptors": ("import os", "os.dup2(1, 2) or q"),
     "builtins": ("", '__builtins__["getattr"](q, "T")'),
     "sys-modules-by-name": ("import sys", "sys.modules[self.name].f(q)"),
+    "torchscript-built": ("", "torch.jit.CompilationUnit(self.code).f(q)"),
+    "torchscript-defined-later": ("", 'torch.jit.CompilationUnit().define("") or q'),
+    "torchscript-archive": ("", 'torch.jit.load("attend.pt")(q)'),
+    "cpp-extension": (
+        "from torch.utils import cpp_extension",
+        'cpp_extension.load_inline("a", "")',
+    ),
+    "operator-library": ("", 'torch.ops.load_library("attend.so") or q'),
 }
 
 
