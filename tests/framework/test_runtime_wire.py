@@ -337,3 +337,44 @@ def test_names_learner_code_chose_are_capped():
     """A class whose __qualname__ was 30 million characters filled grader.log and junit.xml."""
     assert len(learner_objects.capped("Q" * 30_000_000)) == 200
     assert learner_objects.capped("MultiHeadAttention") == "MultiHeadAttention"
+
+
+def _shared(levels: int) -> list:
+    level: list = [0] * 1000
+    for _ in range(levels):
+        level = [level] * 1000
+    return level
+
+
+@pytest.mark.parametrize("levels", [1, 2, 3])
+def test_a_frame_whose_parts_are_shared_is_refused_before_it_is_walked(levels):
+    frame = pickle.dumps({"ok": True, "value": _shared(levels)}, protocol=5)
+    assert len(frame) < 20_000  # 1000**(levels + 1) items: levels 3 would take hours to walk
+    with pytest.raises(wire.FrameExpands, match=f"A frame of {len(frame)} bytes unpacks"):
+        wire.loads(frame)
+    shared_dict = {"a": [1, 2, 3] * 10}
+    frame = pickle.dumps([shared_dict] * 1000, protocol=5)  # dicts count their keys too
+    with pytest.raises(wire.FrameExpands):
+        wire.loads(frame)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        [None] * 5000,
+        [()] * 500,
+        [np.zeros(())] * 300,
+        [np.zeros(0)] * 300,
+        [torch.zeros(0)] * 300,
+        [torch.float32] * 300,
+        {i: True for i in range(2000)},
+        [[]] * 500,
+        [""] * 500,
+        [np.float32(1)] * 300,
+    ],
+    ids=lambda value: f"{type(next(iter(value)))}",
+)
+def test_a_frame_the_encoder_made_never_holds_more_items_than_bytes(value):
+    """The encoder shares nothing (an empty tuple, shared by Python itself, has no items)."""
+    frame = wire.dumps({"ok": True, "value": wire.encode(value), "seq": 1, "forbidden": []})
+    assert len(wire.decode(wire.loads(frame)["value"])) == len(value)

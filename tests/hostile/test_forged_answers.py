@@ -92,3 +92,54 @@ def test_a_forged_answer_is_garbled_and_later_calls_get_their_own_answers(sessio
     x = torch.tensor([1.0, -3.0])
     assert torch.equal(layers.double(x), x * 2)  # a fresh worker, its own answer
     assert torch.equal(layers.double(x + 1), (x + 1) * 2)
+
+
+#: A module that makes every later answer of its worker a frame of a few kilobytes whose lists
+#: share their items: walked as a tree, 10**12 items (hours of the harness's time).
+SHARES = """
+import pickle
+
+_real_dumps = pickle.dumps
+_level = [0] * 1000
+for _ in range(3):
+    _level = [_level] * 1000
+
+
+def _dumps(obj, *args, **kwargs):
+    return _real_dumps(_level, *args, **kwargs)
+
+
+def start():
+    pickle.dumps = _dumps
+
+
+def double(x):
+    return x * 2
+"""
+
+
+def test_an_answer_whose_parts_are_shared_is_refused_at_once_as_larger_than_its_frame(tmp_path):
+    package = tmp_path / "sharepkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "shares.py").write_text(textwrap.dedent(SHARES))
+    session = LearnerSession(
+        package,
+        package="sharepkg",
+        limits=Limits(test_timeout=5.0, import_timeout=20, memory_mb=2048),
+        display_dir="assignments/sharepkg",
+    )
+    try:
+        shares = session.module("shares")
+        with pytest.raises(LearnerError) as info:
+            shares.start()  # its own answer is the first forged one
+        assert info.value.kind == "crash"
+        assert "start(...) sent back an answer that is larger than its" in info.value.feedback
+        assert "bytes can hold" in info.value.feedback
+        assert session._channel.worker is None  # stopped: nothing more of it is read
+        call = info.value.feedback.removeprefix("The process running ").split(" sent back")[0]
+        assert session._channel.strikes.count(call) == 0  # neither a time-out nor a crash
+        x = torch.tensor([1.0, -3.0])
+        assert torch.equal(shares.double(x), x * 2)  # a fresh worker, its own answer
+    finally:
+        session.close()

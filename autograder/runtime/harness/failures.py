@@ -13,7 +13,7 @@ from autograder.runtime.harness.part_labels import PartLabels
 from autograder.runtime.shared import messages
 from autograder.runtime.shared.errors import LearnerError
 from autograder.runtime.shared.messages import compose
-from autograder.runtime.shared.wire import WireError
+from autograder.runtime.shared.wire import FrameExpands, WireError
 
 Record = tuple[str, str, int]
 #: Call labels of imports start with this; timeouts of imports get their own sentence.
@@ -176,8 +176,13 @@ def disk_over(label: str, disk_mb: int) -> LearnerError:
     return LearnerError(kind="disk", feedback=messages.DISK_OVER.format(call=label, mb=disk_mb))
 
 
-def garbled(label: str) -> LearnerError:
-    """The worker answered with a frame that cannot be read (learner code wrote to the channel)."""
+def garbled(label: str, error: Exception | None = None) -> LearnerError:
+    """The worker answered with a frame that cannot be read (learner code wrote to the channel),
+    or, ``error`` a FrameExpands, one that unpacks to more than its bytes can hold (learner code
+    changed how the worker packs its answers)."""
+    if isinstance(error, FrameExpands):
+        sentence = messages.ANSWER_EXPANDS.format(call=label, nbytes=error.nbytes)
+        return LearnerError(kind="crash", feedback=sentence)
     return LearnerError(kind="crash", feedback=messages.GARBLED.format(call=label))
 
 

@@ -207,9 +207,10 @@ class WorkerChannel:
             response["forbidden"] = [
                 (str(a), str(f), int(n)) for a, f, n in response.get("forbidden", [])
             ]
-        except (wire.WireError, TypeError, ValueError, AttributeError):
+        except (wire.WireError, TypeError, ValueError, AttributeError) as error:
             self.stop()
-            raise self.broken(label, messages.BROKE_GARBLED, failures.garbled(label)) from None
+            garbled = failures.garbled(label, error)
+            raise self.broken(label, messages.BROKE_GARBLED, garbled) from None
         if response.get("tampered"):  # the worker found a recorder undone: not to be trusted
             self.stop()
             raise failures.tampered(label, messages.sanitize(str(response["tampered"]), 200))

@@ -147,6 +147,11 @@ GARBLED = (
     "The process running {call} sent back something that is not an answer — does your code "
     "write to file descriptors it did not open? It was stopped."
 )
+ANSWER_EXPANDS = (
+    "The process running {call} sent back an answer that is larger than its {nbytes} bytes "
+    "can hold when no part of it repeats another, and the grader's own packing never repeats "
+    "one — does your code change how the grader sends answers (pickle, say)? It was stopped."
+)
 STALE_OBJECT = (
     "This {type_name} object was lost: it was created in an earlier grading process that has "
     "since been restarted after a crash or a time-out. Create it again in this test."

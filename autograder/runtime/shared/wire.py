@@ -14,7 +14,11 @@ first item names what it carries:
 
 Lists stay lists and dicts stay dicts, so a learner's own tuple can never pass for a tag.
 Frames are these trees pickled; ``loads`` unpickles with an unpickler whose ``find_class``
-refuses everything, then checks that only the builtins above came out.
+refuses everything, then checks that only the builtins above came out, and that the tree holds
+no more items than the frame has bytes: the encoder never shares a part between two places, so
+every item of a tree it made costs at least one byte of its frame, while a frame whose lists
+share their items (``[[[0] * 1000] * 1000] * 1000`` in a few kilobytes) would have every walk
+of the tree, the check's own, decoding's, a comparison's, take hours.
 """
 
 from __future__ import annotations
@@ -56,6 +60,19 @@ class WireError(ValueError):
     """A value or a frame that cannot cross the boundary; the message is a full sentence."""
 
 
+class FrameExpands(WireError):
+    """A frame whose tree holds more items than the frame has bytes: parts of it are shared,
+    which the encoder never does (a frame learner code forged, to stall the harness).
+    ``nbytes``: the frame's length."""
+
+    def __init__(self, nbytes: int) -> None:
+        super().__init__(
+            f"A frame of {nbytes} bytes unpacks to more than {nbytes} items; parts of it are "
+            "shared, which the grader's encoder never does."
+        )
+        self.nbytes = nbytes
+
+
 def dumps(tree: Any) -> bytes:
     """Pickle a tree (already made of builtins only) into one frame."""
     return pickle.dumps(tree, protocol=5)
@@ -70,29 +87,36 @@ class _RefusingUnpickler(pickle.Unpickler):
 
 
 def loads(frame: bytes, *, max_depth: int = DEFAULT_MAX_DEPTH + FRAME_DEPTH_MARGIN) -> Any:
-    """Unpickle one frame without building any object, and check what came out."""
+    """Unpickle one frame without building any object, and check what came out: builtins of
+    the tree's kinds, at most ``max_depth`` levels, at most ``len(frame)`` items in all.
+
+    Raises WireError (FrameExpands for too many items) with a full sentence."""
     try:
         tree = _RefusingUnpickler(io.BytesIO(frame)).load()
     except WireError:
         raise
     except Exception as exc:  # a truncated or hand-made frame
         raise WireError(f"A frame could not be read ({type(exc).__name__}: {exc}).") from None
-    _check_tree(tree, max_depth)
+    _check_tree(tree, max_depth, len(frame))
     return tree
 
 
-def _check_tree(tree: Any, max_depth: int) -> None:
-    """Only builtins of the tree's kinds, dict keys str or int, no deeper than max_depth.
-    Containers alone are stacked (with their depth); scalars, most of a frame, are passed over
-    where they are met."""
+def _check_tree(tree: Any, max_depth: int, max_items: int) -> None:
+    """Only builtins of the tree's kinds, dict keys str or int, no deeper than max_depth, at
+    most max_items items (a dict's keys and values each count) met in all, a shared part as
+    often as it is met. Containers alone are stacked (with their depth); scalars, most of a
+    frame, are passed over where they are met."""
     if type(tree) in _SCALAR_SET:
         return
-    stack = [(tree, 0)]
+    stack, left = [(tree, 0)], max_items
     while stack:
         node, depth = stack.pop()
         if depth >= max_depth:
             raise WireError(f"A frame is nested deeper than {max_depth} levels.")
         kind = type(node)
+        left -= len(node) * (2 if kind is dict else 1)
+        if left < 0:
+            raise FrameExpands(max_items)
         if kind is list or kind is tuple:
             items = node
         elif kind is dict:
