@@ -14,11 +14,9 @@ first item names what it carries:
 
 Lists stay lists and dicts stay dicts, so a learner's own tuple can never pass for a tag.
 Frames are these trees pickled; ``loads`` unpickles with an unpickler whose ``find_class``
-refuses everything, then checks that only the builtins above came out, and that the tree holds
-no more items than the frame has bytes: the encoder never shares a part between two places, so
-every item of a tree it made costs at least one byte of its frame, while a frame whose lists
-share their items (``[[[0] * 1000] * 1000] * 1000`` in a few kilobytes) would have every walk
-of the tree, the check's own, decoding's, a comparison's, take hours.
+refuses everything, then checks that only the builtins above came out, and no more items than
+the frame has bytes (the encoder shares no part, so each item costs a byte; shared lists,
+``[[[0] * 1000] * 1000] * 1000`` in 8 KB, would have every walk of the tree take hours).
 """
 
 from __future__ import annotations
@@ -61,15 +59,12 @@ class WireError(ValueError):
 
 
 class FrameExpands(WireError):
-    """A frame whose tree holds more items than the frame has bytes: parts of it are shared,
-    which the encoder never does (a frame learner code forged, to stall the harness).
-    ``nbytes``: the frame's length."""
+    """A frame of ``nbytes`` bytes whose tree holds more items: parts of it are shared, which
+    the encoder never does (a frame learner code forged, to stall the harness)."""
 
     def __init__(self, nbytes: int) -> None:
-        super().__init__(
-            f"A frame of {nbytes} bytes unpacks to more than {nbytes} items; parts of it are "
-            "shared, which the grader's encoder never does."
-        )
+        shared = "parts of it are shared, which the grader's encoder never does"
+        super().__init__(f"A frame of {nbytes} bytes unpacks to more items; {shared}.")
         self.nbytes = nbytes
 
 
@@ -88,9 +83,7 @@ class _RefusingUnpickler(pickle.Unpickler):
 
 def loads(frame: bytes, *, max_depth: int = DEFAULT_MAX_DEPTH + FRAME_DEPTH_MARGIN) -> Any:
     """Unpickle one frame without building any object, and check what came out: builtins of
-    the tree's kinds, at most ``max_depth`` levels, at most ``len(frame)`` items in all.
-
-    Raises WireError (FrameExpands for too many items) with a full sentence."""
+    the tree's kinds, at most ``max_depth`` levels, ``len(frame)`` items (else FrameExpands)."""
     try:
         tree = _RefusingUnpickler(io.BytesIO(frame)).load()
     except WireError:
@@ -103,9 +96,8 @@ def loads(frame: bytes, *, max_depth: int = DEFAULT_MAX_DEPTH + FRAME_DEPTH_MARG
 
 def _check_tree(tree: Any, max_depth: int, max_items: int) -> None:
     """Only builtins of the tree's kinds, dict keys str or int, no deeper than max_depth, at
-    most max_items items (a dict's keys and values each count) met in all, a shared part as
-    often as it is met. Containers alone are stacked (with their depth); scalars, most of a
-    frame, are passed over where they are met."""
+    most max_items items met (a dict's keys count too, a shared part each time). Containers
+    alone are stacked (with their depth); scalars are passed over where they are met."""
     if type(tree) in _SCALAR_SET:
         return
     stack, left = [(tree, 0)], max_items
