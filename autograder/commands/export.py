@@ -33,6 +33,7 @@ from autograder.lms.lms_format import LmsFormat
 from autograder.lms.moodle import MOODLE
 from autograder.lms.template import TemplateError, read_template
 from autograder.reports.files import cannot_write
+from autograder.reports.sanitize import spreadsheet_row
 
 ONE_TEMPLATE = "Give one template: --canvas FILE or --moodle FILE (the LMS's own gradebook export)."
 NO_GRADEBOOK = (
@@ -117,7 +118,7 @@ def read_totals(out_dir: Path) -> dict[str, float | None]:
         raise ExportError(NO_GRADEBOOK.format(dir=out_dir))
     try:
         with path.open(newline="", encoding="utf-8") as stream:
-            rows = list(csv.DictReader(stream))
+            rows = [spreadsheet_row(row) for row in csv.DictReader(stream)]
         return {row["learner"]: float(row["total"]) if row["total"] else None for row in rows}
     except (KeyError, TypeError, ValueError, UnicodeDecodeError, csv.Error) as error:
         detail = f"no column {error}" if isinstance(error, KeyError) else str(error)

@@ -25,6 +25,7 @@ from autograder.config import CourseConfig, CourseConfigError, find_course_file,
 from autograder.copies import judge, measure, page, sources
 from autograder.copies.similarity_file import CSV_FILE, HTML_FILE, WHOLE
 from autograder.gradebook import lock, report, store
+from autograder.reports.sanitize import spreadsheet_row
 
 NO_COPYDETECT = (
     "The similarity check needs copydetect; install it with "
@@ -144,7 +145,8 @@ def _rewrite_report(
 def _gradebook_rows(path: Path) -> list[tuple[str, str]]:
     try:
         with path.open(newline="", encoding="utf-8") as stream:
-            return [(row["learner"], row.get("errors", "")) for row in csv.DictReader(stream)]
+            rows = [spreadsheet_row(row) for row in csv.DictReader(stream)]
+        return [(row["learner"], row.get("errors", "")) for row in rows]
     except (OSError, KeyError, UnicodeDecodeError, csv.Error):
         return []
 

@@ -9,9 +9,7 @@ similarity is a reason to look, not a verdict: the page says so, and shows what 
 
 from __future__ import annotations
 
-import csv
 import html
-import io
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -28,6 +26,7 @@ from autograder.copies.similarity_file import (
     WHOLE,
 )
 from autograder.reports.files import atomic_write_text
+from autograder.reports.sanitize import csv_text
 
 PAGE_INTRO = (
     "Each pair of graded learners was compared with copydetect (winnowing over normalised "
@@ -79,13 +78,18 @@ def write(out: Path, check: Check) -> None:
 
 
 def render_csv(pairs: Sequence[Pair]) -> str:
-    stream = io.StringIO()
-    writer = csv.writer(stream, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for p in pairs:
-        flagged = FLAGGED if p.flagged else "no"
-        writer.writerow([p.learner_a, p.learner_b, p.component, f"{p.similarity:.4f}", flagged])
-    return stream.getvalue()
+    """similarity.csv's text: a row per pair (csv_text: no cell a spreadsheet would run)."""
+    rows = [
+        [
+            p.learner_a,
+            p.learner_b,
+            p.component,
+            f"{p.similarity:.4f}",
+            FLAGGED if p.flagged else "no",
+        ]
+        for p in pairs
+    ]
+    return csv_text([CSV_COLUMNS, *rows])
 
 
 def _e(text: object) -> str:

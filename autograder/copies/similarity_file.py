@@ -13,6 +13,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.reports.sanitize import spreadsheet_row
+
 CSV_FILE = "similarity.csv"
 HTML_FILE = "similarity.html"
 STAMP_FILE = ".similarity.json"  # which records the check read: their learner and graded_at
@@ -78,7 +80,7 @@ def read_rows(path: Path) -> list[dict[str, str]] | None:
             reader = csv.DictReader(stream)
             if tuple(reader.fieldnames or ()) != CSV_COLUMNS:
                 return None
-            rows = list(reader)
+            rows = [spreadsheet_row(row) for row in reader]
     except (OSError, UnicodeDecodeError, csv.Error):
         return None
     try:

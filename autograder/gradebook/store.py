@@ -20,9 +20,7 @@ apart from the timing columns (TIMING_COLUMNS).
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 import os
 import shutil
@@ -34,6 +32,7 @@ from pathlib import Path
 from autograder.gradebook.late import LATE_COLUMNS, PENALTY_COLUMNS, late_cells
 from autograder.gradebook.roster import RosterError, parse_shard
 from autograder.reports.files import atomic_write_text
+from autograder.reports.sanitize import csv_text
 
 RECORD_FILE = "record.json"
 GRADEBOOK_FILE = "gradebook.csv"
@@ -335,31 +334,29 @@ def gradebook_columns(components: list[str], late: bool = False) -> list[str]:
 
 def render_gradebook(records: list[LearnerRecord], components: list[str]) -> str:
     """The CSV text: one row per record in learner order; scores with 2 decimals. The late
-    policy's columns only when a row has them (an extension or the policy applied)."""
+    policy's columns only when a row has them (an extension or the policy applied). A text
+    cell that a spreadsheet would run as a formula starts with a single quote (csv_text)."""
     late = any(r.late_days is not None for r in records)
-    stream = io.StringIO()
-    writer = csv.writer(stream, lineterminator="\n")
-    writer.writerow(gradebook_columns(components, late))
-    for r in sorted(records, key=lambda r: r.learner):
-        writer.writerow(
-            [
-                r.learner,
-                r.commit,
-                r.commit_time,
-                "" if r.late is None else ("yes" if r.late else "no"),
-                *(late_cells(r) if late else ()),
-                *[_score(r.components.get(name)) for name in components],
-                *((_score(r.raw_total), _score(r.late_penalty)) if late else ()),
-                _score(r.total),
-                _score(r.max_score),
-                "; ".join(r.tamper),
-                "; ".join(r.review),
-                r.error,
-                f"{r.duration_s:.1f}" if r.graded_at else "",  # a row not graded yet: no time
-                r.graded_at,
-            ]
-        )
-    return stream.getvalue()
+    rows = [
+        [
+            r.learner,
+            r.commit,
+            r.commit_time,
+            "" if r.late is None else ("yes" if r.late else "no"),
+            *(late_cells(r) if late else ()),
+            *[_score(r.components.get(name)) for name in components],
+            *((_score(r.raw_total), _score(r.late_penalty)) if late else ()),
+            _score(r.total),
+            _score(r.max_score),
+            "; ".join(r.tamper),
+            "; ".join(r.review),
+            r.error,
+            f"{r.duration_s:.1f}" if r.graded_at else "",  # a row not graded yet: no time
+            r.graded_at,
+        ]
+        for r in sorted(records, key=lambda r: r.learner)
+    ]
+    return csv_text([gradebook_columns(components, late), *rows])
 
 
 def write_gradebook(

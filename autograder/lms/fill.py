@@ -7,6 +7,9 @@ late penalty (two decimals), empty for a learner without a grade unless ``missin
 and the course's total points in the points row. A template row of a learner the gradebook
 does not have keeps its cell.
 
+A cell export writes that a spreadsheet would run as a formula gets a single quote in front
+(reports/sanitize.py).
+
 What the instructor sees: docs/instructor/lms-export.md.
 """
 
@@ -16,6 +19,7 @@ from dataclasses import dataclass, field
 
 from autograder.lms.lms_format import LmsFormat
 from autograder.lms.template import CsvTemplate
+from autograder.reports.sanitize import spreadsheet_cell
 
 NO_MATCH_COLUMN = (
     "The template {path} has no column {match!r} to match learners on; its columns are: "
@@ -82,7 +86,7 @@ def fill(
         row.extend([""] * (index + 1 - len(row)))  # a short row: only up to the column
         if lms.is_points_row(row):
             done.points_before = row[index]
-            row[index] = done.points_after = f"{course_total:.2f}"
+            row[index] = done.points_after = _cell(f"{course_total:.2f}")
             continue
         key = row[matched_at].strip().casefold()
         if not key:
@@ -109,7 +113,7 @@ def fill(
             row[index] = ""
             done.empty.append(learner)
         else:
-            row[index] = f"{total or 0.0:.2f}"
+            row[index] = _cell(f"{total or 0.0:.2f}")
         done.filled += 1
     done.not_in_template = [
         learner for learner, key in keys.items() if key.strip().casefold() not in seen
@@ -141,9 +145,14 @@ def _column(template: CsvTemplate, lms: LmsFormat, name: str, matched_at: int) -
             )
         )
     if not found:
-        template.header.append(name.strip())
+        template.header.append(_cell(name.strip()))
         return len(template.header) - 1, True
     heading = template.header[found[0]]
     if found[0] == matched_at or heading.strip() in lms.identity:
         raise ExportError(IDENTITY_COLUMN.format(name=name, heading=heading))
     return found[0], False
+
+
+def _cell(text: str) -> str:
+    """A cell export writes, as no spreadsheet would run it (a number stays a number)."""
+    return str(spreadsheet_cell(text))

@@ -3,12 +3,16 @@
 Learner code controls what it prints and what its exceptions say. Before such text reaches a
 terminal, a Markdown page, an XML file or Gradescope it goes through here: escape sequences and
 control characters are stripped (so output cannot move the cursor, recolour a terminal or break
-XML), long text is capped, and Markdown gets its own escaping.
+XML), long text is capped, and Markdown gets its own escaping. Every CSV file the framework
+writes goes through csv_text, so that no cell is run as a spreadsheet formula.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import re
+from collections.abc import Iterable
 
 #: Characters kept from learner output by default (about one screen of text).
 OUTPUT_LIMIT = 4000
@@ -182,3 +186,52 @@ def markdown_github(text: str, limit: int = GITHUB_LIMIT) -> str:
     workflow commands; `%0A`-style escapes stay literal because `%` is not special here."""
     text = markdown_inline(neutralise_workflow_commands(text), limit)
     return _MENTION.sub("&#64;", text)
+
+
+# --- Spreadsheets: the CSV files the framework writes (gradebook.csv, similarity.csv) ---------
+
+#: What makes Excel, LibreOffice or Google Sheets read a CSV cell as a formula (OWASP's list).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+#: Put in front of such a cell, so that a spreadsheet shows it as text.
+FORMULA_GUARD = "'"
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def spreadsheet_cell(value: object) -> object:
+    """value as a CSV cell no spreadsheet runs as a formula (OWASP's rule): a string that
+    starts with =, +, -, @, a tab or a carriage return gets a single quote in front, unless it
+    is a number ("-1", "+2.50", "1e-3" stay numbers). A string that starts with a single quote
+    gets one more, so that spreadsheet_text gives back every string exactly. Values that are
+    not strings are returned as they are."""
+    if not isinstance(value, str) or not value.startswith((*FORMULA_STARTS, FORMULA_GUARD)):
+        return value
+    return value if _NUMBER.fullmatch(value) else FORMULA_GUARD + value
+
+
+def spreadsheet_text(cell: str) -> str:
+    """The string spreadsheet_cell was given, from the cell it made (for a CSV file the
+    framework reads back)."""
+    return cell[len(FORMULA_GUARD) :] if cell.startswith(FORMULA_GUARD) else cell
+
+
+def spreadsheet_row(row: dict[str, str]) -> dict[str, str]:
+    """A csv.DictReader row of a file csv_text wrote, every cell through spreadsheet_text
+    (a cell missing from a short row stays None)."""
+    return {key: value if value is None else spreadsheet_text(value) for key, value in row.items()}
+
+
+def csv_text(rows: Iterable[Iterable[object]]) -> str:
+    """rows as CSV text (commas, quotes where needed, "\n" line ends), every cell through
+    spreadsheet_cell: the one way the framework writes a CSV file of its own. A cell holding a
+    line break (a carriage return too) is quoted, so it cannot start a row of its own."""
+    stream = io.StringIO()
+    # Python 3.11 quotes a cell for the characters of the line terminator only: with "\r\n",
+    # a lone "\r" is quoted too; each row's own terminator then becomes "\n".
+    writer = csv.writer(stream, lineterminator="\r\n")
+    lines = []
+    for row in rows:
+        stream.seek(0)
+        stream.truncate()
+        writer.writerow([spreadsheet_cell(cell) for cell in row])
+        lines.append(stream.getvalue().removesuffix("\r\n") + "\n")
+    return "".join(lines)
