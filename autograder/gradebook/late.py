@@ -8,8 +8,8 @@ Without --deadline nothing here applies: HEAD is graded. With --deadline D:
   own deadline plus ``max_days`` days (the end of their late window) is graded; it is
   ``days_late`` days late, each day started counting as one (a commit one minute late is one
   day late), and loses ``penalty_per_day`` percent of the course's total points per day, never
-  more than the learner scored. The gradebook's ``total`` is after the penalty, ``raw_total``
-  before it.
+  more than the learner scored (taken by results/late_penalty.py). The gradebook's ``total`` is
+  after the penalty, ``raw_total`` before it.
 
 Committer time decides, as for the deadline itself (snapshot.py).
 """
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -201,20 +201,6 @@ def judge(span: Window | None, commit_time: str) -> LateDays | None:
         max_days=policy.max_days if policy else 0,
         cutoff=span.cutoff.isoformat(timespec="seconds"),
     )
-
-
-def penalised(result: Any) -> Any:
-    """The grade (results.GradeResult) with the late penalty taken from its score: the
-    policy's percent of max_score per day late, at most the score itself; its graded commit's
-    LateDays then holds the penalty and the score before it. Unchanged without one."""
-    graded = getattr(result, "graded", None)
-    late = getattr(graded, "late", None)
-    if late is None:
-        return result
-    raw = result.score
-    penalty = min(raw, late.days_late * late.penalty_per_day / 100 * result.max_score)
-    late = replace(late, penalty=penalty, raw_total=raw)
-    return replace(result, score=raw - penalty, graded=replace(graded, late=late))
 
 
 #: The gradebook's columns of the late policy (store.gradebook_columns), when it or an

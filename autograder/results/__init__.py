@@ -4,6 +4,7 @@ model.py        TestResult, ComponentResult, ForbiddenUse, GradeResult, Ungraded
 commit.py       GradedCommit: which commit a batch graded, as the reports say it
 build.py        the one grade builder: tests, notebook, protected files, commit -> GradeResult
 points_rule.py  the course's components scored: shares by weight, forbidden calls, totals
+late_penalty.py the late policy's penalty taken from a late commit's score
 dependencies.py fix-first notes between components that build on each other
 mistake_tags.py named mistakes ("[attention/no-scale] ...") in feedback text
 pass_rule.py    when a learner's CI job passes ("all" or "min_score:N")

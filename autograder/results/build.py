@@ -3,7 +3,7 @@
 `build_grade` takes what grading found (the tests' outcomes and forbidden calls, the graded
 notebook parts, the changed protected files, the commit) and returns the submission's
 GradeResult, frozen, with the late policy's penalty taken when the graded commit was late
-(gradebook/late.py): every report (grader.log's points, results.json, summary.md, junit.xml,
+(late_penalty.py): every report (grader.log's points, results.json, summary.md, junit.xml,
 the terminal table, the gradebook row) renders from it and nothing changes it afterwards.
 The module components are scored by the points rule (points_rule.py); a notebook part's points
 are the sum of its autograded cells' points, each cell's share `points * weight / sum of
@@ -18,9 +18,9 @@ from fractions import Fraction
 from typing import Any
 
 from autograder.config import CourseConfig
-from autograder.gradebook.late import penalised
 from autograder.reports.sanitize import first_sentence
 from autograder.results.commit import GradedCommit
+from autograder.results.late_penalty import penalised
 from autograder.results.model import ComponentResult, GradeResult, ReviewFlag, TestResult
 from autograder.results.points_rule import Record, score_modules
 
