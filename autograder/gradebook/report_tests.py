@@ -12,7 +12,6 @@ Design: docs/internals/gradebook.md#failure-messages-grouped.
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from autograder.gradebook.report_model import (
     TESTS_RUN,
 )
 from autograder.gradebook.store import LearnerRecord, learner_dir
+from autograder.reports import results_json
 from autograder.reports.sanitize import clean, first_sentence
 from autograder.results import capitalised
 from autograder.results.mistake_tags import named_mistake_in_full
@@ -159,10 +159,9 @@ def as_sentence(message: str) -> str:
 def read_results(out: Path, learner: str) -> dict:
     """The learner's results.json ({} when it is missing or unreadable)."""
     try:
-        document = json.loads((learner_dir(out, learner) / "results.json").read_text("utf-8"))
-    except (OSError, ValueError):
+        return results_json.read_results_json(learner_dir(out, learner) / results_json.FILE_NAME)
+    except results_json.ResultsFileError:
         return {}
-    return document if isinstance(document, dict) else {}
 
 
 def _tests(document: dict) -> list[dict]:

@@ -8,7 +8,6 @@ returns a Row: the table's cells and, when the case fails, a sentence saying why
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -136,9 +135,9 @@ def read_outcome(out: Path, key: str) -> Outcome:
     outcome = Outcome(scores=dict(record.components))
     path = store.learner_dir(out, key) / results_json.FILE_NAME
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        return Outcome(error=f"its results file {path} cannot be read ({error}).")
+        document = results_json.read_results_json(path)
+    except results_json.ResultsFileError as error:
+        return Outcome(error=str(error))
     for test in document.get("tests", []):
         component = (test.get("tags") or [""])[0]
         if test.get("status") == "passed":

@@ -30,6 +30,7 @@ from typing import Any
 from autograder.notebook.autograde import FEEDBACK_NAME
 from autograder.notebook.cell_errors import grade_id_of
 from autograder.notebook.course import CONFIG_FILE, NotebookAssignment, cell_text
+from autograder.reports import results_json
 
 FOLDER = "nbgrader"
 CONFIG_ADDED = """
@@ -178,7 +179,7 @@ def _bring_in(
     )
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(shown, encoding="utf-8")
-    scores = _autograded_scores(out / learner / "results.json", assignment)
+    scores = _autograded_scores(out / learner / results_json.FILE_NAME, assignment)
     ids = (assignment.assignment, assignment.assignment, learner)
     for cell in assignment.grade_cells():
         grade = gradebook.find_grade(cell.grade_id, *ids)
@@ -258,13 +259,13 @@ def _manual_sources(document: dict, manual: list[str]) -> dict[str, str]:
 def _autograded_scores(results: Path, assignment: NotebookAssignment) -> dict[str, float]:
     """{grade_id: points scored} of the notebook's tests in the learner's results.json."""
     try:
-        document = json.loads(results.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        document = results_json.read_results_json(results)
+    except results_json.ResultsFileError:
         return {}
     prefix = f"{assignment.title}: "
     scores = {}
-    for test in document.get("tests", []) if isinstance(document, dict) else []:
-        if isinstance(test, dict) and test.get("tags") == [assignment.component]:
+    for test in document.get("tests", []):
+        if test.get("tags") == [assignment.component]:
             name = str(test.get("name", ""))
             if name.startswith(prefix) and isinstance(test.get("score"), int | float):
                 scores[name.removeprefix(prefix)] = float(test["score"])
