@@ -7,8 +7,9 @@ class_commands.py        grade-class, merge, publish
 check_command.py         check
 term_commands.py         export, similarity
 
-A new command is a module commands/NAME.py with `main(*, ...) -> int`, and its click wrapper in
-one of the *_commands.py modules (a new one is imported below).
+A new command is a module commands/NAME.py with `main(*, ...) -> int`, its click wrapper in
+one of the *_commands.py modules (a new one is imported below) and its line in
+group.SHORT_HELP; docs/architecture.md lists what else the tests ask of it.
 """
 
 from autograder.cli import (  # noqa: F401
