@@ -1,16 +1,24 @@
 """support.add_norm_mistakes recognises an Add & Norm whose dropout stays on in eval mode, and
-nothing else, by trying every keep pattern of each token in the trusted process."""
+nothing else, by trying every keep pattern of each token in the trusted process; and a
+LayerNorm of the learner's own with the unbiased deviation, eps added to it and eps fixed at
+1e-6 (hkproj/pytorch-transformer's), named with all three."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 import torch.nn.functional as F
 
+from autograder.feedback import GradingFailure, expect_close
 from tests.graders.support.add_norm_mistakes import (
     DROPOUT_IN_EVAL,
+    EPS_IGNORED,
+    EPS_OUTSIDE_SQRT,
+    UNBIASED_VARIANCE,
     dropout_in_eval,
     dropout_patterns,
+    expected_and_mistakes,
 )
 from tests.graders.support.catalogue import mistake
 from tests.graders.support.inputs import tensor
@@ -41,3 +49,15 @@ def test_other_wrong_outputs_are_not_dropout():
     state, x, s = _setup()
     assert dropout_in_eval(dropout_patterns(_norm(state, x + 0.5 * s), state, x, s, p=0.5)) == {}
     assert dropout_in_eval(dropout_patterns(x + s, state, x, s, p=0.5)) == {}
+
+
+def test_unbiased_deviation_plus_a_fixed_eps_names_all_three():
+    state, x, s = _setup()
+    z = x + s
+    own = (z - z.mean(-1, keepdim=True)) / (z.std(-1, keepdim=True) + 1e-6)
+    got = own * state["norm.weight"] + state["norm.bias"]
+    expected, mistakes = expected_and_mistakes(state, x, s, eps=0.5, got=got)
+    three = " ".join(mistake(i) for i in (UNBIASED_VARIANCE, EPS_OUTSIDE_SQRT, EPS_IGNORED))
+    with pytest.raises(GradingFailure) as failure:
+        expect_close(got, expected, what="AddNorm(8, eps=0.5)(x, s)", atol=1e-5, mistakes=mistakes)
+    assert three in str(failure.value)

@@ -35,6 +35,7 @@ DROPOUT_AFTER_NORM = "add_norm/dropout-after-norm"
 EPS_RTOL = 0.05  # a fitted eps this close to the one given is that eps
 
 DEFAULT_EPS = 1e-5  # nn.LayerNorm's own default
+OWN_EPS = (DEFAULT_EPS, 1e-6)  # what a LayerNorm class of a learner's own defaults to
 MAX_DROPOUT_WIDTH = 16  # dropout_in_eval tries all 2**d_model keep patterns of a token
 
 
@@ -100,6 +101,12 @@ def _mistakes(
         found[NORM_WRONG_AXIS].append(_normalise(z, (-2, -1), weight, bias, eps))
     if eps != DEFAULT_EPS:
         found[EPS_IGNORED] = [norm(z, DEFAULT_EPS)]
+    # all three, as hkproj/pytorch-transformer's LayerNormalization (eps fixed at 1e-6)
+    found[(UNBIASED_VARIANCE, EPS_OUTSIDE_SQRT, EPS_IGNORED)] = [
+        _normalise(z, (-1,), weight, bias, own, unbiased=True, outside=True)
+        for own in OWN_EPS
+        if own != eps
+    ]
     return {_sentences(ids): AnyOf(*arrays) for ids, arrays in found.items()}
 
 
