@@ -25,6 +25,11 @@ EXPECTED = {
         "scores = Q @ np.swapaxes(K, -1, -2) / Q.shape[-1]  # (..., L, S)"
     ),
     (
+        "attention/float32-inside",
+        "attention/float32-inside",
+        "scaled_dot_product_attention(Q, K, V)",
+    ): ("scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(np.float32(K.shape[-1]))  # (..., L, S)"),
+    (
         "attention/mask-fill-zero",
         "attention/mask-fill-zero",
         "scaled_dot_product_attention(Q, K, V, mask)",

@@ -49,6 +49,9 @@ PLACES: dict[str, Place] = {
     "attention/scale-by-d-k": Place(
         "attention", ATTENTION, scales, "the line that scales the scores"
     ),
+    "attention/float32-inside": Place(
+        "attention", ATTENTION, calls("float32"), "the line that makes a float32 number"
+    ),
     "attention/scale-by-d-v": Place(
         "attention", ATTENTION, scales, "the line that scales the scores"
     ),

@@ -45,6 +45,7 @@ __all__ = [  # softmax_over and axis_mistakes moved to softmax_mistakes; still i
     "MASK_INVERTED",
     "NO_SCALE",
     "PADDING_OVER_QUERIES",
+    "FLOAT32_SCALE",
     "SCALE_BY_D_K",
     "SCALE_BY_D_MODEL",
     "SCALE_BY_D_V",
@@ -69,6 +70,7 @@ NO_SCALE = mistake("attention/no-scale")
 SCALE_BY_D_K = mistake("attention/scale-by-d-k")
 SCALE_BY_D_V = mistake("attention/scale-by-d-v")
 SCALE_BY_D_MODEL = mistake("attention/scale-by-d-model")
+FLOAT32_SCALE = mistake("attention/float32-inside")
 SOFTMAX_OVER_QUERIES = mistake("attention/softmax-over-queries")
 K_ALL_AXES_TRANSPOSED = mistake("attention/k-transposed-all-axes")
 MASK_FILL_ZERO = mistake("attention/mask-fill-zero")
@@ -248,6 +250,9 @@ def _sdpa_mistakes(Q, K, V, mask=None, *, d_model: int | None = None) -> Mistake
         found[SCALE_BY_D_V] = sdpa(Q, K, V, mask, scale=d_v**-0.5)
     if d_model is not None and d_model != d_k:
         found[SCALE_BY_D_MODEL] = sdpa(Q, K, V, mask, scale=d_model**-0.5)
+    rounded = float(np.sqrt(np.float32(d_k)))  # sqrt(d_k) in float32 (exact for 1, 4, 16...)
+    if rounded != d_k**0.5:
+        found[FLOAT32_SCALE] = sdpa(Q, K, V, mask, scale=1.0 / rounded)
     if mask is not None:
         found.update(_mask_mistakes(Q, K, V, np.asarray(mask, dtype=bool)))
     KT = np.swapaxes(np.asarray(K).T, -1, -2)  # the keys that Q @ K.T really uses
