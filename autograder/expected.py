@@ -34,8 +34,8 @@ from typing import Any, TypeVar
 import numpy as np
 import torch
 
+from autograder.atomic_files import atomic_write_bytes
 from autograder.feedback import AnyOf
-from autograder.reports.files import atomic_write_bytes
 from autograder.runtime.shared import wire
 
 __all__ = [

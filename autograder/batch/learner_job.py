@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from autograder.atomic_files import atomic_write_text
 from autograder.batch.processes import remove_folder
 from autograder.copies.sources import keep_graded
 from autograder.gradebook import late, snapshot, store
@@ -28,7 +29,6 @@ from autograder.gradebook.settings import JobSettings, run_settings, settings_ke
 from autograder.gradebook.tamper import protected_tamper, tampered_files
 from autograder.gradebook.url_secrets import shown
 from autograder.release.manifest import read_manifest
-from autograder.reports.files import atomic_write_text
 
 GRADER_CRASHED = (
     "The grader itself failed on this repository ({kind}: {detail}); tell the instructor."

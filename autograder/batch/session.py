@@ -20,12 +20,12 @@ import sys
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+from autograder.atomic_files import cannot_write
 from autograder.batch.harness_pool import BatchSession, _expected
 from autograder.batch.processes import exit_with_parent, process_alive, remove_folder
 from autograder.gradebook.roster import Learner
 from autograder.gradebook.settings import JobSettings
 from autograder.grading.bytecode import cache_bytecode
-from autograder.reports.files import cannot_write
 
 SESSION_LOG = ".session.log"  # in DIR: pytest's console up to collection (why graders failed)
 SESSION_LOG_HEADER = (

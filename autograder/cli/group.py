@@ -14,7 +14,7 @@ import threading
 import click
 
 from autograder import __version__
-from autograder.reports.files import cannot_write
+from autograder.atomic_files import cannot_write
 
 
 class _Commands(click.Group):

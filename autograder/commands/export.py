@@ -23,6 +23,7 @@ import csv
 import sys
 from pathlib import Path
 
+from autograder.atomic_files import cannot_write
 from autograder.config import CourseConfigError, find_course_file, load_course
 from autograder.gradebook import store
 from autograder.gradebook.report import submitted_components
@@ -32,7 +33,6 @@ from autograder.lms.fill import ExportError, Filled, fill
 from autograder.lms.lms_format import LmsFormat
 from autograder.lms.moodle import MOODLE
 from autograder.lms.template import TemplateError, read_template
-from autograder.reports.files import cannot_write
 from autograder.reports.sanitize import spreadsheet_row
 
 ONE_TEMPLATE = "Give one template: --canvas FILE or --moodle FILE (the LMS's own gradebook export)."

@@ -1,7 +1,7 @@
 """`autograder grade`: grade submissions and write their reports.
 
-For each submission, in order: grade it in this process (grading.py: pytest over the course's
-visible tests, and hidden ones unless visible-only or absent; pytest's console in
+For each submission, in order: grade it in this process (grading/in_process.py: pytest over
+the course's visible tests, and hidden ones unless visible-only or absent; pytest's console in
 DIR/grader.log; DIR/results.json, DIR/summary.md and DIR/junit.xml, even when every test
 failed); print its table. With several submissions, a class overview at the end.
 

@@ -14,9 +14,9 @@ import shutil
 import sys
 from pathlib import Path
 
+from autograder.atomic_files import PATH_ERRORS
 from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
 from autograder.release.pipeline import ReleaseError, build_release, write_release
-from autograder.reports.files import PATH_ERRORS
 from autograder.results.pass_rule import PassRule, PassRuleError
 
 WRITTEN = "Wrote the learner release ({count} files) to {out}."

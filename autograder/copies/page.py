@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.atomic_files import atomic_write_text
 from autograder.copies import judge
 from autograder.copies.judge import Pair
 from autograder.copies.similarity_file import (
@@ -25,7 +26,6 @@ from autograder.copies.similarity_file import (
     STAMP_FILE,
     WHOLE,
 )
-from autograder.reports.files import atomic_write_text
 from autograder.reports.sanitize import csv_text
 
 PAGE_INTRO = (

@@ -14,7 +14,7 @@ import re
 from pathlib import Path, PurePosixPath
 
 from autograder.config import CourseConfig
-from autograder.github.commands import Annotation
+from autograder.github.workflow_commands import Annotation
 from autograder.learner_files import TooLarge, read_file
 from autograder.reports.sanitize import for_log
 from autograder.results import ComponentResult, GradeResult

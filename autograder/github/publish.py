@@ -17,13 +17,18 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from autograder.atomic_files import atomic_write_text
 from autograder.config import CourseConfig
 from autograder.github import summary
 from autograder.github.annotations import component_annotations
 from autograder.github.command_guard import commands_stream
-from autograder.github.commands import Annotation, new_stop_token, resume_commands, stop_commands
+from autograder.github.workflow_commands import (
+    Annotation,
+    new_stop_token,
+    resume_commands,
+    stop_commands,
+)
 from autograder.release.manifest import ProtectedChange
-from autograder.reports.files import atomic_write_text
 from autograder.reports.sanitize import for_log
 from autograder.results import GradeResult
 from autograder.results.pass_rule import PassRule

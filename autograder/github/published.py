@@ -15,8 +15,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from autograder.atomic_files import atomic_write_text
 from autograder.gradebook import store
-from autograder.reports.files import atomic_write_text
 
 PUBLISHED_FILE = "published.json"
 

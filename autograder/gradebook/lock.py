@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 
-from autograder.reports.files import DISK_ERRORS
+from autograder.atomic_files import DISK_ERRORS
 
 try:
     import fcntl
@@ -134,7 +134,7 @@ def _open_exclusive(path: Path, command: str) -> int:
     try:
         fd = os.open(path, flags, 0o644)
     except OSError as error:
-        if error.errno in DISK_ERRORS:  # the command line says those (reports/files.py)
+        if error.errno in DISK_ERRORS:  # the command line says those (atomic_files.py)
             raise
         if error.errno == errno.ELOOP:
             raise LockError(LINKED_LOCK.format(path=path, command=command)) from None

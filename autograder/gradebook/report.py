@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from autograder.atomic_files import atomic_write_bytes, atomic_write_text
 from autograder.gradebook.report_build import (
     build_report,
     component_scores,
@@ -50,7 +51,6 @@ from autograder.gradebook.report_model import (
 )
 from autograder.gradebook.report_tests import as_sentence, failure_key, normalise
 from autograder.gradebook.store import LearnerRecord
-from autograder.reports.files import atomic_write_bytes, atomic_write_text
 
 __all__ = [
     "COMPONENT_FIGURE_FILE",

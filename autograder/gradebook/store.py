@@ -29,9 +29,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from autograder.atomic_files import atomic_write_text
 from autograder.gradebook.late import LATE_COLUMNS, PENALTY_COLUMNS, late_cells
 from autograder.gradebook.roster import RosterError, parse_shard
-from autograder.reports.files import atomic_write_text
 from autograder.reports.sanitize import csv_text
 
 RECORD_FILE = "record.json"

@@ -15,7 +15,7 @@ import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.reports.files import atomic_write_bytes
+from autograder.atomic_files import atomic_write_bytes
 
 BOM = b"\xef\xbb\xbf"
 DELIMITERS = (",", ";", "\t", ":")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from junitparser import Failure, JUnitXml, TestCase, TestSuite
 
-from autograder.reports.files import atomic_write_text
+from autograder.atomic_files import atomic_write_text
 from autograder.reports.sanitize import clean, first_sentence
 from autograder.results import GradeResult, TestResult
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from autograder.reports.files import atomic_write_text
+from autograder.atomic_files import atomic_write_text
 from autograder.reports.sanitize import OUTPUT_LIMIT as INLINE_LIMIT
 from autograder.reports.sanitize import (
     markdown_block,

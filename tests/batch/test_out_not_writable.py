@@ -1,6 +1,6 @@
 """grade-class with an --out that exists but cannot be written in (a read-only file system):
 the command itself fails to write there before any session process starts, so the command line
-ends with its one sentence (reports.files.CANNOT_WRITE) instead of the session's traceback
+ends with its one sentence (atomic_files.CANNOT_WRITE) instead of the session's traceback
 ahead of it."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The grade-class session process on a full disk: one sentence on stderr and exit status 2,
-as the command line says it (reports/files.py cannot_write), never a traceback."""
+as the command line says it (autograder/atomic_files.py cannot_write), never a traceback."""
 
 from __future__ import annotations
 

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from autograder.atomic_files import CANNOT_WRITE
 from autograder.cli import group as cli_module
 from autograder.commands import grade as command
 from autograder.config import SUBMISSION_MISSING
-from autograder.reports.files import CANNOT_WRITE
 
 TOY = Path(__file__).parent / "toy_course"
 

@@ -9,9 +9,9 @@ import pytest
 from junitparser import Failure, JUnitXml
 from rich.console import Console
 
+from autograder.atomic_files import atomic_write_bytes, atomic_write_text, current_umask
 from autograder.config import load_course
 from autograder.reports import junit, markdown, results_json, terminal
-from autograder.reports.files import atomic_write_bytes, atomic_write_text, current_umask
 from autograder.reports.sanitize import (
     CUT_NOTE,
     cap,

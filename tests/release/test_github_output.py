@@ -3,7 +3,7 @@
 import pytest
 
 from autograder.github.annotations import def_line
-from autograder.github.commands import Annotation, escape_data, escape_property
+from autograder.github.workflow_commands import Annotation, escape_data, escape_property
 from autograder.reports.sanitize import (
     clean,
     for_log,

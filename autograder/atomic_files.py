@@ -1,10 +1,15 @@
-"""Writing report files atomically, so a reader never sees half a report.
+"""Files written whole or not at all, and the one sentence for a disk that cannot take them.
 
-A report gets the permissions any new file of the user gets (0666 less the umask), as
-grader.log and the figure beside it do: a temporary file is made private (0600), and kept so,
-the reports of one folder differed in who may read them (TAs on a shared machine could read the
-log but not the results). An instructor who wants them private sets the umask or the folder's
-permissions."""
+Every file another process or a later run reads (a submission's reports, a learner's record,
+the gradebook and class report, expected values, a release) is written to a temporary file in
+its own folder, then renamed over the old one: a reader never sees half a file, and a failed
+write leaves the old file as it was.
+
+The file gets the permissions of any new file of the user (0666 less the umask), as grader.log
+does, not mkstemp's private 0600; an instructor who wants them private sets the umask or the
+folder's permissions. cannot_write says a full disk or an output path that cannot be written
+in one sentence, for every command.
+"""
 
 from __future__ import annotations
 
