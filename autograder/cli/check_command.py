@@ -8,6 +8,7 @@ import click
 
 from autograder.cli.group import SHORT_HELP, cli
 from autograder.cli.shared import (
+    component_option,
     course_option,
     jobs_option,
     quiet_option,
@@ -19,13 +20,9 @@ from autograder.cli.shared import (
 @cli.command(short_help=SHORT_HELP["check"])
 @course_option("The course.toml to check (default: the nearest one above the current folder).")
 @jobs_option("Cases graded")
-@click.option(
-    "--component",
-    "components",
-    multiple=True,
-    metavar="NAME",
-    help="Check only this component's mutants and variants (repeatable); the references and "
-    "the stubs are always checked.",
+@component_option(
+    "Check only this component's mutants and variants (repeatable); the references and "
+    "the stubs are always checked."
 )
 @click.option(
     "--keep",
@@ -36,14 +33,7 @@ from autograder.cli.shared import (
 )
 @timeout_option("code")
 @quiet_option("No progress bar.")
-def check(
-    course: Path | None,
-    jobs: int | None,
-    components: tuple[str, ...],
-    keep: Path | None,
-    test_timeout: float | None,
-    quiet: bool,
-) -> None:
+def check(**options) -> None:
     """Check the graders before a release: the references must score full marks, the stubs
     zero, every mutant (a reference with one catalogued mistake planted) must lose points in
     its own component only, with feedback that names the mistake, and every variant (a valid other
@@ -57,12 +47,5 @@ def check(
     with warm_workers(batch=True):
         from autograder.commands import check as command
 
-        code = command.main(
-            course=course,
-            jobs=jobs,
-            components=list(components),
-            keep=keep,
-            test_timeout=test_timeout,
-            quiet=quiet,
-        )
+        code = command.main(**options)
     raise SystemExit(code)

@@ -11,20 +11,18 @@ from autograder.cli.shared import (
     course_option,
     jobs_option,
     manifest_option,
+    out_folder_option,
+    pass_rule_option,
     quiet_option,
+    seed_option,
     timeout_option,
     warm_workers,
 )
 
 
 @cli.command("grade-class", short_help=SHORT_HELP["grade-class"])
-@click.argument("roster", type=click.Path(path_type=Path))
-@click.option(
-    "--out",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder for the gradebook, the class report and one subfolder per learner.",
-)
+@click.argument("roster_path", metavar="ROSTER", type=click.Path(path_type=Path))
+@out_folder_option("Folder for the gradebook, the class report and one subfolder per learner.")
 @course_option(
     "The course.toml to grade against (default: the nearest one above the current folder)."
 )
@@ -58,27 +56,13 @@ from autograder.cli.shared import (
     "those who pushed since.",
 )
 @timeout_option()
-@click.option("--seed", type=int, default=0, show_default=True, metavar="N", help="Base seed.")
+@seed_option("Base seed.")
 @quiet_option("No progress bar and no table; only problems.")
 @manifest_option(
     "The release manifest (.autograder/manifest.json): protected files a learner changed "
     "raise the gradebook's tamper flag."
 )
-def grade_class(
-    roster: Path,
-    out: Path,
-    course: Path | None,
-    jobs: int | None,
-    deadline: str | None,
-    shard: str | None,
-    force: bool,
-    regrade: tuple[str, ...],
-    regrade_moved: bool,
-    test_timeout: float | None,
-    seed: int,
-    quiet: bool,
-    manifest: Path | None,
-) -> None:
+def grade_class(**options) -> None:
     """Grade a whole class: ROSTER is a folder of learner repositories (one folder per learner)
     or a CSV with the columns learner,repo (local paths, file:// URLs, or clone URLs: https://,
     ssh://, git:// or user@host:path, copied into OUT/.repos first; a relative path is read
@@ -95,35 +79,16 @@ def grade_class(
     with warm_workers(batch=True):
         from autograder.commands import grade_class as command
 
-        code = command.main(
-            roster_path=roster,
-            out=out,
-            course=course,
-            jobs=jobs,
-            deadline=deadline,
-            shard=shard,
-            force=force,
-            regrade=regrade,
-            regrade_moved=regrade_moved,
-            test_timeout=test_timeout,
-            seed=seed,
-            quiet=quiet,
-            manifest=manifest,
-        )
+        code = command.main(**options)
     raise SystemExit(code)
 
 
 @cli.command(short_help=SHORT_HELP["merge"])
 @click.argument("shards", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option(
-    "--out",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder for the merged gradebook and class report.",
-)
+@out_folder_option("Folder for the merged gradebook and class report.")
 @course_option("The course.toml the shards were graded against (default: the nearest one).")
 @quiet_option("Print no table; only problems.")
-def merge(shards: tuple[Path, ...], out: Path, course: Path | None, quiet: bool) -> None:
+def merge(**options) -> None:
     """Merge the output folders of `grade-class --shard I/N` runs into one gradebook.
 
     OUT is a new folder, or that of an earlier merge of the same run, which this one adds to.
@@ -135,14 +100,14 @@ def merge(shards: tuple[Path, ...], out: Path, course: Path | None, quiet: bool)
     """
     from autograder.commands import merge as command
 
-    raise SystemExit(command.main(shards=list(shards), out=out, course=course, quiet=quiet))
+    raise SystemExit(command.main(**options))
 
 
 @cli.command(short_help=SHORT_HELP["publish"])
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
 @click.option(
     "--roster",
-    "roster",
+    "roster_path",
     required=True,
     type=click.Path(path_type=Path),
     help="The roster CSV the class was graded from; its github column (owner/name) or its "
@@ -161,24 +126,13 @@ def merge(shards: tuple[Path, ...], out: Path, course: Path | None, quiet: bool)
 @click.option(
     "--dry-run", is_flag=True, help="Print each request instead of sending it (needs no token)."
 )
-@click.option(
-    "--pass-rule",
-    metavar="RULE",
-    help="'all' or 'min_score:N': success or failure (default: [ci] pass_rule in course.toml).",
+@pass_rule_option(
+    "'all' or 'min_score:N': success or failure (default: [ci] pass_rule in course.toml)."
 )
 @click.option(
     "--resend", is_flag=True, help="Send again the statuses already sent for the same grade."
 )
-def publish(
-    out: Path,
-    roster: Path,
-    course: Path | None,
-    statuses: bool,
-    comment: bool,
-    dry_run: bool,
-    pass_rule: str | None,
-    resend: bool,
-) -> None:
+def publish(**options) -> None:
     """Publish the grades in OUT (a grade-class or merge output folder) on GitHub: a commit
     status on each graded commit of each learner's repository, through the REST API at
     $GITHUB_API_URL (default https://api.github.com) with the token in $GH_TOKEN.
@@ -191,15 +145,4 @@ def publish(
     """
     from autograder.commands import publish_statuses as command
 
-    raise SystemExit(
-        command.main(
-            out=out,
-            roster_path=roster,
-            course=course,
-            statuses=statuses,
-            comment=comment,
-            dry_run=dry_run,
-            pass_rule=pass_rule,
-            resend=resend,
-        )
-    )
+    raise SystemExit(command.main(**options))

@@ -8,9 +8,13 @@ import click
 
 from autograder.cli.group import SHORT_HELP, cli
 from autograder.cli.shared import (
+    component_option,
     course_option,
     manifest_option,
+    out_folder_option,
+    pass_rule_option,
     quiet_option,
+    seed_option,
     timeout_option,
     warm_workers,
 )
@@ -18,11 +22,10 @@ from autograder.cli.shared import (
 
 @cli.command(short_help=SHORT_HELP["grade"])
 @click.argument("submissions", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder for the reports. One submission: the reports go straight into it "
+@out_folder_option(
+    "Folder for the reports. One submission: the reports go straight into it "
     "(default ./grades/NAME). Several: one subfolder per submission (default ./grades).",
+    required=False,
 )
 @course_option(
     "The course.toml to grade against (default: the nearest one above the current "
@@ -34,51 +37,24 @@ from autograder.cli.shared import (
     help="Run only the visible tests, as a learner's own repository has them.",
 )
 @timeout_option()
-@click.option(
-    "--seed",
-    type=int,
-    default=0,
-    show_default=True,
-    metavar="N",
-    help="Base seed for the random inputs; the same seed gives the same inputs.",
-)
+@seed_option("Base seed for the random inputs; the same seed gives the same inputs.")
 @quiet_option("Print no tables; only problems.")
-@click.option(
-    "--component",
-    "components",
-    multiple=True,
-    metavar="NAME",
-    help="Run only this component's tests (repeatable); the others score zero.",
-)
+@component_option("Run only this component's tests (repeatable); the others score zero.")
 @click.option(
     "--github",
     is_flag=True,
     help="In a GitHub Actions job: annotate failing components, write the job summary, step "
     "outputs and comment.md, and exit by --pass-rule. One submission only.",
 )
-@click.option(
-    "--pass-rule",
-    metavar="RULE",
-    help="With --github: 'all' (every test passes) or 'min_score:N' (at least N points) "
-    "(default: [ci] pass_rule in course.toml, else 'all').",
+@pass_rule_option(
+    "With --github: 'all' (every test passes) or 'min_score:N' (at least N points) "
+    "(default: [ci] pass_rule in course.toml, else 'all')."
 )
 @manifest_option(
     "A release manifest (.autograder/manifest.json): report protected files the "
     "submission changed, in results.json and the job summary."
 )
-def grade(
-    submissions: tuple[Path, ...],
-    out: Path | None,
-    course: Path | None,
-    visible_only: bool,
-    test_timeout: float | None,
-    seed: int,
-    quiet: bool,
-    components: tuple[str, ...],
-    github: bool,
-    pass_rule: str | None,
-    manifest: Path | None,
-) -> None:
+def grade(**options) -> None:
     """Grade one or more SUBMISSIONS (learner repositories, or their package folders).
 
     For each one this writes results.json (Gradescope), summary.md (for the learner),
@@ -95,35 +71,16 @@ def grade(
     with warm_workers():
         from autograder.commands import grade as command
 
-        code = command.main(
-            submissions=list(submissions),
-            out=out,
-            course=course,
-            visible_only=visible_only,
-            test_timeout=test_timeout,
-            seed=seed,
-            quiet=quiet,
-            components=list(components),
-            github=github,
-            pass_rule=pass_rule,
-            manifest=manifest,
-        )
+        code = command.main(**options)
     raise SystemExit(code)
 
 
 @cli.command(short_help=SHORT_HELP["release"])
-@click.option(
-    "--out",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="A new (or empty) folder for the learner repository.",
-)
+@out_folder_option("A new (or empty) folder for the learner repository.")
 @course_option("The course.toml to release (default: the nearest one above the current folder).")
-@click.option(
-    "--pass-rule",
-    metavar="RULE",
-    help="When the learner's grade job passes: 'all' or 'min_score:N' "
-    "(default: [ci] pass_rule in course.toml, else 'all').",
+@pass_rule_option(
+    "When the learner's grade job passes: 'all' or 'min_score:N' "
+    "(default: [ci] pass_rule in course.toml, else 'all')."
 )
 @click.option(
     "--notes",
@@ -135,9 +92,7 @@ def grade(
     is_flag=True,
     help="Also generate the learner notebook with nbgrader (needs the notebook extra; slow).",
 )
-def release(
-    out: Path, course: Path | None, pass_rule: str | None, notes: Path | None, notebook: bool
-) -> None:
+def release(**options) -> None:
     """Build the learner repository in OUT: stubs, the autograder package, the visible tests,
     course.toml, pyproject.toml, a README, .github/workflows/grade.yml and a manifest of
     protected files. Never the references or the hidden tests. Same input, same bytes.
@@ -146,6 +101,4 @@ def release(
     """
     from autograder.commands import release as command
 
-    raise SystemExit(
-        command.main(out=out, course=course, pass_rule=pass_rule, notes=notes, notebook=notebook)
-    )
+    raise SystemExit(command.main(**options))

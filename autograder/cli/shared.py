@@ -37,6 +37,26 @@ def quiet_option(help_text: str):
     return click.option("--quiet", "-q", is_flag=True, help=help_text)
 
 
+def component_option(help_text: str):
+    return click.option("--component", "components", multiple=True, metavar="NAME", help=help_text)
+
+
+def out_folder_option(help_text: str, *, required: bool = True):
+    return click.option(
+        "--out", required=required, type=click.Path(file_okay=False, path_type=Path), help=help_text
+    )
+
+
+def seed_option(help_text: str):
+    return click.option(
+        "--seed", type=int, default=0, show_default=True, metavar="N", help=help_text
+    )
+
+
+def pass_rule_option(help_text: str):
+    return click.option("--pass-rule", metavar="RULE", help=help_text)
+
+
 def manifest_option(help_text: str):
     return click.option(
         "--manifest", type=click.Path(dir_okay=False, path_type=Path), help=help_text

@@ -51,18 +51,7 @@ FOLDER = click.Path(file_okay=False, path_type=Path)
     "empty cell.",
 )
 @course_option("The course.toml (default: the nearest one above this folder).")
-def export(
-    out_dir: Path,
-    canvas: Path | None,
-    moodle: Path | None,
-    column: str,
-    out: Path,
-    match: str | None,
-    roster: Path | None,
-    roster_column_name: str | None,
-    missing_as_zero: bool,
-    course: Path | None,
-) -> None:
+def export(**options) -> None:
     """Put the totals of DIR/gradebook.csv (after any late penalty) into your LMS's own
     gradebook export, ready to import: every other column, row, quote, BOM and line ending
     stays as the template has it; the Points Possible row gets the course's total.
@@ -72,27 +61,14 @@ def export(
     """
     from autograder.commands import export as command
 
-    raise SystemExit(
-        command.main(
-            out_dir=out_dir,
-            canvas=canvas,
-            moodle=moodle,
-            column=column,
-            out=out,
-            match=match,
-            roster=roster,
-            roster_column_name=roster_column_name,
-            missing_as_zero=missing_as_zero,
-            course=course,
-        )
-    )
+    raise SystemExit(command.main(**options))
 
 
 @cli.command("similarity", short_help=SHORT_HELP["similarity"])
 @click.argument("out_dir", metavar="DIR", type=FOLDER)
 @course_option("The course.toml (default: the nearest one above this folder).")
 @quiet_option("Name only the flagged pairs.")
-def similarity(out_dir: Path, course: Path | None, quiet: bool) -> None:
+def similarity(**options) -> None:
     """Compare the code of every pair of graded learners in DIR (a grade-class or merge
     output), per component and on the whole package, and flag the pairs far above what the
     class shares anyway. Writes DIR/similarity.csv and DIR/similarity.html (the flagged pairs
@@ -102,4 +78,4 @@ def similarity(out_dir: Path, course: Path | None, quiet: bool) -> None:
     """
     from autograder.commands import similarity as command
 
-    raise SystemExit(command.main(out_dir=out_dir, course=course, quiet=quiet))
+    raise SystemExit(command.main(**options))

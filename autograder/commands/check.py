@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 
 from rich import box
@@ -70,7 +71,7 @@ def main(
     *,
     course: Path | None,
     jobs: int | None,
-    components: list[str] | tuple[str, ...] = (),
+    components: Sequence[str] = (),
     keep: Path | None = None,
     test_timeout: float | None = None,
     quiet: bool = False,

@@ -63,7 +63,7 @@ _EXIT_OK, _EXIT_FAILED, _EXIT_ERROR, _EXIT_INTERRUPTED = 0, 1, 2, 130
 
 def main(
     *,
-    submissions: list[Path],
+    submissions: Sequence[Path],
     out: Path | None,
     course: Path | None,
     visible_only: bool,
@@ -137,7 +137,7 @@ def chosen_passed(result: GradeResult, components: Sequence[str]) -> bool:
 
 
 def _checked(
-    submissions: list[Path],
+    submissions: Sequence[Path],
     course: Path | None,
     test_timeout: float | None,
     components: Sequence[str],
@@ -213,7 +213,7 @@ def _grade(
 
 
 def _print_where(
-    outcomes: list[GradeResult | Ungraded], submissions: list[Path], out: Path | None, console
+    outcomes: list[GradeResult | Ungraded], submissions: Sequence[Path], out: Path | None, console
 ) -> None:
     """The last line: where the graded submissions' reports are (none: no line)."""
     graded = [o for o in outcomes if not isinstance(o, Ungraded)]

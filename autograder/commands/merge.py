@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,7 +107,7 @@ class _Shards:
         )
 
 
-def main(*, shards: list[Path], out: Path, course: Path | None, quiet: bool) -> int:
+def main(*, shards: Sequence[Path], out: Path, course: Path | None, quiet: bool) -> int:
     """Merge the shard folders into out; return the exit status of the module docstring."""
     try:
         config = load_course(course if course else find_course_file(Path.cwd()))
