@@ -38,8 +38,7 @@ from autograder.config import (
     CourseConfigError,
     OptionError,
     check_timeout,
-    find_course_file,
-    load_course,
+    load_course_option,
 )
 from autograder.gradebook.roster import Learner
 from autograder.gradebook.settings import JobSettings
@@ -78,7 +77,7 @@ def main(
 ) -> int:
     """Run the check; return the exit status of the module docstring."""
     try:
-        config = load_course(course if course else find_course_file(Path.cwd()))
+        config = load_course_option(course)
         plan = plan_cases(config, list(components))
     except (CourseConfigError, CatalogueError, MutantError, CheckError) as error:
         return _error(str(error))

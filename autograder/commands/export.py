@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 from autograder.atomic_files import cannot_write
-from autograder.config import CourseConfigError, find_course_file, load_course
+from autograder.config import CourseConfigError, load_course_option
 from autograder.gradebook import store
 from autograder.gradebook.report import submitted_components
 from autograder.gradebook.roster import RosterError, roster_column
@@ -89,7 +89,7 @@ def main(
     if roster_column_name and roster is None:
         return _error(ROSTER_COLUMN_ALONE)
     try:
-        config = load_course(course if course else find_course_file(Path.cwd()))
+        config = load_course_option(course)
         totals = read_totals(Path(out_dir))
         keys = _keys(totals, roster, roster_column_name)
         template = read_template(template_path)

@@ -25,8 +25,7 @@ from autograder.config import (
     CourseConfigError,
     OptionError,
     check_timeout,
-    find_course_file,
-    load_course,
+    load_course_option,
 )
 from autograder.github.publish import GITHUB_ONE, GithubRun
 from autograder.grading.bytecode import bytecode_cache
@@ -148,7 +147,7 @@ def _checked(
     """The course, the GitHub run (with --github) and each submission's repository, once the
     options are checked; else the one sentence saying what is wrong."""
     try:
-        config = load_course(course if course else find_course_file(Path.cwd()))
+        config = load_course_option(course)
         if not submissions:
             return NO_SUBMISSIONS
         check_timeout(test_timeout)

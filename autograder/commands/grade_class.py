@@ -37,8 +37,7 @@ from autograder.config import (
     CourseConfigError,
     OptionError,
     check_timeout,
-    find_course_file,
-    load_course,
+    load_course_option,
 )
 from autograder.gradebook import (
     changed_settings,
@@ -186,7 +185,7 @@ def _read(
     """The course, the roster and this shard of it, the manifest and the options, checked; or
     the one sentence saying what is wrong with them."""
     try:
-        config = load_course(course if course else find_course_file(Path.cwd()))
+        config = load_course_option(course)
         missing = course_files_refusal(config, visible_only=False)  # before the gradebook
         if missing is not None:
             raise ValueError(missing)

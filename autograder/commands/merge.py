@@ -25,7 +25,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
+from autograder.config import CourseConfig, CourseConfigError, load_course_option
 from autograder.gradebook import changed_settings, lock, report, store
 from autograder.gradebook.class_output import finish
 from autograder.gradebook.roster import RESERVED_IDS
@@ -110,7 +110,7 @@ class _Shards:
 def main(*, shards: Sequence[Path], out: Path, course: Path | None, quiet: bool) -> int:
     """Merge the shard folders into out; return the exit status of the module docstring."""
     try:
-        config = load_course(course if course else find_course_file(Path.cwd()))
+        config = load_course_option(course)
     except CourseConfigError as error:
         return _error(str(error))
     if not shards:

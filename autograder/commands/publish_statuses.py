@@ -33,7 +33,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
+from autograder.config import CourseConfig, CourseConfigError, load_course_option
 from autograder.github.commit_status import Status, context_for, run_url, status_for
 from autograder.github.pr_comment import Commenter, comment_body
 from autograder.github.published import read_published, write_published
@@ -93,7 +93,7 @@ def main(
     try:
         if not (statuses or comment):
             raise ValueError(NOTHING_CHOSEN)
-        config = load_course(course if course else find_course_file(Path.cwd()))
+        config = load_course_option(course)
         rule = PassRule.parse(pass_rule or config.ci.pass_rule)
         repos = read_repositories(Path(roster_path), server_host(env))
         records = store.read_records(Path(out))

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from autograder.atomic_files import PATH_ERRORS
-from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
+from autograder.config import CourseConfig, CourseConfigError, load_course_option
 from autograder.release.pipeline import ReleaseError, build_release, write_release
 from autograder.results.pass_rule import PassRule, PassRuleError
 
@@ -50,7 +50,7 @@ def main(
     """Build and write the release; return the exit status described above. pass_rule None:
     course.toml's [ci] pass_rule."""
     try:
-        config = load_course(course if course else find_course_file(Path.cwd()))
+        config = load_course_option(course)
         rule = PassRule.parse(config.ci.pass_rule if pass_rule is None else pass_rule)
         most = course_points(config)
         if rule.min_score is not None and rule.min_score > most:

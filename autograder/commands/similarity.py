@@ -21,7 +21,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-from autograder.config import CourseConfig, CourseConfigError, find_course_file, load_course
+from autograder.config import CourseConfig, CourseConfigError, load_course_option
 from autograder.copies import judge, measure, page, sources
 from autograder.copies.similarity_file import CSV_FILE, HTML_FILE, WHOLE
 from autograder.gradebook import lock, report, store
@@ -52,7 +52,7 @@ def main(*, out_dir: Path, course: Path | None = None, quiet: bool = False) -> i
     if importlib.util.find_spec("copydetect") is None:
         return _error(NO_COPYDETECT)
     try:
-        config = load_course(course if course else find_course_file(Path.cwd()))
+        config = load_course_option(course)
     except CourseConfigError as error:
         return _error(str(error))
     out_dir = Path(out_dir).resolve()

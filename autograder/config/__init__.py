@@ -35,6 +35,7 @@ from autograder.config.loading import (
     TOML_SYNTAX,
     find_course_file,
     load_course,
+    load_course_option,
 )
 from autograder.config.notebook_section import NotebookSection
 from autograder.config.sections import (
@@ -77,4 +78,5 @@ __all__ = [
     "check_timeout",
     "find_course_file",
     "load_course",
+    "load_course_option",
 ]

@@ -53,6 +53,12 @@ def load_course(path: Path) -> CourseConfig:
         raise CourseConfigError(" ".join(sentences)) from None
 
 
+def load_course_option(course: Path | None) -> CourseConfig:
+    """The course of a command's --course option: that file, else the nearest course.toml at
+    or above the current folder; CourseConfigError when neither is there or it is wrong."""
+    return load_course(course if course else find_course_file(Path.cwd()))
+
+
 def _key_path(loc: tuple[Any, ...]) -> str:
     text = ""
     for part in loc:

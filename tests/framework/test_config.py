@@ -14,6 +14,7 @@ from autograder.config import (
     SubmissionError,
     find_course_file,
     load_course,
+    load_course_option,
 )
 
 TOY = Path(__file__).parent / "toy_course"
@@ -127,6 +128,15 @@ def test_find_course_file_searches_upward(tmp_path):
     nested.mkdir(parents=True)
     assert find_course_file(nested) == path.resolve()
     assert find_course_file(path) == path.resolve()
+
+
+def test_a_commands_course_option_is_that_file_else_the_nearest_course_file(tmp_path, monkeypatch):
+    write(tmp_path, GOOD)
+    nested = tmp_path / "a"
+    nested.mkdir()
+    monkeypatch.chdir(nested)
+    assert load_course_option(None).path == (tmp_path / "course.toml").resolve()
+    assert load_course_option(TOY / "course.toml").package == "toypkg"
 
 
 def test_find_course_file_says_where_it_looked(tmp_path):
