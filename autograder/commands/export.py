@@ -26,7 +26,7 @@ from pathlib import Path
 from autograder.atomic_files import cannot_write
 from autograder.config import CourseConfigError, load_course_option
 from autograder.gradebook import store
-from autograder.gradebook.report import submitted_components
+from autograder.gradebook.report_build import submitted_components
 from autograder.gradebook.roster import RosterError, roster_column
 from autograder.lms.canvas import CANVAS
 from autograder.lms.fill import ExportError, Filled, fill

@@ -47,7 +47,8 @@ from autograder.gradebook import (
     lock,
     newer_commits,
     remote_heads,
-    report,
+    report_figures,
+    report_model,
     resume,
     roster,
     snapshot,
@@ -273,7 +274,7 @@ def _grade(
         # The class report's figure library loads while the learners are graded.
         grade_pending(
             settings, pending, len(learners), given.jobs, err, failed=failed,
-            meanwhile=report.figure_library,
+            meanwhile=report_figures.figure_library,
         )  # fmt: skip
         store.clear_forced(out)  # everyone is graded since the --force run began
         store.write_run(*run, roster=roster_id, complete=True, learners=ids, **written)
@@ -342,7 +343,7 @@ def _interrupted(
         note = INTERRUPTED_NOTE.format(
             done=done,
             total=len(learners),
-            left=report.who_text(tuple(left)),
+            left=report_model.who_text(tuple(left)),
             without=" without --force" if forced else "",
         )
         try:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.config import CourseConfig, CourseConfigError, load_course_option
-from autograder.gradebook import changed_settings, lock, report, store
+from autograder.gradebook import changed_settings, lock, report_build, store
 from autograder.gradebook.class_output import finish
 from autograder.gradebook.roster import RESERVED_IDS
 from autograder.notebook.hand_grades import carry_from_shards
@@ -208,7 +208,7 @@ def _merge_shards(config: CourseConfig, read: _Shards, out: Path, quiet: bool) -
         for learner in run["learners"]
         if learner not in read.found
     }
-    missing = report.missing_shards(merged)
+    missing = report_build.missing_shards(merged)
     # The whole roster, from a shard's run.json (versions before 2026-12-02: unknown)
     everyone = next((run["everyone"] for run in read.runs.values() if run["everyone"]), [])
     absent: dict[str, str] = {}

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from autograder.config import CourseConfig
-from autograder.gradebook import report, store
+from autograder.gradebook import report, report_build, report_model, store
 from autograder.notebook import notebook_components
 from autograder.notebook.hand_grades import ABSENT, hand_graded_columns, hand_grades
 from autograder.results import points
@@ -76,7 +76,7 @@ def problem_lines(records: list[store.LearnerRecord]) -> list[str]:
         if chosen:
             s = "" if len(chosen) == 1 else "s"
             lines.append(
-                template.format(count=len(chosen), s=s, who=report.who_text(tuple(chosen)))
+                template.format(count=len(chosen), s=s, who=report_model.who_text(tuple(chosen)))
             )
     return lines
 
@@ -131,7 +131,7 @@ def component_table(config: CourseConfig, records: list[store.LearnerRecord]) ->
     """Per component: mean score and learners with full marks (of those graded for it); the
     total as the footer."""
     graded = [r for r in records if not r.failed]
-    parts = report.submitted_components(graded, class_components(config))
+    parts = report_build.submitted_components(graded, class_components(config))
     table = Table(
         title=f"{config.course.name}: {len(graded)} of {len(records)} graded",
         title_justify="left",
@@ -140,13 +140,13 @@ def component_table(config: CourseConfig, records: list[store.LearnerRecord]) ->
     table.add_column("Component", footer="Total")
     mean_total = sum(r.total or 0.0 for r in graded) / len(graded) if graded else 0.0
     max_total = sum(c.points for c in parts)
-    footer = f"{points(mean_total)} / {points(max_total)}" if graded else report.NO_LEARNER
+    footer = f"{points(mean_total)} / {points(max_total)}" if graded else report_model.NO_LEARNER
     table.add_column("Mean", justify="right", footer=footer)
     table.add_column("Full marks", justify="right")
     for c in parts:
-        scores = report.component_scores(graded, c)
+        scores = report_build.component_scores(graded, c)
         mean = sum(scores) / len(scores) if scores else 0.0
         full = sum(1 for s in scores if s >= c.points - 1e-9)
-        shown = f"{points(mean)} / {points(c.points)}" if scores else report.NO_LEARNER
+        shown = f"{points(mean)} / {points(c.points)}" if scores else report_model.NO_LEARNER
         table.add_row(c.title, shown, f"{full} / {len(scores)}")
     return table

@@ -14,79 +14,33 @@ from __future__ import annotations
 from pathlib import Path
 
 from autograder.atomic_files import atomic_write_bytes, atomic_write_text
-from autograder.gradebook.report_build import (
-    build_report,
-    component_scores,
-    missing_shards,
-    submitted_components,
-)
-from autograder.gradebook.report_figures import component_figure, figure_library, score_figure
+from autograder.gradebook.report_build import build_report
+from autograder.gradebook.report_figures import component_figure, score_figure
 from autograder.gradebook.report_html import render_html
 from autograder.gradebook.report_markdown import render_markdown
 from autograder.gradebook.report_model import (
     COMPONENT_FIGURE_FILE,
-    DEADLINE_NOTE,
     FIGURE_FILE,
-    GRADED_WHEN,
     HTML_FILE,
-    LATE_NOTE,
     MARKDOWN_FILE,
-    MISSING_SHARDS,
-    NO_LEARNER,
     NO_MATPLOTLIB,
-    NOT_GRADED,
-    NOT_GRADED_YET,
-    NOT_SUBMITTED,
-    NOTHING_SUBMITTED,
-    SHARD_NOTE,
-    SHOWING,
-    STALE_COPIES,
-    TOP_FAILURES,
-    UNFINISHED_SHARDS,
     ClassReport,
     Component,
-    FailureRow,
-    LearnerRow,
-    who_text,
 )
-from autograder.gradebook.report_tests import as_sentence, failure_key, normalise
 from autograder.gradebook.store import LearnerRecord
 
+#: What the report is made of, with its files; every other name is imported from its own
+#: module (report_model, report_build, report_tests, report_figures).
 __all__ = [
     "COMPONENT_FIGURE_FILE",
-    "DEADLINE_NOTE",
     "FIGURE_FILE",
-    "GRADED_WHEN",
     "HTML_FILE",
-    "LATE_NOTE",
     "MARKDOWN_FILE",
-    "MISSING_SHARDS",
-    "NOTHING_SUBMITTED",
-    "NOT_GRADED",
-    "NOT_GRADED_YET",
-    "NOT_SUBMITTED",
-    "NO_LEARNER",
-    "NO_MATPLOTLIB",
-    "SHARD_NOTE",
-    "SHOWING",
-    "STALE_COPIES",
-    "TOP_FAILURES",
-    "UNFINISHED_SHARDS",
     "ClassReport",
     "Component",
-    "FailureRow",
-    "LearnerRow",
-    "as_sentence",
     "build_report",
-    "component_scores",
-    "failure_key",
-    "figure_library",
-    "missing_shards",
-    "normalise",
     "render_html",
     "render_markdown",
-    "submitted_components",
-    "who_text",
     "write_report",
 ]
 

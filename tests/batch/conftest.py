@@ -140,7 +140,7 @@ def gradebook_without_timing(path: Path) -> str:
 
 
 def report_without_timing(path: Path) -> str:
-    """The class report's text with the minutes it was graded in cut out (report.GRADED_WHEN:
+    """The class report's text with the minutes it was graded in cut out (report_model.GRADED_WHEN:
     two runs of the same class may straddle a minute)."""
     return re.sub(r"Graded .*? UTC", "Graded (when) UTC", path.read_text(encoding="utf-8"))
 

@@ -20,6 +20,7 @@ from autograder.gradebook import (
     fetch,
     git_network,
     report,
+    report_model,
     roster,
     store,
     url_secrets,
@@ -129,7 +130,7 @@ def test_a_copy_that_cannot_be_updated_is_graded_as_fetched_before(
     assert f"grading the copy fetched before (its HEAD is {toy_class['good_broken']})." in err
     # ...and the gradebook keeps it: the record says why, the class report says who
     assert store.read_record(out, "good").note.startswith("Could not update the copy of ")
-    said = report.STALE_COPIES.format(learners="good")
+    said = report_model.STALE_COPIES.format(learners="good")
     assert said in " ".join((out / report.MARKDOWN_FILE).read_text().split())
     # ...and so do the learner's own reports (H34: only record.json and the class report did)
     assert results.STALE_COPY in (out / "good" / "summary.md").read_text()

@@ -21,7 +21,7 @@ import pytest
 
 from autograder.commands.grade_class import NOT_IN_ROSTER
 from autograder.gradebook import store
-from autograder.gradebook.report import DEADLINE_NOTE
+from autograder.gradebook.report_model import DEADLINE_NOTE
 from autograder.gradebook.resume import ALL_SAVED
 from tests.batch.conftest import (
     DEADLINE,

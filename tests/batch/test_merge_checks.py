@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from autograder.commands import merge
-from autograder.gradebook import lock, report, store
+from autograder.gradebook import lock, report, report_model, store
 from autograder.gradebook.settings import JobSettings, instant_settings, run_settings
 
 from .conftest import TOY_COURSE, read_gradebook
@@ -54,7 +54,7 @@ def test_a_missing_shard_is_said_and_written_in_the_report(tmp_path: Path, capsy
     out = tmp_path / "merged"
     code = merge.main(shards=[first, third], out=out, course=TOY_COURSE, quiet=True)
     assert code == merge.EXIT_MISSING_SHARDS == 3  # not 1, which regrade.yml lets pass
-    said = report.MISSING_SHARDS.format(have="shards 1, 3", count=3, missing="2")
+    said = report_model.MISSING_SHARDS.format(have="shards 1, 3", count=3, missing="2")
     assert said in " ".join(capsys.readouterr().err.split())
     assert said in (out / report.MARKDOWN_FILE).read_text()
 
@@ -142,7 +142,7 @@ def test_shards_uploaded_without_dot_files_still_say_their_run(tmp_path: Path, c
         uploaded.append(copy)
     out = tmp_path / "merged"
     assert merge.main(shards=uploaded, out=out, course=TOY_COURSE, quiet=True) == 3
-    said = report.MISSING_SHARDS.format(have="shards 1, 2, 3", count=4, missing="4")
+    said = report_model.MISSING_SHARDS.format(have="shards 1, 2, 3", count=4, missing="4")
     assert said in " ".join(capsys.readouterr().err.split())
     assert sorted(r.learner for r in store.read_records(out)) == ["ada", "cy"]
 
@@ -205,7 +205,7 @@ def test_a_shard_whose_run_did_not_finish_is_said_until_merged_complete(
     assert merge.main(shards=[first, second], out=out, course=TOY_COURSE, quiet=True) == 3
     said = merge.INCOMPLETE.format(shards="2/2")
     assert said in " ".join(capsys.readouterr().err.split())
-    note = report.UNFINISHED_SHARDS.format(shards="2/2")
+    note = report_model.UNFINISHED_SHARDS.format(shards="2/2")
     assert note in " ".join((out / report.MARKDOWN_FILE).read_text().split())
     store.write_run(second, "2/2", "aaaa", complete=True)  # its rerun finished
     assert merge.main(shards=[second], out=out, course=TOY_COURSE, quiet=True) == 1
@@ -217,7 +217,7 @@ def test_a_shards_own_report_says_it_is_a_shard(tmp_path: Path) -> None:
     first = _shard(tmp_path, "s1", "ada", settings="aaaa", shard="1/2")
     records = store.read_records(first)
     made = report.build_report(first, records, [], "Course")
-    assert made.notes[0] == report.SHARD_NOTE.format(shard="1/2")
+    assert made.notes[0] == report_model.SHARD_NOTE.format(shard="1/2")
 
 
 def test_a_shard_folder_that_does_not_exist_is_said_so(tmp_path: Path, capsys) -> None:
@@ -268,7 +268,7 @@ def test_an_unfinished_whole_run_is_named_in_the_report(tmp_path: Path) -> None:
     store.write_run(whole, "", "aaaa", complete=False)
     out = tmp_path / "merged"
     assert merge.main(shards=[whole], out=out, course=TOY_COURSE, quiet=True) == 3
-    note = report.UNFINISHED_SHARDS.format(shards=str(whole))
+    note = report_model.UNFINISHED_SHARDS.format(shards=str(whole))
     assert note in " ".join((out / report.MARKDOWN_FILE).read_text().split())
 
 
@@ -366,7 +366,7 @@ def test_a_shard_without_run_json_is_known_by_its_records(tmp_path: Path, capsys
     (folder / store.RUN_FILE).unlink()
     out = tmp_path / "merged"
     assert merge.main(shards=[folder], out=out, course=TOY_COURSE, quiet=True) == 3
-    said = report.MISSING_SHARDS.format(have="shard 1", count=2, missing="2")
+    said = report_model.MISSING_SHARDS.format(have="shard 1", count=2, missing="2")
     assert said in " ".join(capsys.readouterr().err.split())
 
 

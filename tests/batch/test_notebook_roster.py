@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.gradebook.report import NOT_SUBMITTED
+from autograder.gradebook.report_model import NOT_SUBMITTED
 from autograder.notebook.hand_grades import ABSENT
 from autograder.runtime.harness import isolation
 from tests.batch.conftest import ROOT, read_gradebook, run_cli

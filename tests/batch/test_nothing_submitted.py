@@ -4,7 +4,7 @@ the progress bar and listed as errored, they could not be told from a grading th
 
 from __future__ import annotations
 
-from autograder.gradebook import report, snapshot, store
+from autograder.gradebook import report, report_model, snapshot, store
 
 from .conftest import AFTER, DEADLINE, TOY, commit_all, copy_package, grade_class_main, init_repo
 
@@ -31,7 +31,7 @@ def test_nothing_to_grade_is_its_own_list(tmp_path, capsys):
     assert "`plain`" in errored and "`late`" not in errored and "`nocommit`" not in errored
     assert "`late`" in nothing and "no commit at or before the deadline" in nothing
     assert "`nocommit`" in nothing
-    assert f"| [`late`](late/summary.md) |  |  | {report.NOTHING_SUBMITTED} |" in markdown
+    assert f"| [`late`](late/summary.md) |  |  | {report_model.NOTHING_SUBMITTED} |" in markdown
     assert "Learners with nothing to grade" in (out / report.HTML_FILE).read_text()
 
 

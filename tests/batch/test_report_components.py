@@ -3,17 +3,9 @@ gradebook rows and results.json files alone (no grading)."""
 
 import json
 
-from autograder.gradebook.report import (
-    SHOWING,
-    TOP_FAILURES,
-    Component,
-    FailureRow,
-    as_sentence,
-    build_report,
-    normalise,
-    render_html,
-    render_markdown,
-)
+from autograder.gradebook.report import Component, build_report, render_html, render_markdown
+from autograder.gradebook.report_model import SHOWING, TOP_FAILURES, FailureRow
+from autograder.gradebook.report_tests import as_sentence, normalise
 from autograder.gradebook.store import LearnerRecord
 
 PARTS = [Component("a", "Part A", 10.0), Component("notebook", "Notebook", 20.0, optional=True)]

@@ -3,7 +3,8 @@ learners' own records and results.json (H40: a report read a week later did not 
 
 import json
 
-from autograder.gradebook.report import GRADED_WHEN, Component, build_report, render_markdown
+from autograder.gradebook.report import Component, build_report, render_markdown
+from autograder.gradebook.report_model import GRADED_WHEN
 from autograder.gradebook.store import LearnerRecord, learner_dir
 
 PARTS = [Component("a", "Part A", 10.0)]
