@@ -6,21 +6,16 @@ from pathlib import Path
 
 import click
 
+from autograder.cli import shared
 from autograder.cli.group import SHORT_HELP, cli
-from autograder.cli.shared import (
-    component_option,
-    course_option,
-    jobs_option,
-    quiet_option,
-    timeout_option,
-    warm_workers,
-)
 
 
 @cli.command(short_help=SHORT_HELP["check"])
-@course_option("The course.toml to check (default: the nearest one above the current folder).")
-@jobs_option("Cases graded")
-@component_option(
+@shared.course_option(
+    "The course.toml to check (default: the nearest one above the current folder)."
+)
+@shared.jobs_option("Cases graded")
+@shared.component_option(
     "Check only this component's mutants and variants (repeatable); the references and "
     "the stubs are always checked."
 )
@@ -31,8 +26,8 @@ from autograder.cli.shared import (
     help="A new (or empty) folder that keeps each case's repository (DIR/submissions) and its "
     "reports (DIR/results).",
 )
-@timeout_option("code")
-@quiet_option("No progress bar.")
+@shared.timeout_option("code")
+@shared.quiet_option("No progress bar.")
 def check(**options) -> None:
     """Check the graders before a release: the references must score full marks, the stubs
     zero, every mutant (a reference with one catalogued mistake planted) must lose points in
@@ -44,7 +39,7 @@ def check(**options) -> None:
     Exit status: 0 everything holds, 1 some check failed, 2 the check cannot run (the reason
     is printed as one sentence).
     """
-    with warm_workers(batch=True):
+    with shared.warm_workers(batch=True):
         from autograder.commands import check as command
 
         code = command.main(**options)

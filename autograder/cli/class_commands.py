@@ -6,27 +6,19 @@ from pathlib import Path
 
 import click
 
+from autograder.cli import shared
 from autograder.cli.group import SHORT_HELP, cli
-from autograder.cli.shared import (
-    course_option,
-    jobs_option,
-    manifest_option,
-    out_folder_option,
-    pass_rule_option,
-    quiet_option,
-    seed_option,
-    timeout_option,
-    warm_workers,
-)
 
 
 @cli.command("grade-class", short_help=SHORT_HELP["grade-class"])
 @click.argument("roster_path", metavar="ROSTER", type=click.Path(path_type=Path))
-@out_folder_option("Folder for the gradebook, the class report and one subfolder per learner.")
-@course_option(
+@shared.out_folder_option(
+    "Folder for the gradebook, the class report and one subfolder per learner."
+)
+@shared.course_option(
     "The course.toml to grade against (default: the nearest one above the current folder)."
 )
-@jobs_option("Learners graded")
+@shared.jobs_option("Learners graded")
 @click.option(
     "--deadline",
     metavar="ISO8601",
@@ -55,10 +47,10 @@ from autograder.cli.shared import (
     "their row in --out names (git ls-remote for clone URLs): a scheduled run grades only "
     "those who pushed since.",
 )
-@timeout_option()
-@seed_option("Base seed.")
-@quiet_option("No progress bar and no table; only problems.")
-@manifest_option(
+@shared.timeout_option()
+@shared.seed_option("Base seed.")
+@shared.quiet_option("No progress bar and no table; only problems.")
+@shared.manifest_option(
     "The release manifest (.autograder/manifest.json): protected files a learner changed "
     "raise the gradebook's tamper flag."
 )
@@ -76,7 +68,7 @@ def grade_class(**options) -> None:
     Exit status: 0 every learner was graded, 1 some rows carry an error, 2 the run could not
     start (OUT busy included), 130 interrupted.
     """
-    with warm_workers(batch=True):
+    with shared.warm_workers(batch=True):
         from autograder.commands import grade_class as command
 
         code = command.main(**options)
@@ -85,9 +77,9 @@ def grade_class(**options) -> None:
 
 @cli.command(short_help=SHORT_HELP["merge"])
 @click.argument("shards", nargs=-1, required=True, type=click.Path(path_type=Path))
-@out_folder_option("Folder for the merged gradebook and class report.")
-@course_option("The course.toml the shards were graded against (default: the nearest one).")
-@quiet_option("Print no table; only problems.")
+@shared.out_folder_option("Folder for the merged gradebook and class report.")
+@shared.course_option("The course.toml the shards were graded against (default: the nearest one).")
+@shared.quiet_option("Print no table; only problems.")
 def merge(**options) -> None:
     """Merge the output folders of `grade-class --shard I/N` runs into one gradebook.
 
@@ -113,7 +105,9 @@ def merge(**options) -> None:
     help="The roster CSV the class was graded from; its github column (owner/name) or its "
     "clone URLs name each learner's repository.",
 )
-@course_option("The course.toml graded with (default: the nearest one above the current folder).")
+@shared.course_option(
+    "The course.toml graded with (default: the nearest one above the current folder)."
+)
 @click.option(
     "--statuses", is_flag=True, help="Set a commit status on each graded commit (the score)."
 )
@@ -126,7 +120,7 @@ def merge(**options) -> None:
 @click.option(
     "--dry-run", is_flag=True, help="Print each request instead of sending it (needs no token)."
 )
-@pass_rule_option(
+@shared.pass_rule_option(
     "'all' or 'min_score:N': success or failure (default: [ci] pass_rule in course.toml)."
 )
 @click.option(

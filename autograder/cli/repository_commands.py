@@ -6,28 +6,18 @@ from pathlib import Path
 
 import click
 
+from autograder.cli import shared
 from autograder.cli.group import SHORT_HELP, cli
-from autograder.cli.shared import (
-    component_option,
-    course_option,
-    manifest_option,
-    out_folder_option,
-    pass_rule_option,
-    quiet_option,
-    seed_option,
-    timeout_option,
-    warm_workers,
-)
 
 
 @cli.command(short_help=SHORT_HELP["grade"])
 @click.argument("submissions", nargs=-1, required=True, type=click.Path(path_type=Path))
-@out_folder_option(
+@shared.out_folder_option(
     "Folder for the reports. One submission: the reports go straight into it "
     "(default ./grades/NAME). Several: one subfolder per submission (default ./grades).",
     required=False,
 )
-@course_option(
+@shared.course_option(
     "The course.toml to grade against (default: the nearest one above the current "
     "folder; never one inside a submission)."
 )
@@ -36,21 +26,21 @@ from autograder.cli.shared import (
     is_flag=True,
     help="Run only the visible tests, as a learner's own repository has them.",
 )
-@timeout_option()
-@seed_option("Base seed for the random inputs; the same seed gives the same inputs.")
-@quiet_option("Print no tables; only problems.")
-@component_option("Run only this component's tests (repeatable); the others score zero.")
+@shared.timeout_option()
+@shared.seed_option("Base seed for the random inputs; the same seed gives the same inputs.")
+@shared.quiet_option("Print no tables; only problems.")
+@shared.component_option("Run only this component's tests (repeatable); the others score zero.")
 @click.option(
     "--github",
     is_flag=True,
     help="In a GitHub Actions job: annotate failing components, write the job summary, step "
     "outputs and comment.md, and exit by --pass-rule. One submission only.",
 )
-@pass_rule_option(
+@shared.pass_rule_option(
     "With --github: 'all' (every test passes) or 'min_score:N' (at least N points) "
     "(default: [ci] pass_rule in course.toml, else 'all')."
 )
-@manifest_option(
+@shared.manifest_option(
     "A release manifest (.autograder/manifest.json): report protected files the "
     "submission changed, in results.json and the job summary."
 )
@@ -68,7 +58,7 @@ def grade(**options) -> None:
       autograder grade .                       grade your own repository
       autograder grade examples/submissions/*/  grade a class, reports under ./grades
     """
-    with warm_workers():
+    with shared.warm_workers():
         from autograder.commands import grade as command
 
         code = command.main(**options)
@@ -76,9 +66,11 @@ def grade(**options) -> None:
 
 
 @cli.command(short_help=SHORT_HELP["release"])
-@out_folder_option("A new (or empty) folder for the learner repository.")
-@course_option("The course.toml to release (default: the nearest one above the current folder).")
-@pass_rule_option(
+@shared.out_folder_option("A new (or empty) folder for the learner repository.")
+@shared.course_option(
+    "The course.toml to release (default: the nearest one above the current folder)."
+)
+@shared.pass_rule_option(
     "When the learner's grade job passes: 'all' or 'min_score:N' "
     "(default: [ci] pass_rule in course.toml, else 'all')."
 )

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import click
 
+from autograder.cli import shared
 from autograder.cli.group import SHORT_HELP, cli
-from autograder.cli.shared import course_option, quiet_option
 
 FILE = click.Path(dir_okay=False, path_type=Path)
 FOLDER = click.Path(file_okay=False, path_type=Path)
@@ -50,7 +50,7 @@ FOLDER = click.Path(file_okay=False, path_type=Path)
     help="Export 0 for a learner without a grade (an error row, nothing to grade), not an "
     "empty cell.",
 )
-@course_option("The course.toml (default: the nearest one above this folder).")
+@shared.course_option("The course.toml (default: the nearest one above this folder).")
 def export(**options) -> None:
     """Put the totals of DIR/gradebook.csv (after any late penalty) into your LMS's own
     gradebook export, ready to import: every other column, row, quote, BOM and line ending
@@ -66,8 +66,8 @@ def export(**options) -> None:
 
 @cli.command("similarity", short_help=SHORT_HELP["similarity"])
 @click.argument("out_dir", metavar="DIR", type=FOLDER)
-@course_option("The course.toml (default: the nearest one above this folder).")
-@quiet_option("Name only the flagged pairs.")
+@shared.course_option("The course.toml (default: the nearest one above this folder).")
+@shared.quiet_option("Name only the flagged pairs.")
 def similarity(**options) -> None:
     """Compare the code of every pair of graded learners in DIR (a grade-class or merge
     output), per component and on the whole package, and flag the pairs far above what the
