@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -32,6 +30,7 @@ from autograder.notebook.course import CONFIG_FILE, NotebookAssignment
 from autograder.notebook.hidden import hidden_lines, without_hidden_tests
 from autograder.runtime.harness import isolation
 from autograder.runtime.harness.isolation import confinement_plan
+from autograder.runtime.harness.worker_handle import kill_group
 from autograder.runtime.harness.worker_launch import copy_worker_side, worker_environment
 
 MAX_NOTEBOOK_BYTES = 5 * 1024 * 1024
@@ -167,7 +166,7 @@ def _run_runner(
         except subprocess.TimeoutExpired:
             killed = True
         finally:
-            _kill_group(process)
+            kill_group(process)
     return process, killed
 
 
@@ -205,17 +204,6 @@ def _framework(base: Path) -> Path:
 def _count_code_cells(path: Path) -> int:
     document = json.loads(path.read_text(encoding="utf-8"))
     return sum(1 for cell in document.get("cells", []) if cell.get("cell_type") == "code")
-
-
-def _kill_group(process: subprocess.Popen) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        pass
 
 
 def _read_report(path: Path, ids: dict[str, str], *, killed: bool, status: int | None) -> RunReport:

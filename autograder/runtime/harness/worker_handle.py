@@ -175,7 +175,7 @@ class WorkerHandle:
 
     def kill(self) -> int | None:
         """SIGKILL the whole process group; return the worker's exit status."""
-        _kill_group(self.process)
+        kill_group(self.process)
         return self.process.returncode
 
     def wait_exit(self, timeout: float = 5.0) -> int | None:
@@ -191,7 +191,7 @@ class WorkerHandle:
         self._finalizer()
 
 
-def _kill_group(process: Any) -> None:
+def kill_group(process: Any) -> None:
     """SIGKILL the process group of a Popen or a zygote_client.ZygoteChild, and reap it."""
     try:
         os.killpg(process.pid, signal.SIGKILL)
@@ -204,7 +204,7 @@ def _kill_group(process: Any) -> None:
 
 
 def _shutdown(process: Any, conn: Connection, base: Path, capture: int) -> None:
-    _kill_group(process)
+    kill_group(process)
     try:
         os.close(capture)
     except OSError:
