@@ -62,6 +62,14 @@ EMPTY_ROWS = (
 )
 NOT_IN_TEMPLATE = "In the gradebook but not in the template (no {lms} row to fill): {who}."
 NOT_IN_GRADEBOOK = "In the template but not in the gradebook (their cell is unchanged): {who}."
+NONE_MATCHED = (
+    "No learner matched: the gradebook's {learners} learner{s} (by {key}) and the template's "
+    "{rows} row{rows_s} (by its column {match!r}) have no value in common, so no cell was "
+    "filled. Choose the template's column with --match COLUMN, or compare it with a roster "
+    "column (such as email) with --roster FILE --roster-column NAME."
+)
+LEARNER_ID = "learner id"
+ROSTER_KEY = "the roster's column {column!r}"
 EXIT_OK, EXIT_UNMATCHED, EXIT_BAD = 0, 1, 2
 
 
@@ -108,7 +116,11 @@ def main(
         return _error(str(error))
     except OSError as error:
         return _error(cannot_write(error) or str(error))
-    return _say(filled, lms, out, learners=len(totals))
+    key = ROSTER_KEY.format(column=roster_column_name) if roster_column_name else LEARNER_ID
+    code = _say(filled, lms, out, learners=len(totals))
+    if totals and not filled.filled:
+        print(_none_matched(filled, len(totals), key, match or lms.default_match), file=sys.stderr)
+    return code
 
 
 def read_totals(out_dir: Path) -> dict[str, float | None]:
@@ -180,6 +192,16 @@ def _say(filled: Filled, lms: LmsFormat, out: Path, *, learners: int) -> int:
     if filled.not_in_gradebook:
         print(NOT_IN_GRADEBOOK.format(who="; ".join(filled.not_in_gradebook)), file=sys.stderr)
     return EXIT_UNMATCHED if filled.not_in_template or filled.not_in_gradebook else EXIT_OK
+
+
+def _none_matched(filled: Filled, learners: int, key: str, match: str) -> str:
+    """NONE_MATCHED: how many rows each side had, what was compared, the options that choose it
+    (each template row with a learner is unmatched here, so they are its rows)."""
+    rows = len(filled.not_in_gradebook)
+    return NONE_MATCHED.format(
+        learners=learners, s="" if learners == 1 else "s", key=key,
+        rows=rows, rows_s="" if rows == 1 else "s", match=match,
+    )  # fmt: skip
 
 
 def _differs(before: str, after: str) -> bool:

@@ -71,6 +71,7 @@ def test_canvas_fills_one_column_and_keeps_every_other_byte(graded, tmp_path, ca
     )
     assert export.EMPTY_ROWS.format(count=1, s="", who="kofi") in err
     assert "The points row said 50.00 for 'Transformers 101 (4821)'; it now says 100.00" in err
+    assert "No learner matched" not in err  # three did
 
 
 def test_a_new_column_is_added_at_the_end_with_the_course_total(graded, tmp_path, capsys) -> None:
@@ -108,6 +109,27 @@ def test_moodle_matches_on_email_from_the_roster_and_keeps_its_quoting(
         "Zed,Nguyen,1004,,,zed@example.org,-,1764662400",
     ]
     assert "zed@example.org (line 5: Zed)" in capsys.readouterr().err
+
+
+def test_no_learner_matched_counts_both_sides_and_names_the_matching_options(
+    graded, tmp_path, capsys
+) -> None:
+    out = tmp_path / "moodle_import.csv"
+    assert _export(graded, out, moodle=MOODLE) == export.EXIT_UNMATCHED  # ids against emails
+    assert out.is_file()
+    err = capsys.readouterr().err
+    said = (
+        "No learner matched: the gradebook's 4 learners (by learner id) and the template's 4 "
+        "rows (by its column 'Email address') have no value in common, so no cell was filled. "
+        "Choose the template's column with --match COLUMN, or compare it with a roster column "
+        "(such as email) with --roster FILE --roster-column NAME."
+    )
+    assert said in err.splitlines()
+    roster = tmp_path / "roster.csv"
+    roster.write_text("learner,repo,email\namara,a,amara@old.example\n")
+    code = _export(graded, out, moodle=MOODLE, roster=roster, roster_column_name="email")
+    assert code == export.EXIT_UNMATCHED
+    assert "4 learners (by the roster's column 'email')" in capsys.readouterr().err
 
 
 def test_every_learner_matched_exits_zero(tmp_path) -> None:
