@@ -11,6 +11,7 @@ from autograder import learner_files
 from autograder.config.limit_rules import LimitsSection
 from autograder.config.notebook_section import NotebookSection
 from autograder.config.sections import (
+    IN_COMPONENT,
     CiSection,
     Component,
     CourseSection,
@@ -82,25 +83,33 @@ class CourseConfig(Section):
             seen: dict[str, int] = {}
             for index, component in enumerate(self.components):
                 value = getattr(component, attr)
-                if value in seen:
+                if value in seen and attr == "name":  # the index is all that tells them apart
                     raise ValueError(
-                        f"components[{index}].{attr} is {value!r}, already used by "
-                        f"components[{seen[value]}]; each component needs its own {attr}"
+                        f"components[{index}].name is {value!r}, already used by "
+                        f"components[{seen[value]}]; each component needs its own name"
+                    )
+                if value in seen:
+                    first = self.components[seen[value]].name
+                    raise ValueError(
+                        f"{IN_COMPONENT.format(key=attr, name=component.name)} is {value!r}, "
+                        f'already used by component "{first}"; each component needs its own '
+                        f"{attr}"
                     )
                 seen[value] = index
         names = [component.name for component in self.components]
-        for index, component in enumerate(self.components):
+        for component in self.components:
             for other in component.depends_on:
                 if other not in names or other == component.name:
                     raise ValueError(
-                        f"components[{index}].depends_on names {other!r}; expected the name of "
+                        f"{IN_COMPONENT.format(key='depends_on', name=component.name)} names "
+                        f"{other!r}; expected the name of "
                         f"another component: {', '.join(n for n in names if n != component.name)}"
                     )
         cycle = _dependency_cycle({c.name: c.depends_on for c in self.components})
         if cycle:
-            index = names.index(cycle[0])
             raise ValueError(
-                f"components[{index}].depends_on closes a cycle ({' -> '.join(cycle)}); "
+                f"{IN_COMPONENT.format(key='depends_on', name=cycle[0])} closes a cycle "
+                f"({' -> '.join(cycle)}); "
                 "expected each component to build only on parts that do not build on it, so "
                 "that the advice 'fix these first' has an end"
             )

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from autograder.config.course_config import COURSE_FILE, CourseConfig, CourseConfigError
+from autograder.config.sections import IN_COMPONENT
 
 NO_COURSE_FILE = (
     "No {name} was found in {start} or any folder above it; run this from the course "
@@ -41,7 +42,7 @@ def load_course(path: Path) -> CourseConfig:
     except UnicodeDecodeError as error:
         raise CourseConfigError(TOML_SYNTAX.format(path=path, detail=error)) from None
     if "path" in data:  # set by the loader, never by the file
-        raise CourseConfigError(_sentence(path, {"type": "extra_forbidden", "loc": ("path",)}))
+        raise CourseConfigError(_sentence(path, {"type": "extra_forbidden", "loc": ("path",)}, {}))
     try:
         return CourseConfig.model_validate({**data, "path": path}, context={"root": path.parent})
     except ValidationError as error:
@@ -49,7 +50,7 @@ def load_course(path: Path) -> CourseConfig:
         # A list whose items failed also reports "too short"; the item errors say it better.
         inner = {d["loc"][:1] for d in details if len(d["loc"]) > 1}
         details = [d for d in details if not (d["type"] == "too_short" and d["loc"] in inner)]
-        sentences = [_sentence(path, detail) for detail in details]
+        sentences = [_sentence(path, detail, data) for detail in details]
         raise CourseConfigError(" ".join(sentences)) from None
 
 
@@ -59,11 +60,32 @@ def load_course_option(course: Path | None) -> CourseConfig:
     return load_course(course if course else find_course_file(Path.cwd()))
 
 
-def _key_path(loc: tuple[Any, ...]) -> str:
+def _key_path(loc: tuple[Any, ...], data: dict[str, Any]) -> str:
+    """The key as the file writes it (course.package, limits.memory_mb); a key inside a
+    [[components]] table by the component's name (points of component "softmax") when the
+    table has a usable one, else by its index (components[0].points)."""
+    name = _component_name(loc, data)
+    if name is not None and len(loc) > 2:
+        return IN_COMPONENT.format(key=_key_path(loc[2:], {}), name=name)
+    if name is not None:  # the whole table
+        return f'component "{name}"'
     text = ""
     for part in loc:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
     return text or "the top level"
+
+
+def _component_name(loc: tuple[Any, ...], data: dict[str, Any]) -> str | None:
+    """The name of the component a key inside its table belongs to (None: not inside one, or
+    the name itself is the key at fault or is not a string)."""
+    if len(loc) < 2 or loc[0] != "components" or not isinstance(loc[1], int) or "name" in loc[2:3]:
+        return None
+    components = data.get("components")
+    if not isinstance(components, list) or not 0 <= loc[1] < len(components):
+        return None
+    table = components[loc[1]]
+    name = table.get("name") if isinstance(table, dict) else None
+    return name if isinstance(name, str) and name.strip() else None
 
 
 _EXPECTED = {
@@ -102,10 +124,11 @@ def _expected(detail: dict[str, Any]) -> str:
     return message.removeprefix("Input should be ").rstrip(".")
 
 
-def _sentence(path: Path, detail: dict[str, Any]) -> str:
-    """One pydantic error as a sentence: file, key path, expected, got."""
+def _sentence(path: Path, detail: dict[str, Any], data: dict[str, Any]) -> str:
+    """One pydantic error as a sentence: file, key path, expected, got (``data``: the file's
+    tables, for the name of a component)."""
     loc = tuple(p for p in detail.get("loc", ()) if p not in ("function-after", "list"))
-    key = _key_path(loc)
+    key = _key_path(loc, data)
     kind = detail.get("type", "")
     if kind == "extra_forbidden":
         return f"{path}: the key {key} is not a course setting; remove it or fix its spelling."

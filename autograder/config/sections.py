@@ -27,6 +27,8 @@ DottedName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][
 Visibility = Literal["hidden", "after_due_date", "after_published", "visible"]
 
 
+#: A key inside a [[components]] table, named by the component rather than its index.
+IN_COMPONENT = '{key} of component "{name}"'
 MAX_POINTS = 10_000  # a component's points: inf failed inside the grader (H43)
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Literal
 
 from autograder.config import CourseConfig
+from autograder.config.sections import IN_COMPONENT
 from autograder.mistakes.catalogue import Catalogue, course_catalogue
 from autograder.mistakes.mutants import Edit, Mutant, MutantError, apply_edits, load_mutants
 from autograder.mistakes.variants import load_variants
@@ -40,7 +41,7 @@ NO_REFERENCE = (
 )
 REFERENCE_MISSING = "The references folder {path} does not exist; check reference_dir in {course}."
 MODULE_MISSING = (
-    "{course}: components[{index}].module is {module!r}, but {folder} has no {file}; expected "
+    "{course}: {key} is {module!r}, but {folder} has no {file}; expected "
     "the module's path inside the package, dotted (the references and the stubs must both "
     "have it)."
 )
@@ -147,13 +148,13 @@ def _course_folders(config: CourseConfig, components: Sequence[str]) -> tuple[Pa
     stubs = config.root / config.course.package_dir
     if not stubs.is_dir():
         raise CheckError(STUBS_MISSING.format(path=stubs, course=config.path))
-    for index, component in enumerate(config.components):
+    for component in config.components:
         for folder in (reference, stubs):
             if not (folder / component.module_file).is_file():  # H43: "softmaxx" passed
                 raise CheckError(
                     MODULE_MISSING.format(
                         course=config.path,
-                        index=index,
+                        key=IN_COMPONENT.format(key="module", name=component.name),
                         module=component.module,
                         file=component.module_file,
                         folder=folder,

@@ -376,7 +376,8 @@ def test_a_component_module_the_references_do_not_have_exits_2(tmp_path):
     code, _, errors = run_main(course=path)
     assert code == 2
     assert errors == (
-        f"{path}: components[0].module is 'scalle', but {course / 'solution/toypkg'} has no "
+        f"{path}: module of component \"scale\" is 'scalle', but "
+        f"{course / 'solution/toypkg'} has no "
         "scalle.py; expected the module's path inside the package, dotted (the references and "
         "the stubs must both have it).\n"
     )

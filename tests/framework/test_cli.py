@@ -217,7 +217,7 @@ def test_a_broken_course_file_exits_2_with_a_sentence(tmp_path):
     result = invoke("grade", str(TOY / "solution"), "--course", str(bad), "--out", str(tmp_path))
     assert result.exit_code == 2
     assert result.stderr.strip() == (
-        f"{bad.resolve()}: components[1].points must be a number greater than 0; got -5."
+        f'{bad.resolve()}: points of component "normalize" must be a number greater than 0; got -5.'
     )
     assert "Traceback" not in result.output
     assert not (tmp_path / "results.json").exists()

@@ -163,7 +163,7 @@ def test_toml_syntax_error_names_the_file_and_line(tmp_path):
 
 def test_unknown_keys_are_refused_with_their_path(tmp_path):
     message = error_of(tmp_path, GOOD.replace("points = 4", "points = 4\npointz = 5"))
-    assert "the key components[0].pointz is not a course setting" in message
+    assert 'the key pointz of component "alpha" is not a course setting' in message
     message = error_of(tmp_path, GOOD + "\n[grading]\nstrict = true\n")
     assert "the key grading is not a course setting" in message
     message = error_of(tmp_path, 'path = "/elsewhere/course.toml"\n' + GOOD)
@@ -182,7 +182,7 @@ def test_unknown_keys_are_refused_with_their_path(tmp_path):
 )
 def test_points_are_positive_finite_and_bounded(tmp_path, points, expected):
     message = error_of(tmp_path, GOOD.replace("points = 4", f"points = {points}"))
-    assert message.endswith(f"components[0].points must be {expected}.")
+    assert message.endswith(f'points of component "alpha" must be {expected}.')
 
 
 def test_wrong_types_say_expected_and_got(tmp_path):
@@ -229,7 +229,10 @@ def test_duplicate_component_names_and_modules(tmp_path):
     message = error_of(tmp_path, GOOD.replace('name = "beta"', 'name = "alpha"'))
     assert "components[1].name is 'alpha', already used by components[0]" in message
     message = error_of(tmp_path, GOOD.replace('module = "sub.beta"', 'module = "alpha"'))
-    assert "components[1].module is 'alpha', already used by components[0]" in message
+    assert (
+        'module of component "beta" is \'alpha\', already used by component "alpha"; each '
+        "component needs its own module" in message
+    )
 
 
 def test_missing_required_key(tmp_path):
@@ -242,6 +245,26 @@ def test_component_names_must_be_usable_as_markers(tmp_path):
     assert "components[0].name must be a name that is not reserved" in message
     message = error_of(tmp_path, GOOD.replace('name = "alpha"', 'name = "al-pha"'))
     assert "components[0].name must be a name (letters, digits and underscores" in message
+
+
+def test_a_key_inside_a_component_is_named_by_the_component_when_its_name_is_known(tmp_path):
+    nested = GOOD.replace('module = "alpha"', 'module = "alpha"\nforbidden = { calls = 3 }')
+    assert 'the key forbidden of component "alpha" is not a course setting' in error_of(
+        tmp_path, nested
+    )
+    message = error_of(tmp_path, GOOD.replace('module = "sub.beta"\n', ""))
+    assert message.endswith('the required key module of component "beta" is missing.')
+    nameless = GOOD.replace('name = "alpha"\n', "").replace("points = 4", "points = 0")
+    message = error_of(tmp_path, nameless)
+    assert "the required key components[0].name is missing." in message
+    assert "components[0].points must be a number greater than 0; got 0." in message
+    message = error_of(
+        tmp_path,
+        GOOD.replace('depends_on = ["x"]', "").replace(
+            "points = 6.5\n", 'points = 6.5\ndepends_on = ["gamma"]\n'
+        ),
+    )
+    assert "depends_on of component \"beta\" names 'gamma'; expected the name of another" in message
 
 
 def test_package_dir_must_stay_inside_the_repository(tmp_path):
@@ -257,7 +280,7 @@ def test_forbidden_message_placeholder(tmp_path):
 def test_every_problem_is_reported_at_once(tmp_path):
     text = GOOD.replace("points = 4", "points = 0").replace("points = 6.5", "points = -1")
     message = error_of(tmp_path, text)
-    assert "components[0].points" in message and "components[1].points" in message
+    assert 'points of component "alpha"' in message and 'points of component "beta"' in message
 
 
 def test_a_depends_on_cycle_is_refused_with_its_path(tmp_path):
@@ -265,7 +288,7 @@ def test_a_depends_on_cycle_is_refused_with_its_path(tmp_path):
         "points = 6.5\n", 'points = 6.5\ndepends_on = ["alpha"]\n'
     )
     message = error_of(tmp_path, text)
-    assert "components[0].depends_on closes a cycle (alpha -> beta -> alpha)" in message
+    assert 'depends_on of component "alpha" closes a cycle (alpha -> beta -> alpha)' in message
     one_way = GOOD.replace("points = 6.5\n", 'points = 6.5\ndepends_on = ["alpha"]\n')
     assert load_course(write(tmp_path, one_way)).components[1].depends_on == ("alpha",)
 
