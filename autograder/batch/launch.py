@@ -47,18 +47,19 @@ def grade_pending(
     err: Console,
     *,
     label: str = "grading",
+    noun: str = "learners",
     failed: int = 0,
     meanwhile: Callable[[], object] | None = None,
 ) -> None:
     """Grade pending learners into settings.out, `jobs` at a time, with a progress bar on err
-    (`label` names the work; `failed`: the errors of learners kept from before, which its
-    count starts from, so that it ends equal to the error rows, those with nothing submitted
-    aside). One session process collects the graders once and forks harness children that
-    grade one learner after another (batch/session.py); it is itself a fork of a warm server
-    (numpy, torch, pytest and the framework imported). Also `autograder check`'s engine: every
-    learner's folder holds record.json and, when graded, results.json. ``meanwhile``: run in a
-    background thread once the session process is started (not before: until then this
-    thread's work is what the batch waits for)."""
+    (`label` names the work, `noun` what it counts; `failed`: the errors of learners kept from
+    before, which its count starts from, so that it ends equal to the error rows, those with
+    nothing submitted aside). One session process collects the graders once and forks harness
+    children that grade one learner after another (batch/session.py); it is itself a fork of a
+    warm server (numpy, torch, pytest and the framework imported). Also `autograder check`'s
+    engine: every learner's folder holds record.json and, when graded, results.json.
+    ``meanwhile``: run in a background thread once the session process is started (not before:
+    until then this thread's work is what the batch waits for)."""
     if not pending:
         return
     context = fork_server.start()  # already running when the command line started it
@@ -74,7 +75,7 @@ def grade_pending(
         args=(settings, pending, jobs, writer, scratch, command_temp),
         name="grade-session",
     )
-    shown = _Shown(settings, pending, total, err, label, failed)
+    shown = _Shown(settings, pending, total, err, label, noun, failed)
     with shown.progress:
         try:
             _start_uninterrupted(process)
@@ -106,6 +107,7 @@ class _Shown:
         total: int,
         err: Console,
         label: str,
+        noun: str,
         failed: int,
     ) -> None:
         self.out = settings.out
@@ -123,7 +125,7 @@ class _Shown:
         self.done, self.failed = total - len(pending), failed
         self.lines = None  # no terminal, no bar drawn: plain lines instead
         if not err.is_terminal and not err.quiet:
-            self.lines = LogLines(err, label, total, started=self.done)
+            self.lines = LogLines(err, label, total, started=self.done, noun=noun)
         # Without a terminal the plain lines are the progress: rich would print its bar once,
         # at the end, in box characters (H49)
         self.progress = Progress(

@@ -139,7 +139,7 @@ def run_check(
         run_id=uuid.uuid4().hex,
         parent_pid=os.getpid(),
     )
-    grade_pending(settings, learners, len(learners), jobs, err, label="checking")
+    grade_pending(settings, learners, len(learners), jobs, err, label="checking", noun="cases")
     graded = {learner.id for learner in learners}
     return [
         judge(

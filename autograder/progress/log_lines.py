@@ -16,7 +16,7 @@ from datetime import timedelta
 
 from rich.console import Console
 
-LINE = "{label}: {done} of {total} learners done (errors {failed}), {elapsed} so far{left}"
+LINE = "{label}: {done} of {total} {noun} done (errors {failed}), {elapsed} so far{left}"
 LEFT = ", about {left} left"
 INTERVAL = 60.0  # seconds: at most this long without a line
 STEPS = 10  # a line at each tenth of the class
@@ -24,7 +24,8 @@ STEPS = 10  # a line at each tenth of the class
 
 class LogLines:
     """Lines on ``console`` as learners are done; ``started``: how many were done before this
-    run (kept from an earlier one), which the time left is not estimated from."""
+    run (kept from an earlier one), which the time left is not estimated from; ``noun``: what
+    is counted ("learners", or `autograder check`'s "cases")."""
 
     def __init__(
         self,
@@ -33,8 +34,10 @@ class LogLines:
         total: int,
         started: int,
         clock: Callable[[], float] = time.monotonic,
+        noun: str = "learners",
     ) -> None:
         self.console, self.label, self.total, self.started = console, label, total, started
+        self.noun = noun
         self.clock = clock
         self.start = self.last = clock()
         self.step = max(1, -(-total // STEPS))  # ceil: at most STEPS lines by count
@@ -65,6 +68,7 @@ class LogLines:
             label=self.label,
             done=done,
             total=self.total,
+            noun=self.noun,
             failed=failed,
             elapsed=_clock(elapsed),
             left=left,

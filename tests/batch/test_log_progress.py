@@ -42,6 +42,16 @@ def test_a_line_at_each_tenth_with_the_time_left():
     assert said[-1] == "grading: 100 of 100 learners done (errors 2), 0:00:50 so far"
 
 
+def test_the_lines_say_what_they_count():
+    stream, clock = io.StringIO(), Clock()
+    lines = LogLines(Console(file=stream, width=200), "checking", 2, 0, clock=clock, noun="cases")
+    clock.now += 3.0
+    lines.update(2, failed=0)
+    assert stream.getvalue().splitlines() == [
+        "checking: 2 of 2 cases done (errors 0), 0:00:03 so far"
+    ]
+
+
 def test_a_line_every_minute_while_no_learner_ends():
     lines, stream, clock = _lines(total=1000)
     lines.update(1, 0)  # the first learner: not yet a tenth, not yet a minute

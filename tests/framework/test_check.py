@@ -138,8 +138,11 @@ def test_a_course_whose_graders_catch_every_mutant_exits_0(tmp_path):
     course = tmp_path / "toy"
     shutil.copytree(TOY, course, ignore=shutil.ignore_patterns("__pycache__", "submissions"))
     (course / "solution/variants/normalize.toml").unlink()
-    code, output, errors = run_main(course=course / "course.toml", components=["normalize"])
+    code, output, errors = run_main(
+        course=course / "course.toml", components=["normalize"], quiet=False
+    )
     assert code == 0, output + errors
+    assert "checking: 3 of 3 cases done (errors 0)" in errors  # cases, not learners
     rows = table_rows(output)
     assert set(rows) >= {"reference", "stubs", "no-sqrt"}
     assert "adds-factor" not in rows  # --component normalize
