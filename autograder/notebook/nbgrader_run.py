@@ -30,8 +30,11 @@ from autograder.notebook.course import CONFIG_FILE, NotebookAssignment
 from autograder.notebook.hidden import hidden_lines, without_hidden_tests
 from autograder.runtime.harness import isolation
 from autograder.runtime.harness.isolation import confinement_plan
-from autograder.runtime.harness.worker_handle import kill_group
-from autograder.runtime.harness.worker_launch import copy_worker_side, worker_environment
+from autograder.runtime.harness.worker_launch import (
+    copy_worker_side,
+    kill_group,
+    worker_environment,
+)
 
 MAX_NOTEBOOK_BYTES = 5 * 1024 * 1024
 MAX_REPORT_BYTES = 2 * 1024 * 1024

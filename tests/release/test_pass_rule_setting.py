@@ -56,7 +56,7 @@ def test_an_unknown_ci_key_is_named(tmp_path):
 def _with_rule(monkeypatch, module, rule: str):
     real = load_course(ROOT / "course.toml")
     patched = real.model_copy(update={"ci": CiSection(pass_rule=rule)})
-    monkeypatch.setattr(module, "load_course", lambda path: patched)
+    monkeypatch.setattr(module, "load_course_option", lambda course: patched)
 
 
 def _workflow_rule(out) -> str:

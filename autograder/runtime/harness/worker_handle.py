@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -30,6 +29,7 @@ from autograder.runtime.harness.private_copy import copy_package
 from autograder.runtime.harness.worker_launch import (
     PYTHON_FLAGS,
     WORKER_MODULE,
+    kill_group,
     worker_environment,
     write_framework,
 )
@@ -189,18 +189,6 @@ class WorkerHandle:
     def close(self) -> None:
         """Kill the process group and delete the temp dir; idempotent."""
         self._finalizer()
-
-
-def kill_group(process: Any) -> None:
-    """SIGKILL the process group of a Popen or a zygote_client.ZygoteChild, and reap it."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        pass
 
 
 def _shutdown(process: Any, conn: Connection, base: Path, capture: int) -> None:

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import subprocess
 from pathlib import Path
+from typing import Any
 
 #: The runtime package; only its worker side and what both sides share are copied for the
 #: worker (``write_framework``): the harness's modules are not even on the worker's disk.
@@ -61,3 +64,15 @@ def copy_worker_side(target: Path) -> None:
             shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copyfile(source, target / name)
+
+
+def kill_group(process: Any) -> None:
+    """SIGKILL the process group of a Popen or a zygote_client.ZygoteChild, and reap it."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
