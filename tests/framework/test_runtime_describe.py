@@ -107,14 +107,16 @@ def test_compose_in_a_hidden_test_leaves_out_the_message_and_own_class_names():
     base = {"kind": "exception", "message": "(2, 7) [0.25]", "location": "p/a.py:3 in f"}
     builtin = {**base, "exc_type": "KeyError", "exc_mro": ["KeyError", "LookupError"]}
     assert compose(builtin, "f(...)", hidden=True) == messages.EXCEPTION_HIDDEN.format(
-        call="f(...)", exc_type="KeyError", where=" at p/a.py:3 in f"
+        call="f(...)",
+        exc_type="KeyError",
+        where="",  # a location is learner-forgeable text
     )
     own = {**base, "exc_type": "Shape_2_7", "exc_mro": ["Shape_2_7", "ValueError", "Exception"]}
     hidden = compose(own, "f(...)", hidden=True)
     assert "Shape_2_7" not in hidden and "0.25" not in hidden
-    assert "raised an exception of a class of your own derived from ValueError at" in hidden
+    assert "raised an exception of a class of your own derived from ValueError. A" in hidden
     forged = {**base, "exc_type": "x", "exc_mro": ["x", "not a name", "object"]}
-    assert "derived from Exception at" in compose(forged, "f(...)", hidden=True)
+    assert "derived from Exception. A hidden" in compose(forged, "f(...)", hidden=True)
     assert compose(own, "f(...)") == "f(...) raised Shape_2_7 at p/a.py:3 in f: (2, 7) [0.25]"
     leaving = {
         **own,
@@ -122,11 +124,16 @@ def test_compose_in_a_hidden_test_leaves_out_the_message_and_own_class_names():
         "exc_type": "Shape_2_7",
         "exc_mro": ["Shape_2_7", "SystemExit"],
     }
-    assert "raised an exception of a class of your own derived from SystemExit at" in compose(
+    assert "raised an exception of a class of your own derived from SystemExit;" in compose(
         leaving, "f(...)", hidden=True
     )
-    importing = {**own, "kind": "import_error"}  # imported before any hidden input arrives
-    assert compose(importing, "Importing a.py", hidden=True).endswith(": (2, 7) [0.25]")
+    # a worker that saw earlier hidden inputs can forge an import's answer too
+    importing = {**own, "kind": "import_error", "feedback": "LEAK (2, 7) [0.25]"}
+    assert compose(importing, "Importing a.py", hidden=True) == messages.EXCEPTION_HIDDEN.format(
+        call="Importing a.py",
+        exc_type="an exception of a class of your own derived from ValueError",
+        where="",
+    )
 
 
 @pytest.fixture

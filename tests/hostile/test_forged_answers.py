@@ -14,7 +14,11 @@ from pathlib import Path
 import pytest
 import torch
 
+from autograder.feedback import hidden_context
 from autograder.runtime import LearnerError, LearnerSession, Limits
+from autograder.runtime.harness import failures
+from autograder.runtime.harness.part_labels import ChainLabels
+from autograder.runtime.shared import messages
 
 TOY = """
 import gc
@@ -143,3 +147,101 @@ def test_an_answer_whose_parts_are_shared_is_refused_at_once_as_larger_than_its_
         assert torch.equal(shares.double(x), x * 2)  # a fresh worker, its own answer
     finally:
         session.close()
+
+
+#: A module whose every error answer after ``start()`` carries the call's input in each text
+#: field (the exception's message copied into feedback, location, traceback, a forged kind and
+#: type), as learner code that replaced ``pickle.dumps`` in the worker could write.
+FORGES_ERRORS = """
+import pickle
+
+_real_dumps = pickle.dumps
+
+
+def _dumps(obj, *args, **kwargs):
+    error = obj.get("error") if isinstance(obj, dict) else None
+    if isinstance(error, dict):
+        leak = "LEAK " + str(error.get("message"))
+        error.update(feedback=leak, location=leak, traceback=leak, reason=leak)
+        error.update(kind="tampered", exc_type="LEAK", exc_mro=["LEAK", "ValueError"])
+        error.update(memory_mb=leak, disk_mb=leak, type=leak, part=0)
+    return _real_dumps(obj, *args, **kwargs)
+
+
+def start():
+    pickle.dumps = _dumps
+
+
+def check(x):
+    raise ValueError(f"x={x.tolist()}")
+"""
+
+
+def test_a_hidden_tests_sentence_holds_no_text_of_a_forged_error_answer(tmp_path):
+    package = tmp_path / "forgepkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "forges.py").write_text(textwrap.dedent(FORGES_ERRORS))
+    session = LearnerSession(
+        package,
+        package="forgepkg",
+        limits=Limits(test_timeout=5.0, import_timeout=20, memory_mb=2048),
+        display_dir="assignments/forgepkg",
+    )
+    try:
+        forges = session.module("forges")
+        forges.start()
+        with hidden_context(True), pytest.raises(LearnerError) as hidden:
+            forges.check(torch.tensor([796.25, -3.5]))
+        with pytest.raises(LearnerError) as visible:
+            forges.check(torch.tensor([1.0]))
+    finally:
+        session.close()
+    error = hidden.value
+    assert error.kind == "exception"  # a kind outside the worker's own is not taken
+    assert error.feedback == messages.EXCEPTION_HIDDEN.format(
+        call="check(...)",
+        exc_type=messages.OWN_EXCEPTION_CLASS.format(base="ValueError"),
+        where="",
+    )
+    assert (error.location, error.traceback) == ("", "")
+    assert "796.25" in error.message  # kept for graders, which never show it in a hidden test
+    assert visible.value.feedback == "LEAK x=[1.0]"  # a visible test may show the learner's text
+
+
+@pytest.mark.parametrize(
+    ("error", "sentence"),
+    [
+        ({"kind": "memory", "memory_mb": "LEAK"}, "(the limit is 2048 MB)"),
+        ({"kind": "disk", "disk_mb": "LEAK"}, "write 64 MiB to disk"),
+        ({"kind": "bad_return", "reason": "LEAK shape (7, 9)"}, "a hidden test says no more"),
+        ({"kind": "bad_return", "feedback_template": "NOT_AN_OBJECT", "reason": "LEAK"}, "gave"),
+        ({"kind": "import_error", "exc_type": "ValueError", "feedback": "LEAK"}, "Importing"),
+        ({"kind": "syntax_error", "message": "LEAK", "location": "LEAK:3"}, "Importing"),
+    ],
+    ids=["memory", "disk", "bad_return", "not_an_object", "import", "syntax"],
+)
+def test_a_hidden_sentence_takes_sizes_from_the_harness_and_no_worker_text(error, sentence):
+    limits = Limits(memory_mb=2048, disk_mb=64)
+    with hidden_context(True):
+        made = failures.from_worker({**error, "feedback": "LEAK"}, "Importing a.py", limits)
+    assert sentence in made.feedback
+    assert "LEAK" not in made.feedback and "(7, 9)" not in made.feedback
+
+
+def test_a_hidden_test_names_a_fused_requests_part_by_the_harness_label():
+    labels = ChainLabels(["MultiHeadAttention(...)"], ["forward"], "MultiHeadAttention")
+    answer = {"ok": False, "error": {"kind": "exception", "part": 1, "type": "LEAK_12_7"}}
+    with hidden_context(True):
+        made = failures.of_failed_answer(answer, "MultiHeadAttention(...)", labels)
+    assert made.feedback.startswith("MultiHeadAttention.forward(...) raised")
+    assert failures.of_failed_answer(answer, "x", labels).feedback.startswith("LEAK_12_7.forward")
+
+
+def test_a_forged_internal_failure_carries_no_worker_text_in_a_hidden_test():
+    answer = {"ok": False, "internal": "Traceback ... LEAK x=[796.25]"}
+    with hidden_context(True):
+        hidden = failures.of_failed_answer(answer, "softmax(...)")
+    assert isinstance(hidden, RuntimeError)  # a grader error: no score, the instructor is told
+    assert "LEAK" not in str(hidden) and failures.HIDDEN_INTERNAL in str(hidden)
+    assert "LEAK x=[796.25]" in str(failures.of_failed_answer(answer, "softmax(...)"))

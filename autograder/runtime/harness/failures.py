@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from autograder.feedback import is_hidden
+from autograder.runtime.harness.limits import Limits
 from autograder.runtime.harness.part_labels import PartLabels
 from autograder.runtime.shared import messages
 from autograder.runtime.shared.errors import LearnerError
@@ -20,37 +21,78 @@ Record = tuple[str, str, int]
 IMPORT_LABEL = "the import of "
 
 
-def from_worker(error: dict[str, Any], label: str) -> LearnerError:
-    """A LearnerError from the fields the worker sent, for the call named ``label``. In a hidden
-    test the feedback leaves out the exception's message (messages.compose); ``message`` keeps
-    it for graders, which must not show it either."""
+HIDDEN_INTERNAL = "(its traceback is not kept in a hidden test: learner code could write it)"
+#: The kinds of error a worker describes (worker/describe.classify, its importer and codec);
+#: any other kind an answer names is told as "exception": the harness makes the rest itself.
+WORKER_KINDS = frozenset(
+    ["not_implemented", "exception", "syntax_error", "import_error"]
+    + ["exit", "memory", "disk", "bad_return"]
+)
+
+
+def from_worker(error: dict[str, Any], label: str, limits: Limits | None = None) -> LearnerError:
+    """A LearnerError from the fields the worker sent, for the call named ``label``.
+
+    Every field is learner-forgeable (learner code can rewrite the worker's answers), so the
+    kind is one of WORKER_KINDS, and in a hidden test the sentence is hidden_sentence's, built
+    from checked fields alone, with no location or traceback kept; ``message`` is kept for
+    graders (``expect_raises``), which must not show it. ``limits``: the harness's own, for
+    the sizes a memory or disk sentence names."""
+    kind = error.get("kind")
+    kind = kind if kind in WORKER_KINDS else "exception"
+    hidden = is_hidden()
     return LearnerError(
-        kind=str(error.get("kind", "exception")),
-        feedback=compose(error, label, hidden=is_hidden()),
+        kind=kind,
+        feedback=hidden_sentence(error, kind, label, limits) if hidden else compose(error, label),
         exc_type=str(error.get("exc_type", "")),
         exc_mro=tuple(str(name) for name in error.get("exc_mro", ())),
         message=str(error.get("message", "")),
-        location=str(error.get("location", "")),
-        traceback=str(error.get("traceback", "")),
+        location="" if hidden else str(error.get("location", "")),
+        traceback="" if hidden else str(error.get("traceback", "")),
     )
 
 
+def hidden_sentence(error: dict[str, Any], kind: str, label: str, limits: Limits | None) -> str:
+    """The sentence of a worker's error in a hidden test, from what the harness can check: the
+    kind (from WORKER_KINDS), the exception class (messages.hidden_class_name: a built-in name
+    or base), a template of its own, and sizes from the harness's limits. No text the worker
+    sent (its feedback, message, location, reason or an import's sentence) reaches it, since
+    learner code that saw the hidden inputs can write them into any of those."""
+    template = error.get("feedback_template")
+    checked: dict[str, Any] = {
+        "kind": kind,
+        "exc_type": str(error.get("exc_type", "")),
+        "exc_mro": [str(name) for name in error.get("exc_mro", ())][:64],
+        "memory_mb": limits.memory_mb if limits is not None else "?",
+        "disk_mb": limits.disk_mb if limits is not None else "?",
+        "reason": messages.HIDDEN_BAD_RETURN,
+    }
+    if template in ("NO_TENSOR", "NOT_CONNECTED", "NOT_AN_OBJECT"):
+        checked["feedback_template"] = template
+        checked["reason"] = "something else" if template == "NOT_AN_OBJECT" else ""
+    return compose(checked, label, hidden=True)
+
+
 def of_failed_answer(
-    response: dict[str, Any], label: str, part_labels: PartLabels | None = None
+    response: dict[str, Any],
+    label: str,
+    part_labels: PartLabels | None = None,
+    limits: Limits | None = None,
 ) -> Exception:
     """What an answer with ``ok`` false means: the grader's own failure (a RuntimeError with
     the worker's traceback) or the learner's error, naming the part of a fused request the
-    worker says failed."""
-    if "internal" in response:
-        return RuntimeError(
-            f"The grading worker failed while running {label}:\n{response['internal']}"
-        )
+    worker says failed (by the harness's own label in a hidden test: a type name the worker
+    sends is learner text)."""
+    if "internal" in response:  # its traceback is learner-forgeable text: not in a hidden test
+        shown = HIDDEN_INTERNAL if is_hidden() else response["internal"]
+        return RuntimeError(f"The grading worker failed while running {label}:\n{shown}")
     error = response["error"]
     if part_labels is not None and isinstance(error, dict):
         part, type_name = error.get("part"), error.get("type")
+        type_name = None if is_hidden() else type_name
         if type(part) is int and (type_name is None or type(type_name) is str):
             label = part_labels.label(part, type_name) or label
-    return from_worker(error, label)
+    return from_worker(error, label, limits)
 
 
 def timeout(label: str, seconds: float) -> LearnerError:

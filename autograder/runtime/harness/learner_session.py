@@ -378,7 +378,7 @@ class LearnerSession:
                 own, shown_dir=self.display_dir, course_message=self.forbidden_message
             )
         if not response["ok"]:
-            raise failures.of_failed_answer(response, label, part_labels)
+            raise failures.of_failed_answer(response, label, part_labels, self.limits)
         return response, answer.output
 
     def _forget_worker(self) -> None:

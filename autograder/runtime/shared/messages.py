@@ -50,6 +50,10 @@ DISK_OVER = (
 )
 BAD_RETURN = "{call} returned a value the grader cannot read: {reason}."
 ANSWER_TOO_LONG = "it is far larger than the {mb} MiB allowed for one value"
+#: Why a value cannot be read, in a hidden test (the codec's own reason names its shapes).
+HIDDEN_BAD_RETURN = (
+    "its type, dtype or size cannot cross to the grader (a hidden test says no more)"
+)
 NOT_CONNECTED = (
     "{call} returned a tensor that does not depend on the module's parameters, so no gradient "
     "can flow back: keep the computation in torch (no .detach(), .item() or numpy) from the "
@@ -230,11 +234,11 @@ def compose(error: dict[str, Any], call: str, *, hidden: bool = False) -> str:
     import, "Importing assignments/t101/softmax.py").
 
     ``hidden``: the call ran in a hidden test, so an exception's class is named by a built-in
-    base (hidden_class_name) and one raised while calling (kind "exception") is told without
-    its message (EXCEPTION_HIDDEN): both are text the learner's code makes, and could carry the
-    hidden inputs out. Import errors keep their message: a module is imported before
-    the hidden inputs reach it."""
-    if error.get("feedback"):
+    base (hidden_class_name), one raised while calling (kind "exception") is told without its
+    message (EXCEPTION_HIDDEN), and a ``feedback`` the worker composed is not used: all are text
+    learner code can make, and could carry the hidden inputs out. The harness passes checked
+    fields alone for a hidden test (failures.hidden_sentence)."""
+    if error.get("feedback") and not hidden:  # the worker's own sentence, never a hidden test's
         return str(error["feedback"])
     kind = error["kind"]
     template = error.get("feedback_template")
@@ -248,8 +252,11 @@ def compose(error: dict[str, Any], call: str, *, hidden: bool = False) -> str:
         "mb": error.get("memory_mb", "?"),
         "reason": error.get("reason", ""),
     }
-    if hidden and fields["exc_type"]:
-        fields["exc_type"] = hidden_class_name(fields["exc_type"], error.get("exc_mro", ()))
+    if hidden:  # no message, no location: text the learner's code makes
+        if fields["exc_type"]:
+            fields["exc_type"] = hidden_class_name(fields["exc_type"], error.get("exc_mro", ()))
+        fields["message"] = fields["where"] = ""
+        kind = "exception" if kind in ("syntax_error", "import_error") else kind
     if kind == "not_implemented":
         return NOT_IMPLEMENTED.format(**fields)
     if kind == "exit":
