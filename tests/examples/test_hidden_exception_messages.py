@@ -81,13 +81,18 @@ def test_hidden_tests_leave_out_the_message_visible_tests_keep_it(results):
     for output in raised(results, "softmax", "hidden"):
         assert MARK not in output
         assert "A hidden test does not show an exception's message" in output
-        assert "raised ValueError at assignments/t101/softmax.py:3 in softmax." in output
-    assert all(MARK in output for output in raised(results, "softmax", "visible"))
+        # where it was raised is text the worker sends, which learner code can rewrite
+        assert "raised ValueError. A hidden test" in output
+    visible = raised(results, "softmax", "visible")
+    assert all(MARK in output for output in visible)
+    assert all(
+        "raised ValueError at assignments/t101/softmax.py:3 in softmax" in o for o in visible
+    )
 
 
 def test_hidden_tests_name_a_class_made_at_run_time_by_its_builtin_base(results):
     own_class = messages.OWN_EXCEPTION_CLASS.format(base="ArithmeticError")
     for output in raised(results, "feed_forward", "hidden"):
         assert MARK not in output
-        assert f"raised {own_class} at assignments/t101/feed_forward.py:" in output
+        assert f"raised {own_class}. A hidden test" in output
     assert all(f"{MARK}_" in output for output in raised(results, "feed_forward", "visible"))
