@@ -61,18 +61,23 @@ def double(x):
 """
 
 
-@pytest.fixture
-def session(tmp_path: Path):
-    package = tmp_path / "toypkg"
+def toy_session(tmp_path: Path, name: str, module: str, source: str) -> LearnerSession:
+    """A session on package ``name`` holding ``module`` with ``source``."""
+    package = tmp_path / name
     package.mkdir()
     (package / "__init__.py").write_text("")
-    (package / "layers.py").write_text(textwrap.dedent(TOY))
-    made = LearnerSession(
+    (package / f"{module}.py").write_text(textwrap.dedent(source))
+    return LearnerSession(
         package,
-        package="toypkg",
+        package=name,
         limits=Limits(test_timeout=5.0, import_timeout=20, memory_mb=2048),
-        display_dir="assignments/toypkg",
+        display_dir=f"assignments/{name}",
     )
+
+
+@pytest.fixture
+def session(tmp_path: Path):
+    made = toy_session(tmp_path, "toypkg", "layers", TOY)
     try:
         yield made
     finally:
@@ -123,16 +128,7 @@ def double(x):
 
 
 def test_an_answer_whose_parts_are_shared_is_refused_at_once_as_larger_than_its_frame(tmp_path):
-    package = tmp_path / "sharepkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "shares.py").write_text(textwrap.dedent(SHARES))
-    session = LearnerSession(
-        package,
-        package="sharepkg",
-        limits=Limits(test_timeout=5.0, import_timeout=20, memory_mb=2048),
-        display_dir="assignments/sharepkg",
-    )
+    session = toy_session(tmp_path, "sharepkg", "shares", SHARES)
     try:
         shares = session.module("shares")
         with pytest.raises(LearnerError) as info:
@@ -178,16 +174,7 @@ def check(x):
 
 
 def test_a_hidden_tests_sentence_holds_no_text_of_a_forged_error_answer(tmp_path):
-    package = tmp_path / "forgepkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "forges.py").write_text(textwrap.dedent(FORGES_ERRORS))
-    session = LearnerSession(
-        package,
-        package="forgepkg",
-        limits=Limits(test_timeout=5.0, import_timeout=20, memory_mb=2048),
-        display_dir="assignments/forgepkg",
-    )
+    session = toy_session(tmp_path, "forgepkg", "forges", FORGES_ERRORS)
     try:
         forges = session.module("forges")
         forges.start()
