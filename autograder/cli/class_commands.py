@@ -54,6 +54,13 @@ from autograder.cli.group import SHORT_HELP, cli
     "The release manifest (.autograder/manifest.json): protected files a learner changed "
     "raise the gradebook's tamper flag."
 )
+@click.option(
+    "--allow-unconfined",
+    is_flag=True,
+    help="In CI (GITHUB_ACTIONS or CI set to true), grade even when this machine only allows "
+    "the process-group isolation level, where learner code reads the job's secrets; without "
+    "it such a run is refused.",
+)
 def grade_class(**options) -> None:
     """Grade a whole class: ROSTER is a folder of learner repositories (one folder per learner)
     or a CSV with the columns learner,repo (local paths, file:// URLs, or clone URLs: https://,
@@ -66,7 +73,7 @@ def grade_class(**options) -> None:
     a second one stops at once, naming the first.
 
     Exit status: 0 every learner was graded, 1 some rows carry an error, 2 the run could not
-    start (OUT busy included), 130 interrupted.
+    start (OUT busy, or unconfined in CI, included), 130 interrupted.
     """
     with shared.warm_workers(batch=True):
         from autograder.commands import grade_class as command

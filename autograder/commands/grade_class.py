@@ -5,6 +5,8 @@
    refused with one sentence), clear DIR/.partial; skip learners whose
    DIR/<learner>/record.json was graded with the same settings (unless --force): this is what
    makes a rerun resume;
+   In CI, a machine that only allows the process-group isolation level is refused first
+   unless --allow-unconfined (unconfined_grading.py); elsewhere stderr says it once.
 3. clone or update the copies of those given by clone URL (gradebook/fetch.py), then grade
    them in parallel, --jobs at a time, with a progress bar that names the learners
    being graded and for how long (progress/in_progress.py): one session process
@@ -32,6 +34,7 @@ from rich.console import Console
 
 from autograder.batch.launch import grade_pending
 from autograder.batch.processes import jobs_or_cores
+from autograder.commands import unconfined_grading
 from autograder.config import (
     CourseConfig,
     CourseConfigError,
@@ -130,15 +133,20 @@ def main(
     manifest: Path | None = None,
     regrade: Sequence[str] = (),
     regrade_moved: bool = False,
+    allow_unconfined: bool = False,
 ) -> int:
     """Grade the roster into out; return the exit status of the module docstring.
     ``regrade``: learner ids graded again even when they have a result (--regrade);
-    ``regrade_moved``: also those whose repository moved on since (gradebook/remote_heads.py)."""
+    ``regrade_moved``: also those whose repository moved on since (gradebook/remote_heads.py);
+    ``allow_unconfined``: grade at process-group in CI too (unconfined_grading.py)."""
     given = _read(
         roster_path, course, shard, deadline, force, regrade, manifest, jobs, test_timeout
     )
     if isinstance(given, str):
         return _error(given)
+    refused = unconfined_grading.refuse_or_say(os.environ, allowed=allow_unconfined)
+    if refused:
+        return _error(refused)
     shown, out = Path(out), Path(out).resolve()
     if Path(roster_path).is_dir() and out.is_relative_to(Path(roster_path).resolve()):
         return _error(OUT_IN_ROSTER.format(out=out, roster=roster_path))

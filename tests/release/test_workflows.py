@@ -121,3 +121,31 @@ def test_hidden_grading_runs_on_a_schedule_and_writes_only_its_gradebook_branch(
     publish = next(s for s in jobs["publish"]["steps"] if s.get("id") == "publish")
     assert publish["env"]["GH_TOKEN"] == "${{ secrets.ROSTER_TOKEN }}"
     assert "--statuses" in publish["run"]
+
+
+LIFT_USERNS = "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"
+
+
+@pytest.mark.parametrize("path", [HIDDEN, REGRADE], ids=["hidden", "regrade"])
+def test_the_instructors_grading_confines_learner_code_and_holds_no_publishing_token(path):
+    steps = yaml.safe_load(path.read_text())["jobs"]["grade"]["steps"]
+    runs = [step.get("run", "") for step in steps]
+    grading = next(i for i, run in enumerate(runs) if "grade-class" in run)
+    lifted = [i for i, run in enumerate(runs) if LIFT_USERNS in run]
+    # user namespaces before grade-class, which in CI refuses the process-group level
+    assert lifted and lifted[0] < grading
+    assert "--allow-unconfined" not in path.read_text()
+    # what publishes (statuses, the gradebook branch) is never where learner code runs
+    env = steps[grading].get("env", {})
+    assert not {"GH_TOKEN", "GITHUB_TOKEN", "GRADEBOOK_TOKEN"} & set(env)
+    assert "github.token" not in str(env)
+    assert [value for value in env.values() if "secrets." in value] == [
+        "${{ secrets.ROSTER_TOKEN }}"
+    ]  # git reads it for clone URLs; out of reach of the confined workers
+
+
+def test_the_projects_own_suite_runs_where_learner_code_is_confined():
+    steps = yaml.safe_load(CI.read_text())["jobs"]["test"]["steps"]
+    runs = [step.get("run", "") for step in steps]
+    suite = runs.index("python -m pytest")
+    assert any(LIFT_USERNS in run for run in runs[:suite])
