@@ -22,6 +22,7 @@ from autograder.config import CourseConfig
 from autograder.results import ForbiddenUse, ReviewFlag
 from autograder.runtime.harness.private_copy import PackageTooLarge, read_package
 from autograder.runtime.shared.forbidden_names import ForbiddenNames
+from autograder.static_check.exports import PackageExports
 from autograder.static_check.graph import CallGraph
 from autograder.static_check.resolve import Resolver
 from autograder.static_check.scan import FORBIDDEN, REVIEW, TAMPER, Context, Finding, ModuleScan
@@ -104,25 +105,29 @@ def check_sources(
     budget = budget if budget is not None else StepBudget()
     package = config.package
     trees, unreadable = _parsed(files)
+    graded = _graded_names(config, trees)
+    resolvers, findings = _resolvers(package, trees, budget)
     context = Context(
         names=ForbiddenNames.from_apis(tuple(config.forbidden.apis)),
         package=package,
         defined=_defined_names(trees.values()),
         attributes=_attribute_names(trees.values()),
         grader_roots=_grader_roots(config),
+        exports=PackageExports(
+            package,
+            {r.module: r for r in resolvers.values()},
+            frozenset().union(*graded.values()),
+        ),
     )
     graph = CallGraph(package)
-    findings: list[Finding] = []
-    for path, tree in trees.items():
-        module, is_package = _module_name(package, path)
+    for path, resolver in resolvers.items():
         try:
-            resolver = Resolver(module, is_package, tree, budget)
-            scan = ModuleScan(context, resolver, path).scan(tree)
+            scan = ModuleScan(context, resolver, path).scan(trees[path])
         except RecursionError:  # expressions nested beyond what a reader can follow
-            findings.append(Finding(REVIEW, TOO_DEEP, "", path, 1, module))
+            findings.append(Finding(REVIEW, TOO_DEEP, "", path, 1, resolver.module))
             continue
         except BudgetSpent:  # the rest is left unread, and the learner flagged for review
-            findings.append(Finding(REVIEW, TOO_COSTLY, "", path, 1, module))
+            findings.append(Finding(REVIEW, TOO_COSTLY, "", path, 1, resolver.module))
             break
         graph.add(scan.defines, scan.refers)
         findings += scan.findings
@@ -132,7 +137,6 @@ def check_sources(
     )
     if reaching is not None:
         result.evidence = f"{_shown(config, reaching.file)} line {reaching.line}: {reaching.what}"
-    graded = _graded_names(config, trees)
     reaches = {}
     for component in config.components:
         others = [c for c in config.components if c.name != component.name]
@@ -149,6 +153,25 @@ def check_sources(
         for component in charged:
             result.uses.append(_use(config, finding, component))
     return result
+
+
+def _resolvers(
+    package: str, trees: dict[str, ast.Module], budget: StepBudget
+) -> tuple[dict[str, Resolver], list[Finding]]:
+    """Each readable module's resolver, by file; a file too deep or too costly to resolve is
+    a finding for review instead (and none after a too costly one is resolved)."""
+    resolvers: dict[str, Resolver] = {}
+    findings: list[Finding] = []
+    for path, tree in trees.items():
+        module, is_package = _module_name(package, path)
+        try:
+            resolvers[path] = Resolver(module, is_package, tree, budget)
+        except RecursionError:
+            findings.append(Finding(REVIEW, TOO_DEEP, "", path, 1, module))
+        except BudgetSpent:
+            findings.append(Finding(REVIEW, TOO_COSTLY, "", path, 1, module))
+            break
+    return resolvers, findings
 
 
 def _graded_names(config: CourseConfig, trees: dict[str, ast.Module]) -> dict[str, set[str]]:

@@ -3,8 +3,9 @@
 Nodes are the package's modules and its functions, classes and methods, by dotted name; a node
 reaches what it refers to (scan.ModuleScan.refers), what it defines, and the module a name lives
 in. A component's path starts at its own module file's definitions and the package's
-``__init__`` modules, and never enters another component's graded names. A finding is charged
-to every component whose path reaches its node.
+``__init__`` modules, and never enters another component's graded names; it enters another
+component's module code only through a name of that module which is not graded (a helper, a
+module variable, an alias). A finding is charged to every component whose path reaches its node.
 
 Invariant: the graph over-approximates (every reference is a call): a component may be charged
 for code it could call but did not, never spared for code it did call in its source.
@@ -53,9 +54,12 @@ class CallGraph:
         stop_names: frozenset[str] = frozenset(),
         stop_modules: frozenset[str] = frozenset(),
     ) -> set[str]:
-        """Every node reachable from ``starts``, entering neither a name of ``stop_names`` (nor
-        anything inside it) nor a module of ``stop_modules``: another component's graded names
-        and the code its file runs at import are that component's, charged to it alone."""
+        """Every node reachable from ``starts``, never entering a name of ``stop_names`` (nor
+        anything inside it): another component's graded names are that component's, charged
+        to it alone. A module of ``stop_modules`` (another component's file) is entered only
+        through a name of it that is not graded (a helper, a variable, an alias): the code its
+        file runs at import made that name, so who uses the name is charged for that code too;
+        importing the module itself, or calling its graded names, is not."""
         seen: set[str] = set()
         pending = [s for s in starts if s in self.edges]
         while pending:
@@ -65,12 +69,12 @@ class CallGraph:
             seen.add(node)
             for origin in self.edges.get(node, ()):
                 target = self._target(origin)
-                if target is None or any(m in stop_names for m in self._modules_of(target)):
+                if target is None or any(m in stop_names for m in self._modules_of(origin)):
                     continue
                 pending += [
                     m
                     for m in self._modules_of(target)
-                    if m in self.edges and m not in stop_modules and m not in seen
+                    if m in self.edges and m not in seen and (m not in stop_modules or m != origin)
                 ]
         return seen
 

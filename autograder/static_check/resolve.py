@@ -4,7 +4,8 @@ An expression resolves to a set of dotted *origins*: ``F`` after ``import torch.
 as F`` is ``{"torch.nn.functional"}``; ``getattr(F, "soft" + "max")`` is
 ``{"torch.nn.functional.softmax"}``; ``sys.modules["torch"].ops`` is ``{"torch.ops"}``; a name
 of the learner's package resolves inside it (``from .attention import f`` -> ``t101.attention.f``).
-A name unbound in the module is a builtin (``builtins.getattr``). Anything that cannot be known
+A name unbound in the module is a builtin (``builtins.getattr``), else that name of each module
+it star-imports (``from torch.nn.functional import *``). Anything that cannot be known
 (a call's result, a parameter) resolves to nothing.
 
 Bindings are flow- and scope-insensitive: a name bound anywhere in the module (an import, an
@@ -79,6 +80,9 @@ class Resolver:
         #: function (dotted) -> the expressions it returns (a call of it may be any of them)
         self.returns: dict[str, list[ast.expr]] = {}
         self.rebinds_name = False  # the module assigns __name__ (its "__main__" block may run)
+        #: modules it star-imports (``from torch.nn.functional import *``): an unbound bare
+        #: name may be any of theirs
+        self.stars: set[str] = set()
         self.budget = budget if budget is not None else StepBudget()
         #: functions on the stack of _returned, in order (a call of one of them is skipped)
         self._calling: list[str] = []
@@ -110,7 +114,10 @@ class Resolver:
             (imports if isinstance(node, ast.Import | ast.ImportFrom) else others).append(node)
         for node in imports:
             for name, origin in self.imported(node):
-                self.bindings.setdefault(name, set()).add(origin)
+                if name == "*":
+                    self.stars.add(origin.removesuffix(".*"))
+                else:
+                    self.bindings.setdefault(name, set()).add(origin)
         for _ in range(4):  # aliases of aliases: F = torch.nn.functional; G = F
             before = sum(map(len, self.bindings.values()))
             for node in others:
@@ -131,6 +138,13 @@ class Resolver:
             return out
         base = self.absolute(node.module or "", node.level)
         return [(a.asname or a.name, f"{base}.{a.name}" if base else a.name) for a in node.names]
+
+    def exported(self, name: str) -> set[str]:
+        """What the module's name ``name`` may stand for to a module importing it: its bindings,
+        else the same name of each module it star-imports."""
+        if name in self.bindings:
+            return set(self.bindings[name])
+        return {f"{star}.{name}" for star in self.stars}
 
     def absolute(self, module: str, level: int) -> str:
         """The absolute name of a (possibly relative) imported module."""
@@ -189,9 +203,9 @@ class Resolver:
         """The dotted names ``node`` may stand for (empty when unknown)."""
         self.budget.spend()
         if isinstance(node, ast.Name):
-            if node.id in self.bindings:
-                return set(self.bindings[node.id])
-            return {f"builtins.{node.id}"} if node.id in BUILTIN_NAMES else set()
+            if node.id in self.bindings or node.id not in BUILTIN_NAMES:
+                return self.exported(node.id)
+            return {f"builtins.{node.id}"}
         if isinstance(node, ast.Attribute):
             owners = self.origins(node.value)
             if not owners:  # self.F, where some object's F was given a name

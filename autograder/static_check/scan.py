@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from autograder.runtime.shared.forbidden_names import ForbiddenNames
+from autograder.static_check.exports import PackageExports
 from autograder.static_check.resolve import Resolver, fold
 from autograder.static_check.watched_names import (
     ATTRIBUTE_CALLS,
@@ -22,6 +23,7 @@ from autograder.static_check.watched_names import (
     INTROSPECTION,
     LOADERS,
     MODULE_TABLE_WRITES,
+    NAME_GETTERS,
     PROCESS_CALLS,
     PROCESS_ROOTS,
     RECORDER_OFF,
@@ -80,6 +82,8 @@ class Context:
     attributes: frozenset[str]
     #: top-level names of the grader's own code (autograder, the course's tests, references)
     grader_roots: frozenset[str]
+    #: what a name imported from another module of the package stands for outside it
+    exports: PackageExports | None = None
 
 
 @dataclass
@@ -96,6 +100,9 @@ class ModuleScan(ast.NodeVisitor):
     refers: dict[str, set[str]] = field(default_factory=dict)
     _stack: list[str] = field(default_factory=list)
     _in_main: bool = False
+    #: string literals already judged as the name a call gets (hasattr's: a yes or no
+    #: reaches no object), not judged again on their own
+    _judged: set[int] = field(default_factory=set)
 
     def scan(self, tree: ast.Module) -> ModuleScan:
         self._enter(self.resolver.module, None)
@@ -175,6 +182,9 @@ class ModuleScan(ast.NodeVisitor):
         """A finding for a dotted name that reaches a forbidden API or the grader's code."""
         parts = origin.split(".")
         root = parts[0]
+        if root == self.context.package and self.context.exports is not None:
+            for outside in self.context.exports.outside(origin):
+                self.check_origin(outside, line)
         if root in self.context.grader_roots or "_autograder" in origin:
             self._find(TAMPER, origin, line)
             return
@@ -197,8 +207,8 @@ class ModuleScan(ast.NodeVisitor):
 
     def visit_Import(self, node: ast.Import | ast.ImportFrom) -> None:
         for _name, origin in self.resolver.imported(node):
-            self.check_origin(origin, node.lineno)
-            self.refers[self._stack[-1]] |= self._in_package({origin})
+            self.check_origin(origin, node.lineno)  # a star refers to the module: see stars
+            self.refers[self._stack[-1]] |= self._in_package({origin.removesuffix(".*")})
         if isinstance(node, ast.Import):
             for alias in node.names:  # import torch.nn.functional imports all three
                 self.check_origin(alias.name, node.lineno)
@@ -248,6 +258,8 @@ class ModuleScan(ast.NodeVisitor):
         if text == "__wrapped__" or "_autograder" in text:
             self._find(TAMPER, text, node.lineno)
             return
+        if _introspects(text) and id(node) not in self._judged:
+            self._find(REVIEW, repr(value), node.lineno)  # getattr(f, "__globals__")
         dotted = text.replace("::", ".")
         if "." in dotted:  # "torch.nn.functional.scaled_dot_product_attention", "aten::..."
             self.check_origin(dotted, node.lineno)
@@ -256,6 +268,8 @@ class ModuleScan(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         callee = self.resolver.origins(node.func)
+        if "builtins.hasattr" in callee and len(node.args) > 1:
+            self._judged.add(id(node.args[1]))
         for origin in callee:
             self._special_call(origin, node)
         self._reach(node)  # what the call gives: attrgetter(...)(torch), import_module(...)
@@ -273,6 +287,11 @@ class ModuleScan(ast.NodeVisitor):
             self._code_runner(origin, node)
         elif origin in ATTRIBUTE_CALLS and len(args) >= 2:
             self._attribute_call(origin, args[0], args[1], line)
+        elif origin in NAME_GETTERS:
+            built = [fold(a) for a in args]
+            if any(b is not None and _introspects(b) for b in built):
+                self._find(REVIEW, f"{origin}({', '.join(map(repr, built))})", line)
+                self._judged.update(map(id, args))
 
     def _attribute_call(self, origin: str, owner: ast.expr, name: ast.expr, line: int) -> None:
         literal, owners = fold(name), self.resolver.origins(owner)
@@ -286,6 +305,9 @@ class ModuleScan(ast.NodeVisitor):
             return
         if literal == "__wrapped__" or "_autograder" in literal:
             self._find(TAMPER, literal, line)
+        elif _introspects(literal):
+            self._find(REVIEW, f"{call}({ast.unparse(owner)}, {literal!r})", line)
+            self._judged.add(id(name))
         for o in owners:
             self.check_origin(f"{o}.{literal}", line)
         if not owners:
@@ -314,6 +336,11 @@ class ModuleScan(ast.NodeVisitor):
             if hasattr(inner, "lineno"):
                 inner.lineno = node.lineno  # type: ignore[attr-defined]
         self._body(tree.body)
+
+
+def _introspects(name: str) -> bool:
+    """A dotted name with a part of INTROSPECTION (``__globals__``, ``f_back.f_globals``)."""
+    return any(part.strip() in INTROSPECTION for part in name.split("."))
 
 
 def _is_docstring(statement: ast.stmt) -> bool:

@@ -8,7 +8,8 @@ scan.py decides what a match is (a finding of which kind). The notebook's shell 
 from __future__ import annotations
 
 #: Attributes that read or rewrite a function's code, closure or frames: how a recorder is
-#: unwrapped or the worker's own state reached. Never needed to implement a layer.
+#: unwrapped or the worker's own state reached. Never needed to implement a layer. Flagged
+#: spelled as attributes and as string literals (getattr(f, "__globals__"), attrgetter).
 INTROSPECTION = frozenset(
     {
         "__closure__", "cell_contents", "__globals__", "__code__", "__kwdefaults__",
@@ -24,7 +25,11 @@ PROCESS_CALLS = frozenset(
         "inspect.getinnerframes", "gc.get_objects", "gc.get_referrers", "gc.get_referents",
         "os.close", "os.closerange", "os.dup", "os.dup2", "os.write", "os.kill", "os.killpg",
         "os.fork", "os.forkpty", "signal.signal", "signal.setitimer", "signal.alarm",
-        "signal.pthread_kill", "threading.settrace",
+        "signal.pthread_kill", "threading.settrace", "sys._current_frames",
+        # frames, closures and the module of a function given in: the worker's own state
+        "inspect.getclosurevars", "inspect.getmodule", "inspect.unwrap", "traceback.walk_stack",
+        "traceback.walk_tb", "traceback.extract_stack", "traceback.extract_tb",
+        "traceback.format_stack", "traceback.print_stack", "traceback.StackSummary.extract",
     }
 )  # fmt: skip
 #: torch's switches of the function mode the worker records calls with (runtime/guard.py).
@@ -57,6 +62,8 @@ SCRIPT_COMPILERS = frozenset(
 ATTRIBUTE_CALLS = frozenset(
     {"builtins.getattr", "builtins.setattr", "builtins.delattr", "builtins.hasattr"}
 )
+#: Calls that get attributes by names given as strings (watched for INTROSPECTION names).
+NAME_GETTERS = frozenset({"operator.attrgetter", "operator.methodcaller", "inspect.getattr_static"})
 MODULE_TABLE_WRITES = frozenset(
     f"sys.modules.{m}"
     for m in ("pop", "popitem", "update", "setdefault", "clear", "__setitem__", "__delitem__")

@@ -109,6 +109,7 @@ SPELLINGS = {
     "lambda": (F_, f"(lambda: F)().{SDPA}(q, k, v)"),
     "walrus": ("", f"(G := torch.nn.functional).{SDPA}(q, k, v)"),
     "conditional": (F_, f"(F if q is not None else None).{SDPA}(q, k, v)"),
+    "star-import": ("from torch.nn.functional import *", f"{SDPA}(q, k, v)"),
     "torchscript-source": (
         "",
         'torch.jit.CompilationUnit("def f(q: Tensor, k: Tensor, v: Tensor):\\n'
@@ -203,6 +204,17 @@ REVIEWED = {
         'cpp_extension.load_inline("a", "")',
     ),
     "operator-library": ("", 'torch.ops.load_library("attend.so") or q'),
+    "globals-by-name": ("", 'getattr(self.W_q.forward, "__globals__") and q'),
+    "globals-by-built-name": ("", 'getattr(self.W_q.forward, "__glo" + "bals__") and q'),
+    "globals-name-held": ("", 'getattr(self.W_q.forward, self.n or "__globals__") and q'),
+    "frame-globals-by-name": ("", 'getattr(self.frame, "f_globals") and q'),
+    "closure-by-name": ("", 'getattr(self.W_q.forward, "__closure__") and q'),
+    "code-by-getattribute": ("", 'object.__getattribute__(self.W_q.forward, "__code__") and q'),
+    "attrgetter-globals": ("import operator", 'operator.attrgetter("__globals__")(self.f) and q'),
+    "closure-variables": ("import inspect", "inspect.getclosurevars(self.W_q.forward) and q"),
+    "module-of-a-function": ("import inspect", "inspect.getmodule(self.W_q.forward) and q"),
+    "walk-stack": ("import traceback", "list(traceback.walk_stack(None)) and q"),
+    "extract-stack": ("from traceback import extract_stack", "extract_stack() and q"),
 }
 
 
@@ -221,6 +233,7 @@ NORMAL = {
     "setattr-own": "setattr(self, 'cache', q) or q",
     "has-flash": "q if hasattr(torch.nn.functional, 'scaled_dot_product_attention') else q",
     "own-sdpa": "__import__('math') and q",
+    "has-globals": "q if hasattr(self.W_q.forward, '__globals__') else q",
 }
 
 
@@ -255,6 +268,81 @@ def test_a_helper_in_a_cheaper_components_file_charges_the_caller_too(name):
     assert set(charged(result)) == {"softmax", MHA}
     caller = next(u for u in result.uses if u.component == MHA)
     assert caller.file == "softmax.py" and caller.sentence.endswith(", in code this part calls.")
+
+
+SOFTMAX = REFERENCE["softmax.py"].decode()
+KEPT = f"\nimport torch.nn.functional as _F\nattend_fast = _F.{SDPA}\n"
+KEPT_ELSEWHERE = {
+    "variable": (KEPT, {}, "from .softmax import attend_fast", "attend_fast(q, k, v)"),
+    "class-attribute": (
+        f"\nimport torch\n\nclass _Kit:\n    attend = torch.nn.functional.{SDPA}\n",
+        {},
+        "from .softmax import _Kit",
+        "_Kit.attend(q, k, v)",
+    ),
+    "re-export": (
+        KEPT,
+        {"helpers": "from .softmax import attend_fast as attend\n"},
+        "from .helpers import attend",
+        "attend(q, k, v)",
+    ),
+    "star-of-a-component": (KEPT, {}, "from .softmax import *", "attend_fast(q, k, v)"),
+    "star-of-a-helper": (
+        KEPT,
+        {"helpers": "from .softmax import *\n"},
+        "from .helpers import attend_fast",
+        "attend_fast(q, k, v)",
+    ),
+    "written-into-globals": (
+        f'\nimport torch\nglobals()["attend_fast"] = torch.nn.functional.{SDPA}\n',
+        {},
+        "from .softmax import attend_fast",
+        "attend_fast(q, k, v)",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "kept, helpers, imports, call", list(KEPT_ELSEWHERE.values()), ids=list(KEPT_ELSEWHERE)
+)
+def test_a_name_kept_at_module_level_of_a_cheaper_component_charges_its_user(
+    kept, helpers, imports, call
+):
+    """A module variable, a class attribute, an alias or a re-export of another component's
+    file is no graded name: using it charges multi-head attention, and softmax that holds it."""
+    result = check(softmax=SOFTMAX + kept, **helpers, **{MHA: mha(call, imports)})
+    assert set(charged(result)) == {"softmax", MHA}, result.findings
+    assert {u.api for u in result.uses} == {f"torch.nn.functional.{SDPA}"}
+
+
+def test_a_module_imported_from_another_component_is_followed_to_the_api():
+    source = mha(f"_F.{SDPA}(q, k, v)", "from .softmax import _F")
+    result = check(softmax=SOFTMAX + "\nimport torch.nn.functional as _F\n", **{MHA: source})
+    assert set(charged(result)) == {MHA}
+    assert {(u.file, u.api) for u in result.uses} == {(f"{MHA}.py", f"torch.nn.functional.{SDPA}")}
+
+
+def test_a_graded_name_of_another_component_charges_only_its_own_component():
+    """softmax = a library function, imported by name by multi-head attention: the runtime's
+    stand-in replaces it there, so softmax alone pays."""
+    kept = SOFTMAX.replace("def softmax(", "def _own_softmax(") + f"\nsoftmax = {SDPA}\n"
+    kept = f"from torch.nn.functional import {SDPA}\n" + kept
+    source = mha("softmax(q)", "from .softmax import softmax")
+    assert set(charged(check(softmax=kept, **{MHA: source}))) == {"softmax"}
+
+
+def test_a_star_import_from_a_helper_module_is_followed_to_the_api():
+    helper = "from torch.nn.functional import *  # noqa\n"
+    source = mha("attend(q, k, v)", f"from .fun import {SDPA} as attend")
+    result = check(fun=helper, **{MHA: source})
+    assert set(charged(result)) == {MHA}
+    assert {u.file for u in result.uses} == {f"{MHA}.py"}
+
+
+def test_a_star_import_charges_only_the_forbidden_names_used():
+    own = f"from torch.nn.functional import *\n\ndef {SDPA}(q, k, v):\n    return softmax(q)\n"
+    source = mha(f"{SDPA}(q, k, v) + relu(q)", "from torch.nn.functional import *\n" + own)
+    assert check(**{MHA: source}).findings == []
 
 
 def test_a_forbidden_part_is_charged_once_not_again_to_what_builds_on_it():
