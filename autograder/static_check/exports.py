@@ -1,13 +1,13 @@
 """What a name imported from another module of the learner's package stands for outside it.
 
-Each module is resolved on its own (resolve.Resolver), so ``from .softmax import _sdpa`` in one
-module resolves to ``t101.softmax._sdpa``, a name of the package. PackageExports follows such a
-name into the module that binds it (its imports, assignments and star imports, as that module's
-resolver knows them), through any chain of re-exports, to the origins outside the package it
-may stand for (``torch.nn.functional.scaled_dot_product_attention``): the importing module's
-scan then checks those where the name is used, and charges its own component. A graded name
-of a component (what the graders call) is never followed: calling another component's graded
-function is legitimate, and what that function does is charged to its own component.
+Each module is resolved on its own (resolve.Resolver), so ``from .softmax import _sdpa``
+resolves to ``t101.softmax._sdpa``, a name of the package. PackageExports follows it into the
+module that binds it (imports, assignments, star imports), through re-exports, to the origins
+outside the package it may stand for (``torch.nn.functional.scaled_dot_product_attention``),
+which the importing module's scan checks where the name is used.
+
+A component's graded name (what the graders call) is never followed: calling another
+component's graded function is legitimate, and what it does is charged to that component.
 
 Design: docs/internals/runtime.md#the-static-check.
 """
