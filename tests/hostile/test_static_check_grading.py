@@ -44,11 +44,26 @@ def graded(tmp_path_factory):
             "torch.relu(self.W_1(x))", 'getattr(torch, "re" + self.act)(self.W_1(x))'
         ).replace("super().__init__()", 'super().__init__()\n        self.act = "lu"'),
     )
+    borrowed = _submission(
+        base,
+        "borrowed_from_softmax",
+        "multi_head_attention",
+        lambda s: s.replace(
+            "from torch import nn", "from torch import nn\n\nfrom .softmax import fast"
+        ),
+    )
+    softmax = borrowed / PACKAGE / "softmax.py"
+    softmax.write_text(
+        (ROOT / "solutions" / "t101" / "softmax.py").read_text(encoding="utf-8")
+        + "\nimport torch.nn.functional as F\n\nfast = F.scaled_dot_product_attention\n",
+        encoding="utf-8",
+    )
     out = base / "out"
     args = [
         "grade",
         str(kept),
         str(dynamic),
+        str(borrowed),
         "--out",
         str(out),
         "--course",
@@ -72,6 +87,16 @@ def test_a_kernel_kept_in_the_file_zeroes_multi_head_attention(graded):
     assert ff and all(t["status"] == "passed" for t in ff)
     [use] = document["extra_data"]["forbidden"]
     assert (use["file"], use["component"]) == ("multi_head_attention.py", "multi_head_attention")
+
+
+def test_a_module_variable_of_a_cheaper_component_zeroes_the_component_using_it(graded):
+    """softmax.py keeps the library's attention in a module variable and multi-head attention
+    imports it: multi-head attention scores zero, though softmax is not graded here."""
+    document = _document(graded[0], "borrowed_from_softmax")
+    mha = [t for t in document["tests"] if t["tags"] == ["multi_head_attention"]]
+    assert mha and all(t["score"] == 0 for t in mha)
+    uses = {(u["file"], u["component"]) for u in document["extra_data"]["forbidden"]}
+    assert ("multi_head_attention.py", "multi_head_attention") in uses
 
 
 def test_a_dynamic_reach_is_flagged_for_review_and_costs_nothing(graded):
