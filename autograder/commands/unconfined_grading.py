@@ -25,10 +25,10 @@ from autograder.runtime.harness.isolation import PROCESS_GROUP, probe
 
 REFUSED_IN_CI = (
     "Refusing to grade the class: this CI machine only allows the weakest isolation level, "
-    "process-group (grade-class is not root and may not create user namespaces), where each "
-    "learner's code can read every secret in this job's environment and the other learners' "
-    "results in --out; run grade-class as root (sudo), or first let unprivileged users create "
-    "user namespaces (on Ubuntu 24.04: sudo sysctl -w "
+    "process-group (the grader could create namespaces neither as root nor in a user "
+    "namespace), where each learner's code can read every secret in this job's environment "
+    "and the other learners' results in --out; run grade-class as root (sudo), or first let "
+    "unprivileged users create user namespaces (on Ubuntu 24.04: sudo sysctl -w "
     "kernel.apparmor_restrict_unprivileged_userns=0), or pass --allow-unconfined to grade "
     "unconfined anyway."
 )
