@@ -22,6 +22,7 @@ from autograder.runtime.harness import cpu_time
 from autograder.runtime.harness.answer_wait import CallClock, Wait, wait_for_answer
 from autograder.runtime.shared import messages
 from tests.framework.test_plugin import by_name, make_course, run
+from tests.framework.test_runtime_cpu_time import TOY  # work(seconds) computes, nap sleeps
 from tests.framework.toy_sessions import toy_session
 
 # -- the tree's run-queue time, from a /proc written by hand -------------------------------------
@@ -198,23 +199,6 @@ def test_the_submissions_end_bounds_a_starved_call(monkeypatch):
 
 # -- a real worker starved by a busy process on its CPU ------------------------------------------
 
-TOY = {
-    "__init__.py": "",
-    "timing.py": """\
-        import time
-
-
-        def work(seconds):
-            end = time.process_time() + seconds
-            while time.process_time() < end:
-                pass
-            return "done"
-
-
-        def nap(seconds):
-            time.sleep(seconds)
-        """,
-}
 BUDGET = 1.0
 #: Seconds a stopped worker may take to be killed and reported on a loaded machine.
 STOPPING = 10.0
