@@ -18,7 +18,7 @@ import pytest
 from autograder.config import load_course
 from autograder.results import SUMMARY_GRADER_ERRORS, build_grade
 from autograder.runtime import LearnerError, Limits, MachineBusy
-from autograder.runtime.harness import cpu_time
+from autograder.runtime.harness import cpu_time, failures
 from autograder.runtime.harness.answer_wait import CallClock, Wait, wait_for_answer
 from autograder.runtime.shared import messages
 from tests.framework.test_plugin import by_name, make_course, run
@@ -127,6 +127,17 @@ def test_without_a_run_queue_count_or_at_the_submissions_end_nothing_is_the_mach
     assert not cut.machine_busy(CLOCK)
     answered = Wait("f(...)", waiting=False, elapsed=18.0, computed=0.2, starved=17.0)
     assert not answered.machine_busy(CLOCK)
+
+
+def test_the_machines_sentence_gives_the_seconds_of_a_call_and_of_an_import():
+    stopped = _stopped(9.04, 0.13, 8.12)
+    assert str(failures.machine_busy("f(...)", stopped)) == messages.MACHINE_BUSY.format(
+        call="f(...)", seconds="9", starved="8.1", computed="0.1"
+    )
+    label = f"{failures.IMPORT_LABEL}assignments/t101/softmax.py"
+    assert failures.machine_busy(label, stopped).feedback == messages.IMPORT_MACHINE_BUSY.format(
+        file="assignments/t101/softmax.py", seconds="9", starved="8.1", computed="0.1"
+    )
 
 
 # -- the wait, on counts that follow the wall clock -----------------------------------------------
