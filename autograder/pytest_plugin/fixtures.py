@@ -171,7 +171,7 @@ def _autograder_test() -> Iterator[None]:
     session = state.learner if uses_learner else None
     with hidden_context(info.visibility == "hidden"):
         if session is not None:
-            session.begin_test(item.nodeid)
+            session.begin_test(item.nodeid, stage=info.visibility)
         try:
             yield
         finally:

@@ -112,6 +112,8 @@ def set_standins(
         fields["steps"] = [{"name": n, "args": a, "kwargs": k} for n, a, k in steps]
         fields["stop"] = session._channel.strikes.labels_out()
     part_labels = ChainLabels(labels, [name for name, _, _ in steps], obj._type_name)
-    response = session._run("set_standins", obj._target, labels[0], fields, obj, part_labels)
+    with session._custody.handing():
+        fields.update(session._custody.fields())
+        response = session._run("set_standins", obj._target, labels[0], fields, obj, part_labels)
     done = len(session._decode(response["value"], labels[0]) or [])
     steps_here(obj, steps[done:])

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 import torch
 
-from autograder.runtime.harness import failures, fused_requests
+from autograder.runtime.harness import failures, fused_requests, standin_custody
 from autograder.runtime.harness.failures import Record
 from autograder.runtime.harness.fused_requests import Part, Step
 from autograder.runtime.harness.limits import Limits
@@ -31,7 +31,6 @@ from autograder.runtime.harness.remote import CallResult, RemoteCallable, Remote
 from autograder.runtime.harness.remote_refs import RemoteRefs
 from autograder.runtime.harness.trace import TestTrace
 from autograder.runtime.harness.worker_channel import WorkerChannel
-from autograder.runtime.shared import standin_registry
 from autograder.runtime.shared.errors import LearnerError
 
 DEFAULT_FORBIDDEN_MESSAGE = (
@@ -69,6 +68,7 @@ class LearnerSession:
     tests); the harness's folder and home and the original submission are hidden too, where the
     platform allows it (``isolation`` then says what the worker did: runtime/harness/isolation.py).
     ``standins``: the course's stand-ins file's text, or None; ``.standins``: its registry here.
+    A worker handed one never runs a test of another stage (``begin_test``: standin_custody.py).
     """
 
     def __init__(
@@ -86,7 +86,6 @@ class LearnerSession:
         standins: str | None = None,
     ) -> None:
         self.package_dir = Path(package_dir)
-        self.standins = standin_registry.load(standins) if standins else None
         self.package = package
         self.forbidden_apis = tuple(forbidden_apis)
         self.forbidden_message = forbidden_message
@@ -103,8 +102,9 @@ class LearnerSession:
             hide_paths=self.hide_paths,
             on_worker_change=self._forget_worker,
             tamper_evidence=tamper_evidence,
-            standins=standins,
         )
+        self._custody = standin_custody.StandInCustody(standins, self._channel)
+        self.standins = self._custody.registry
         self._refs = RemoteRefs(self, self._channel, limits)
         self._imports = PackageImports(self._channel, self.display_dir, self._request)
 
@@ -156,8 +156,11 @@ class LearnerSession:
             raise ValueError(f"Expected a module name such as 'softmax', got {name!r}.")
         return RemoteModule(self, name)
 
-    def begin_test(self, name: str) -> None:
-        """Start a test: a fresh time budget of ``limits.test_timeout`` and output buffer."""
+    def begin_test(self, name: str, stage: str | None = None) -> None:
+        """Start a test: a fresh time budget of ``limits.test_timeout`` and output buffer. Its
+        ``stage`` ("visible", "hidden"; None: as before): a worker handed a stand-in in another
+        stage is stopped first, so that a fresh one runs this test."""
+        self._custody.begin_stage(stage)
         self._channel.budget.begin_test(name)
 
     def end_test(self) -> TestTrace:
@@ -215,14 +218,7 @@ class LearnerSession:
         import softmax``, any alias), so its graders do not charge ``source``'s mistakes again.
         Lasts for this worker: call it in each test. Returns whether it replaced it (False when
         ``source`` does not import); a ``module`` that does not import raises its failure."""
-        try:
-            self._imports.ensure_module(source)
-        except LearnerError:
-            return False
-        label = f"Setting {module}.{name} to a known-good {kind}"
-        fields = {"module": module, "source": source, "name": name, "kind": kind}
-        response = self._run("stand_in_function", ["module", module, name], label, fields)
-        return bool(self._decode(response["value"], label))
+        return standin_custody.stand_in_function(self, module, name, source=source, kind=kind)
 
     def build(
         self, factory: RemoteCallable | RemoteObject, *args: Any, state: Any = None, **kwargs: Any

@@ -68,10 +68,8 @@ class WorkerChannel:
         hide_paths: Sequence[Path],
         on_worker_change: Callable[[], None],
         tamper_evidence: str = "",
-        standins: str | None = None,
     ) -> None:
         self.package_dir = package_dir
-        self.standins = standins  # the course's stand-ins file, as text, for each worker's init
         self.package = package
         self.display_dir = display_dir
         self.forbidden_apis = tuple(forbidden_apis)
@@ -307,7 +305,6 @@ class WorkerChannel:
             "max_bytes": self.limits.max_wire_bytes,
             "max_depth": self.limits.max_wire_depth,
             "disk_mb": self.limits.disk_mb,
-            "standins": self.standins,
         }
         return worker.handshake(wire.dumps(init), self.limits.startup_timeout)
 

@@ -4,8 +4,9 @@ Graders set stand-ins in place of a learner's parts so that one mistake is charg
 course writes them in one Python file (course.toml ``[course] standins``; it never ships to
 learners) defining ``KINDS`` (kind -> (factory, its settings' types)) and ``FUNCTIONS`` (name ->
 maker of a stand-in for the learner's function, or None). ``load`` runs the file's text: in the
-worker before any learner code, and in the harness to build its twins. It may import the
-standard library, numpy and torch only.
+harness to build its twins, and in a worker at the first request that sets a stand-in (never
+before: learner code in a worker never handed one finds none). It may import the standard
+library, numpy and torch only.
 
 Calls through a stand-in's ``forward`` (or that of any nn.Module class the file defines) are
 not recorded as the learner's use of a forbidden API (worker/guard.py).
@@ -109,7 +110,9 @@ def _forward_codes(module: types.ModuleType) -> frozenset:
     for value in vars(module).values():
         forward = getattr(value, "forward", None) if isinstance(value, type) else None
         code = getattr(forward, "__code__", None)
-        if code is not None and getattr(value, "__module__", None) == module.__name__:
+        # the file's own code only (loaded after learner code ran, a class could be the learner's)
+        own = getattr(code, "co_filename", None) == module.__file__
+        if own and getattr(value, "__module__", None) == module.__name__:
             codes.add(code)
     return frozenset(codes)
 

@@ -61,12 +61,11 @@ class RequestHandler:
             describe=self.describe,
         )
         self.table = LearnerObjects()
-        #: the course's stand-ins (their file's text came in the init frame, from the harness;
-        #: run here before any learner code), or none
-        source = init.get("standins")
-        self.registry = (
-            standin_registry.load(source) if source else standin_registry.StandInRegistry()
-        )
+        #: the course's stand-ins: none until a request that sets one brings the file's text
+        #: (load_standins), so that learner code cannot find them in a worker never handed one
+        self.registry = standin_registry.StandInRegistry()
+        self.standins_loaded = False
+        self._load = standin_registry.load  # bound before learner code can rebind it
         #: ref id of a learner object -> the stand-ins the harness installed in it
         self.standins: dict[int, list[torch.nn.Module]] = {}
         #: sends a progress frame to the harness (serve.serve sets it; see op_chain)
@@ -91,6 +90,8 @@ class RequestHandler:
         for ref_id in request.get("release", ()):
             self.release(ref_id)
         op = request["op"]
+        if request.get("standins") and not self.standins_loaded:
+            self.load_standins(request["standins"])
         self.guard.drain()
         self.home = None
         target = request.get("target")
@@ -108,6 +109,11 @@ class RequestHandler:
         if self.table.new_methods:
             response["methods"] = self.table.take_new_methods()
         return response
+
+    def load_standins(self, source: str) -> None:
+        """Run the course's stand-ins file (its text, from the harness) in this worker, once."""
+        self.registry = self._load(source)
+        self.standins_loaded = True
 
     def op_ping(self, request: dict[str, Any]) -> dict[str, Any]:
         return {"value": "pong"}
