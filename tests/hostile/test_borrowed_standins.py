@@ -130,7 +130,9 @@ def scaled_dot_product_attention(Q, K, V, mask=None):
 
 FILES = {
     "multi_head_attention.py": BORROWING_FORWARD.format(
-        name="MultiHeadAttention", params="d_model, num_heads, dropout=0.0, bias=True", body=MHA_BODY
+        name="MultiHeadAttention",
+        params="d_model, num_heads, dropout=0.0, bias=True",
+        body=MHA_BODY,
     ),
     "feed_forward.py": BORROWING_FORWARD.format(
         name="PositionwiseFeedForward", params="d_model, d_ff, dropout=0.0", body=FF_BODY

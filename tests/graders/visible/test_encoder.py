@@ -90,37 +90,6 @@ def test_layer_gradients_reach_every_parameter(encoder_module, learner, rng):
         expect_gradients(learner, layer, x, cotangent=tensor(rng, 2, 4, D_MODEL), what=what)
 
 
-def test_stack_has_independent_layers(encoder_module, learner):
-    """Encoder.layers holds num_layers separate EncoderLayers (no shared parameters)"""
-    encoder = encoder_module.Encoder(LAYERS, D_MODEL, HEADS, D_FF)
-    names = wiring.layer_parameters(learner, D_MODEL, HEADS, D_FF)
-    wiring.expect_separate_layers(learner, encoder, LAYERS, names, what=STACK_CALL)
-
-
-@WIRING
-@pytest.mark.weight(3)
-def test_stack_applies_layers_in_order(encoder_module, learner, rng):
-    """Encoder(x, mask) applies its layers in order, passing the mask"""
-    encoder, layers = stack_with_standins(
-        learner, encoder_module, rng, LAYERS, D_MODEL, HEADS, D_FF, call=STACK_CALL
-    )
-    x, mask = tensor(rng, 2, 5, D_MODEL), torch.from_numpy(key_mask(rng, 5, 5))
-    what = f"{STACK_CALL}(x, mask) with x (2, 5, 8) and mask (5, 5)"
-    wiring.expect_stack_wiring(encoder, layers, x, mask, what=what)
-
-
-@WIRING
-def test_stack_gradients_reach_every_parameter(encoder_module, learner, rng):
-    """gradients reach every parameter of every layer of the Encoder"""
-    call = "Encoder(2, 8, 2, 16)"
-    encoder, layers = stack_with_standins(
-        learner, encoder_module, rng, 2, D_MODEL, HEADS, D_FF, call=call
-    )
-    x, what = tensor(rng, 1, 4, D_MODEL), f"{call}(x)"
-    with forward_first(lambda: wiring.expect_stack_wiring(encoder, layers, x, what=what)):
-        expect_gradients(learner, encoder, x, cotangent=tensor(rng, 1, 4, D_MODEL), what=what)
-
-
 def kept_dropout(sublayer) -> float | None:
     """The dropout probability a sublayer keeps in `.dropout`: an nn.Dropout's p, or the number
     itself (nanoGPT keeps the float and two nn.Dropout modules); None for anything else."""
@@ -153,3 +122,36 @@ def test_layer_gives_each_sublayer_its_dropout(encoder_module, learner):
         if got != own:
             wrong.append(f"{name}.dropout.p is {got!r}")
     expect(not wrong, DROPOUT_NOT_PASSED.format(what=what, wrong=", ".join(wrong), p=p))
+
+
+# Every EncoderLayer test runs before the stack's tests, which hand the learner's Encoder
+# EncoderLayer stand-ins (tests/reference/test_standin_order.py).
+def test_stack_has_independent_layers(encoder_module, learner):
+    """Encoder.layers holds num_layers separate EncoderLayers (no shared parameters)"""
+    encoder = encoder_module.Encoder(LAYERS, D_MODEL, HEADS, D_FF)
+    names = wiring.layer_parameters(learner, D_MODEL, HEADS, D_FF)
+    wiring.expect_separate_layers(learner, encoder, LAYERS, names, what=STACK_CALL)
+
+
+@WIRING
+@pytest.mark.weight(3)
+def test_stack_applies_layers_in_order(encoder_module, learner, rng):
+    """Encoder(x, mask) applies its layers in order, passing the mask"""
+    encoder, layers = stack_with_standins(
+        learner, encoder_module, rng, LAYERS, D_MODEL, HEADS, D_FF, call=STACK_CALL
+    )
+    x, mask = tensor(rng, 2, 5, D_MODEL), torch.from_numpy(key_mask(rng, 5, 5))
+    what = f"{STACK_CALL}(x, mask) with x (2, 5, 8) and mask (5, 5)"
+    wiring.expect_stack_wiring(encoder, layers, x, mask, what=what)
+
+
+@WIRING
+def test_stack_gradients_reach_every_parameter(encoder_module, learner, rng):
+    """gradients reach every parameter of every layer of the Encoder"""
+    call = "Encoder(2, 8, 2, 16)"
+    encoder, layers = stack_with_standins(
+        learner, encoder_module, rng, 2, D_MODEL, HEADS, D_FF, call=call
+    )
+    x, what = tensor(rng, 1, 4, D_MODEL), f"{call}(x)"
+    with forward_first(lambda: wiring.expect_stack_wiring(encoder, layers, x, what=what)):
+        expect_gradients(learner, encoder, x, cotangent=tensor(rng, 1, 4, D_MODEL), what=what)
