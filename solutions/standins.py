@@ -13,7 +13,7 @@ check refuses its text).
   feed_forward, add_norm_2). FUNCTIONS: softmax, the max-shifted NumPy softmax called with the
   learner's own parameter names (softmax_like).
 - Masks are bool, True where a query may attend to a key; a fully masked query gets zero
-  weights. It imports numpy and torch only: the worker runs it before any learner code.
+  weights. It imports numpy and torch only: a worker runs it when a grader first sets one.
 
 Symbols: B batch, L queries, S keys, d_model width, h heads, d_k = d_model // h, d_ff inner width.
 Tables: docs/author/standins.md. Masks and sources:

@@ -1,14 +1,14 @@
 """A submission that keeps the course's stand-ins and calls them in later tests, graded end to end.
 
-The encoder's graders put known-good stand-ins into the learner's EncoderLayer and the
-attention's graders a known-good softmax into attention.py, so that one mistake is charged
-once. This submission implements only the encoder: its EncoderLayer keeps the class of each
-stand-in it is handed (`type(x)`, nothing a static check could flag) and its other parts call
-the kept class's `forward` with their own parameters; attention.py keeps the softmax it is
-handed for softmax.py. Graded in one worker, every hidden test of those parts (they run after
-all visible ones) passed: 54 of 100 points for a submission that earns 30. It must score only
-what it implements: the encoder, and the constructor and structure tests of the parts whose
-constructors it wrote (standin_custody.py gives it a fresh worker for the hidden tests).
+The encoder's graders set known-good stand-ins into the learner's EncoderLayer, the attention's
+a known-good softmax into attention.py. This submission implements only the encoder: its
+EncoderLayer keeps the class of each stand-in it is handed (`type(x)`, nothing a static check
+could flag), its other parts call the kept class's `forward` with their own parameters, and
+attention.py keeps the softmax it is handed for softmax.py.
+
+In one worker every hidden test of those parts passed (they run after all visible ones): 54 of
+100 points for a submission that earns 30. It must score only what it implements: the encoder,
+and the structure tests of the parts whose constructors it wrote.
 """
 
 from __future__ import annotations

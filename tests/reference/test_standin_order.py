@@ -1,12 +1,11 @@
 """Within one stage, every test of a part runs before any test that hands learner code its stand-in.
 
-Learner code can keep a stand-in it is handed (its class, the known-good softmax) and call it in
-a later test of the same worker. The harness gives the hidden tests a fresh worker when the
-visible ones handed a stand-in (runtime/harness/standin_custody.py); within one stage, the order
-of the graders must do the rest: visible before hidden, component by component in course.toml's
-order (pytest_plugin/collection.py), so a test of a part never runs after a test that handed its
-stand-in in the same stage. This holds for this course's graders as they run on a correct
-submission: which test hands which stand-in is read from the run itself.
+Learner code can keep a stand-in it is handed and call it in a later test of the same worker.
+The harness gives the hidden tests a fresh worker when the visible ones handed a stand-in
+(runtime/harness/standin_custody.py); within one stage the graders' order must do the rest
+(component by component in course.toml's order, pytest_plugin/collection.py). Checked on this
+course's graders as they run on a correct submission: which test hands which stand-in is read
+from the run itself.
 
 What each stand-in kind stands in for: the component of its name; `encoder_layer` is the encoder
 component's EncoderLayer (its tests are named `test_layer_...`), handed by the Encoder's tests.

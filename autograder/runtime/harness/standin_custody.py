@@ -1,13 +1,12 @@
 """Which worker was handed the course's stand-ins, and when it must give way to a fresh one.
 
-A stand-in handed to learner code (set_standins, stand_in_function) is a known-good part the
-learner's code can keep (its class, the function) and call again in a later request of the same
-worker. Graders run visible tests before hidden ones, each component by component in the
-course's order, so a component's own tests always run before a test that hands its stand-in
-within one stage; the next stage starts again at the first component. So a worker that was
-handed a stand-in never runs a test of another stage: ``begin_test`` stops it and the next
-request starts a fresh worker (a new process, a fresh private copy). The stand-ins file's text
-goes only with the requests that set one, so a worker loads it at the first (worker/handler.py).
+Learner code can keep a stand-in it is handed (set_standins, stand_in_function) and call it in
+a later request of the same worker. Within one stage the graders' order keeps a part's own tests
+before any test that hands its stand-in; the next stage starts again at the first component.
+
+So a worker handed a stand-in never runs a test of another stage: ``begin_stage`` stops it, and
+the next request starts a fresh worker (a new process, a fresh private copy). The stand-ins
+file's text goes only with the requests that set one: a worker loads it at the first.
 
 Design: docs/internals/runtime.md#stand-ins-in-the-worker.
 """
