@@ -26,11 +26,16 @@ class DoubleStandIn(nn.Module):
         return 2 * x
 
 
+class TripleStandIn(nn.Module):  # never handed in these tests
+    def forward(self, x):
+        return 3 * x
+
+
 def double_like(own):
     return lambda x: 2 * x
 
 
-KINDS = {"double": (DoubleStandIn, {})}
+KINDS = {"double": (DoubleStandIn, {}), "triple": (TripleStandIn, {})}
 FUNCTIONS = {"double": double_like}
 """
 
@@ -87,6 +92,41 @@ LEARNER = {
             # how many times this process ran it: 1 in each fresh worker
             CALLS.append(None)
             return len(CALLS)
+    """,
+    "hooks.py": """
+        import builtins
+
+        import torch
+        from torch import nn
+
+        SEEN = []
+        _build_class = builtins.__build_class__
+
+
+        def _spy_build_class(body, name, *bases, **kwargs):
+            SEEN.append(name)
+            return _build_class(body, name, *bases, **kwargs)
+
+
+        class Spy(nn.Module):
+            def __init_subclass__(cls, **kwargs):
+                SEEN.append(cls.__name__)
+
+
+        def hook_class_creation():
+            builtins.__build_class__ = _spy_build_class
+            nn.Module.__init_subclass__ = classmethod(lambda cls, **k: SEEN.append(cls.__name__))
+
+
+        def rebind_module():
+            torch.nn.Module = Spy
+
+
+        def seen():
+            class Mine(nn.Module):
+                pass
+
+            return SEEN
     """,
     "uses.py": """
         from .parts import double
@@ -170,4 +210,16 @@ def test_the_standins_file_is_loaded_only_by_the_first_request_that_sets_one(ses
     host = parts.Host()
     session.set_standin(host, "part", "double", {}, None)
     assert parts.standins_in_memory() is True
+    assert host(5.0) == 10.0
+
+
+@pytest.mark.parametrize("hook", ["hook_class_creation", "rebind_module"])
+def test_learner_code_that_hooks_class_creation_is_not_shown_the_standin_classes(session, hook):
+    hooks = session.module("hooks")
+    getattr(hooks, hook)()
+    host = session.module("parts").Host()
+    session.set_standin(host, "part", "double", {}, None)  # the file is loaded now
+    seen = hooks.seen()
+    assert "TripleStandIn" not in seen and "DoubleStandIn" not in seen
+    assert "Mine" in seen  # the learner's own hook is back afterwards
     assert host(5.0) == 10.0

@@ -83,11 +83,15 @@ class StandInRegistry:
         return NO_KIND.format(kind=kind, names=", ".join(table))
 
 
-def load(source: str, name: str = "course_standins") -> StandInRegistry:
-    """The registry a stand-ins file's text defines (run as a module of its own, `name`).
-    StandInError (BAD_FILE) when its tables are missing or malformed."""
+def load(
+    source: str, name: str = "course_standins", builtins: Mapping | None = None
+) -> StandInRegistry:
+    """The registry a stand-ins file's text defines (run as a module of its own, `name`, with
+    `builtins` when given). StandInError (BAD_FILE) when its tables are missing or malformed."""
     module = types.ModuleType(name)
     module.__file__ = f"<{name}>"
+    if builtins is not None:
+        module.__dict__["__builtins__"] = dict(builtins)
     exec(compile(source, f"<{name}>", "exec"), module.__dict__)  # noqa: S102 (the course's own file)
     kinds, functions = getattr(module, "KINDS", {}), getattr(module, "FUNCTIONS", {})
     if not isinstance(kinds, Mapping) or not isinstance(functions, Mapping):

@@ -30,6 +30,7 @@ from autograder.runtime.worker.learner_blocks import (
 )
 from autograder.runtime.worker.learner_blocks import learner_block as _learner
 from autograder.runtime.worker.learner_objects import LearnerObjects
+from autograder.runtime.worker.standin_loader import StandInLoader
 
 #: A stand-in's place: attribute names or ModuleList indices, dotted ("self_attn", "layers.0").
 _STANDIN_PATH = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(\.([A-Za-z_][A-Za-z0-9_]*|[0-9]+))*")
@@ -65,7 +66,7 @@ class RequestHandler:
         #: (load_standins), so that learner code cannot find them in a worker never handed one
         self.registry = standin_registry.StandInRegistry()
         self.standins_loaded = False
-        self._load = standin_registry.load  # bound before learner code can rebind it
+        self._load = StandInLoader()  # made before learner code can hook what it uses
         #: ref id of a learner object -> the stand-ins the harness installed in it
         self.standins: dict[int, list[torch.nn.Module]] = {}
         #: sends a progress frame to the harness (serve.serve sets it; see op_chain)
