@@ -131,3 +131,20 @@ def cpu_count(value: Any) -> float | None:
     if type(value) is not float or not math.isfinite(value) or value < 0:
         return None
     return value
+
+
+def charged_seconds(
+    tree_before: float | None,
+    tree_after: float | None,
+    reported_before: float | None,
+    reported_after: float | None,
+) -> float | None:
+    """The CPU seconds a call is charged: what the worker's process tree used by /proc's count
+    (the harness's own reads, before and after the call), never less than what the worker
+    says it used itself; None when neither is known (then the wall time is charged)."""
+    counts = []
+    if tree_before is not None and tree_after is not None:
+        counts.append(max(tree_after - tree_before, 0.0))
+    if reported_before is not None and reported_after is not None:
+        counts.append(max(reported_after - reported_before, 0.0))
+    return max(counts) if counts else None

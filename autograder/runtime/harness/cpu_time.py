@@ -56,7 +56,7 @@ def _tree_sum(pid: int, count: Callable[[int], float | None]) -> float | None:
                     return None
                 continue  # a descendant that ended meanwhile
             total += value
-            stack.extend(_children(current))
+            stack.extend(children(current))
     except (OSError, ValueError, IndexError):
         return None
     return total
@@ -97,15 +97,16 @@ def _stat_fields(pid: int) -> list[str] | None:
     return text[text.rindex(")") + 2 :].split()
 
 
-def _children(pid: int) -> list[int]:
-    children: list[int] = []
+def children(pid: int) -> list[int]:
+    """The pids of process ``pid``'s children (of all its threads); [] when it is gone."""
+    found: list[int] = []
     try:
         tasks = list((_PROC / str(pid) / "task").iterdir())
     except OSError:
-        return children
+        return found
     for task in tasks:
         try:
-            children += [int(c) for c in (task / "children").read_text().split()]
+            found += [int(c) for c in (task / "children").read_text().split()]
         except OSError:
             continue
-    return children
+    return found

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from autograder.learner_files import LinkRefused
-from autograder.runtime.harness import failures
+from autograder.runtime.harness import cpu_time, failures, process_tree
 from autograder.runtime.harness.answer_wait import CallClock, Wait, wait_for_answer
-from autograder.runtime.harness.budget import RequestBudget, cpu_count
+from autograder.runtime.harness.budget import RequestBudget, charged_seconds, cpu_count
 from autograder.runtime.harness.limits import Limits
 from autograder.runtime.harness.part_labels import PartLabels
 from autograder.runtime.harness.private_copy import (
@@ -133,7 +133,8 @@ class WorkerChannel:
         for a request about several parts (set_standins, chain), the label of each."""
         self.budget.check_submission(label)
         worker = self.ensure_worker()
-        clock = self.budget.clock(phase, self._worker_cpu)
+        reported = self._worker_cpu  # the worker's own count: learner code may have lowered it
+        clock = self.budget.clock(phase, cpu_time.tree_seconds(worker.process.pid))
         test = self.test if phase == "test" else None
         if test is not None and min(clock.cpu, clock.wall, clock.submission) <= 0:
             # The test's budget is already spent: the idle worker need not be killed.
@@ -155,14 +156,30 @@ class WorkerChannel:
             test.remaining -= elapsed  # until the answer says how much CPU it took
         self._worker_cpu = None
         self._raise_unanswered(worker, wait, phase, clock)
+        tree_after = cpu_time.tree_seconds(worker.process.pid)  # before its strays are killed
+        strays = process_tree.stop_strays(worker.process.pid, worker.own_pids)
         output = self.collect_output()
+        if strays and self.test is not None:
+            self.test.add_output(process_tree.strays_sentence(wait.label, strays))
         response = self._read(wait.frame or b"", seq, wait.label)
         self._check_disk(worker, wait.label)
         self._worker_cpu = cpu_count(response.get("cpu"))
-        if test is not None and None not in (clock.baseline, self._worker_cpu):
-            # The budget pays for what the worker computed, not for waiting on a busy machine
-            test.remaining += elapsed - max(self._worker_cpu - clock.baseline, 0.0)
+        computed = charged_seconds(clock.baseline, tree_after, reported, self._worker_cpu)
+        if test is not None and computed is not None:
+            # The budget pays for what the tree computed, not for waiting on a busy machine
+            test.remaining += elapsed - computed
+        if computed is not None and computed > clock.cpu * (1 + cpu_time.SLACK) + 0.02:
+            self._raise_over_budget(wait.label, phase)
         return Answer(response, output, wait.label)
+
+    def _raise_over_budget(self, label: str, phase: str) -> None:
+        """A call answered in time whose tree (its children, their children) computed more
+        than its CPU budget: a time-out, as if it had not answered."""
+        self.stop()
+        if self.test is not None and phase == "test":
+            self.test.timed_out = True
+            self.strikes.add(label)
+        raise self.budget.timeout_error(label)
 
     def _raise_unanswered(
         self, worker: WorkerHandle, wait: Wait, phase: str, clock: CallClock
@@ -263,6 +280,9 @@ class WorkerChannel:
                 raise self._start_failure from None
         self.budget.not_counted(time.monotonic() - starting)
         self._worker_cpu = cpu_count(ready.get("cpu"))
+        # No learner code has run yet: the tree is the worker's own (process_tree.py)
+        worker.own_pids = frozenset(process_tree.tree_pids(worker.process.pid))
+        process_tree.oom_first(sorted(worker.own_pids))
         worker.take_output(0)  # anything printed while starting is not the learner's
         self.isolation = ready["ready"].get("isolation")
         self.worker_start = worker.started_by
@@ -314,6 +334,8 @@ class WorkerChannel:
         self.pending_release = []
         self.on_worker_change()
         if worker is not None:
+            # processes that left the worker's process group (setsid) but not its tree
+            process_tree.stop_strays(worker.process.pid, frozenset())
             worker.kill()
             self.collect_output(worker)
             worker.close()

@@ -60,6 +60,8 @@ class WorkerHandle:
         startup_timeout: float = 60.0,
     ) -> None:
         self.copy = copy_package(package_dir, package)
+        #: The worker's own processes, as the harness saw them when it was ready (process_tree.py)
+        self.own_pids: frozenset[int] = frozenset()
         base = self.copy.base
         try:
             self.capture_path = base / "output.log"
