@@ -129,6 +129,7 @@ def learner() -> Iterator[Any]:
         hide_paths=(config.root, *state.hidden),
         tamper_evidence=static.evidence,  # a worker that breaks is then told as tampered with
         standins=standins.read_text(encoding="utf-8") if standins is not None else None,
+        modules=tuple(component.module for component in config.components),
     )
     state.learner = session
     try:

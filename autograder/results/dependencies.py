@@ -15,6 +15,7 @@ Design: docs/internals/gradebook.md#fix-first-notes.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from autograder.config import CourseConfig
@@ -80,9 +81,16 @@ def _involved(test: TestResult, parts: dict[str, str]) -> list[str]:
     named = named_mistake(test.message)
     if named is not None and named.startswith(f"[{test.component}/"):
         return []
-    located = [p for p, file in parts.items() if f"/{file}:" in test.message]
+    located = [p for p, file in parts.items() if _names_file(test.message, file)]
     if test.uses is not None:
         return [p for p in parts if p in test.uses or p in located]
     if test.error_kind != "not_implemented":
         return list(parts)
-    return [p for p, file in parts.items() if f"/{file}" in test.message]
+    return [p for p, file in parts.items() if _names_file(test.message, file)]
+
+
+def _names_file(message: str, file: str) -> bool:
+    """Whether ``message`` names the module file ``file`` as a location: "...attention.py:36"
+    in a visible test, "...attention.py." in a hidden one (the file alone), never the
+    "/attention.py" inside "/multi_head_attention.py"."""
+    return re.search(rf"/{re.escape(file)}(?![\w/])", message) is not None

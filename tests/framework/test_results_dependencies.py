@@ -221,15 +221,26 @@ def test_a_part_a_stand_in_replaced_is_not_in_uses(config):
     assert (result.components[2].fix_first, result.components[2].note) == ((), "")
 
 
-def test_a_failure_located_in_a_parts_file_gets_the_note_whatever_uses_says(config):
+@pytest.mark.parametrize(
+    ("message", "noted"),
+    [
+        ("It raised ValueError at assignments/toy/scale.py:7 in __init__.", True),
+        ("It raised ValueError at assignments/toy/scale.py. A hidden test", True),  # file alone
+        ("It raised ValueError at assignments/toy/rescale.py.", False),
+        ("It raised ValueError at assignments/toy/scale.pyc.", False),
+    ],
+    ids=["visible", "hidden", "another_file", "not_the_module"],
+)
+def test_a_failure_located_in_a_parts_file_gets_the_note_whatever_uses_says(config, message, noted):
     """The part's constructor raised inside a test that declared none (the stand-in could not
-    be set before the learner's own part ran): the location names scale.py."""
-    message = "It raised ValueError at assignments/toy/scale.py:7 in __init__."
+    be set before the learner's own part ran): the location names scale.py, with its line in a
+    visible test and alone in a hidden one."""
     tests = [
         run("scale", "failed", "Scale is off.", "s"),
         uses(run("pipeline", "failed", message, "p")),
     ]
-    assert grade(config, tests).tests[1].message == f"{message} {SCALE_FIRST}"
+    expected = f"{message} {SCALE_FIRST}" if noted else message
+    assert grade(config, tests).tests[1].message == expected
 
 
 def test_the_components_note_names_the_parts_its_failing_tests_run(config):

@@ -216,6 +216,28 @@ def test_a_hidden_sentence_takes_sizes_from_the_harness_and_no_worker_text(error
     assert "LEAK" not in made.feedback and "(7, 9)" not in made.feedback
 
 
+@pytest.mark.parametrize(
+    ("location", "where"),
+    [
+        ("assignments/t101/attention.py:36 in f", " at assignments/t101/attention.py."),
+        ("assignments/t101/attention.py:796 in x_796_25", " at assignments/t101/attention.py."),
+        ("assignments/t101/LEAK_796_25.py:3 in f", "."),  # not one of the course's files
+        ("assignments/t101/attention.py/../LEAK.py:3", "."),
+        (["assignments/t101/attention.py"], "."),  # not text at all
+    ],
+    ids=["course_file", "line_dropped", "other_file", "dotted_path", "not_text"],
+)
+def test_a_hidden_sentence_names_a_course_file_and_no_line(location, where):
+    """The one part of a worker's location a hidden sentence keeps is its file, and only when it
+    is one of the course's module files: a choice among a few names, never learner text."""
+    files = frozenset({"assignments/t101/softmax.py", "assignments/t101/attention.py"})
+    error = {"kind": "not_implemented", "location": location, "message": "LEAK"}
+    with hidden_context(True):
+        made = failures.from_worker(error, "f(...)", Limits(), files)
+    assert made.feedback == messages.NOT_IMPLEMENTED.format(call="f(...)", where=where[:-1])
+    assert (made.location, made.traceback) == ("", "")
+
+
 def test_a_hidden_test_names_a_fused_requests_part_by_the_harness_label():
     labels = ChainLabels(["MultiHeadAttention(...)"], ["forward"], "MultiHeadAttention")
     answer = {"ok": False, "error": {"kind": "exception", "part": 1, "type": "LEAK_12_7"}}

@@ -30,20 +30,30 @@ WORKER_KINDS = frozenset(
 )
 
 
-def from_worker(error: dict[str, Any], label: str, limits: Limits | None = None) -> LearnerError:
+def from_worker(
+    error: dict[str, Any],
+    label: str,
+    limits: Limits | None = None,
+    module_files: frozenset[str] = frozenset(),
+) -> LearnerError:
     """A LearnerError from the fields the worker sent, for the call named ``label``.
 
     Every field is learner-forgeable (learner code can rewrite the worker's answers), so the
     kind is one of WORKER_KINDS, and in a hidden test the sentence is hidden_sentence's, built
-    from checked fields alone, with no location or traceback kept; ``message`` is kept for
-    graders (``expect_raises``), which must not show it. ``limits``: the harness's own, for
-    the sizes a memory or disk sentence names."""
+    from checked fields alone, with no line or traceback kept; ``message`` is kept for graders
+    (``expect_raises``), which must not show it. ``limits``: the harness's own, for the sizes a
+    memory or disk sentence names; ``module_files``: the course's module files as messages name
+    them ("assignments/t101/softmax.py"), the only files a hidden sentence may name."""
     kind = error.get("kind")
     kind = kind if kind in WORKER_KINDS else "exception"
     hidden = is_hidden()
     return LearnerError(
         kind=kind,
-        feedback=hidden_sentence(error, kind, label, limits) if hidden else compose(error, label),
+        feedback=(
+            hidden_sentence(error, kind, label, limits, module_files)
+            if hidden
+            else compose(error, label)
+        ),
         exc_type=str(error.get("exc_type", "")),
         exc_mro=tuple(str(name) for name in error.get("exc_mro", ())),
         message=str(error.get("message", "")),
@@ -52,12 +62,20 @@ def from_worker(error: dict[str, Any], label: str, limits: Limits | None = None)
     )
 
 
-def hidden_sentence(error: dict[str, Any], kind: str, label: str, limits: Limits | None) -> str:
+def hidden_sentence(
+    error: dict[str, Any],
+    kind: str,
+    label: str,
+    limits: Limits | None,
+    module_files: frozenset[str] = frozenset(),
+) -> str:
     """The sentence of a worker's error in a hidden test, from what the harness can check: the
     kind (from WORKER_KINDS), the exception class (messages.hidden_class_name: a built-in name
-    or base), a template of its own, and sizes from the harness's limits. No text the worker
-    sent (its feedback, message, location, reason or an import's sentence) reaches it, since
-    learner code that saw the hidden inputs can write them into any of those."""
+    or base), a template of its own, sizes from the harness's limits, and the file of the
+    error's location when it is one of ``module_files`` (a choice among the course's few files,
+    never a line). No other text the worker sent (its feedback, message, line, reason or an
+    import's sentence) reaches it, since learner code that saw the hidden inputs can write them
+    into any of those."""
     template = error.get("feedback_template")
     checked: dict[str, Any] = {
         "kind": kind,
@@ -66,6 +84,7 @@ def hidden_sentence(error: dict[str, Any], kind: str, label: str, limits: Limits
         "memory_mb": limits.memory_mb if limits is not None else "?",
         "disk_mb": limits.disk_mb if limits is not None else "?",
         "reason": messages.HIDDEN_BAD_RETURN,
+        "checked_file": checked_file(error.get("location"), module_files),
     }
     if template in ("NO_TENSOR", "NOT_CONNECTED", "NOT_AN_OBJECT"):
         checked["feedback_template"] = template
@@ -73,11 +92,19 @@ def hidden_sentence(error: dict[str, Any], kind: str, label: str, limits: Limits
     return compose(checked, label, hidden=True)
 
 
+def checked_file(location: object, module_files: frozenset[str]) -> str:
+    """The file of a worker's ``location`` ("assignments/t101/x.py:3 in f") when it is one of
+    ``module_files``; else ""."""
+    file = location.split(":", 1)[0] if isinstance(location, str) else ""
+    return file if file in module_files else ""
+
+
 def of_failed_answer(
     response: dict[str, Any],
     label: str,
     part_labels: PartLabels | None = None,
     limits: Limits | None = None,
+    module_files: frozenset[str] = frozenset(),
 ) -> Exception:
     """What an answer with ``ok`` false means: the grader's own failure (a RuntimeError with
     the worker's traceback) or the learner's error, naming the part of a fused request the
@@ -92,7 +119,7 @@ def of_failed_answer(
         type_name = None if is_hidden() else type_name
         if type(part) is int and (type_name is None or type(type_name) is str):
             label = part_labels.label(part, type_name) or label
-    return from_worker(error, label, limits)
+    return from_worker(error, label, limits, module_files)
 
 
 def timeout(label: str, seconds: float) -> LearnerError:

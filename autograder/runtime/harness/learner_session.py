@@ -68,6 +68,7 @@ class LearnerSession:
     tests); the harness's folder and home and the original submission are hidden too, where the
     platform allows it (``isolation`` then says what the worker did: runtime/harness/isolation.py).
     ``standins``: the course's stand-ins file's text, or None; ``.standins``: its registry here.
+    ``modules``: the course's module names, whose files alone a hidden test's sentence may name.
     A worker handed one never runs a test of another stage (``begin_test``: standin_custody.py).
     """
 
@@ -84,6 +85,7 @@ class LearnerSession:
         hide_paths: Sequence[Path] = (),
         tamper_evidence: str = "",
         standins: str | None = None,
+        modules: Sequence[str] = (),
     ) -> None:
         self.package_dir = Path(package_dir)
         self.package = package
@@ -107,6 +109,7 @@ class LearnerSession:
         self.standins = self._custody.registry
         self._refs = RemoteRefs(self, self._channel, limits)
         self._imports = PackageImports(self._channel, self.display_dir, self._request)
+        self._files = frozenset(self._imports.file_of(name) for name in modules)
 
     @property
     def limits(self) -> Limits:
@@ -374,7 +377,7 @@ class LearnerSession:
                 own, shown_dir=self.display_dir, course_message=self.forbidden_message
             )
         if not response["ok"]:
-            raise failures.of_failed_answer(response, label, part_labels, self.limits)
+            raise failures.of_failed_answer(response, label, part_labels, self.limits, self._files)
         return response, answer.output
 
     def _forget_worker(self) -> None:

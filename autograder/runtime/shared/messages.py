@@ -237,7 +237,8 @@ def compose(error: dict[str, Any], call: str, *, hidden: bool = False) -> str:
     base (hidden_class_name), one raised while calling (kind "exception") is told without its
     message (EXCEPTION_HIDDEN), and a ``feedback`` the worker composed is not used: all are text
     learner code can make, and could carry the hidden inputs out. The harness passes checked
-    fields alone for a hidden test (failures.hidden_sentence)."""
+    fields alone for a hidden test (failures.hidden_sentence), the location as ``checked_file``:
+    one of the course's module files, no line."""
     if error.get("feedback") and not hidden:  # the worker's own sentence, never a hidden test's
         return str(error["feedback"])
     kind = error["kind"]
@@ -252,10 +253,11 @@ def compose(error: dict[str, Any], call: str, *, hidden: bool = False) -> str:
         "mb": error.get("memory_mb", "?"),
         "reason": error.get("reason", ""),
     }
-    if hidden:  # no message, no location: text the learner's code makes
+    if hidden:  # no message, no line: text the learner's code makes
         if fields["exc_type"]:
             fields["exc_type"] = hidden_class_name(fields["exc_type"], error.get("exc_mro", ()))
-        fields["message"] = fields["where"] = ""
+        fields["message"] = ""
+        fields["where"] = where(str(error.get("checked_file", "")))  # the file alone, checked
         kind = "exception" if kind in ("syntax_error", "import_error") else kind
     if kind == "not_implemented":
         return NOT_IMPLEMENTED.format(**fields)
