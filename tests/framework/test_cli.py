@@ -79,12 +79,12 @@ def test_the_stub_scores_zero_with_a_not_implemented_sentence_per_component(grad
     for component in config.components:
         own = [t for t in document["tests"] if t["tags"] == [component.name]]
         assert own and all("not implemented" in t["output"] for t in own)
-        # A visible test says where; a hidden one takes no text from the worker (a forged
-        # location could carry a hidden input), so it names the call only.
+        # A visible test says where; a hidden one takes no text from the worker (a forged line
+        # could carry a hidden input): it names the call and the module's file, never a line.
         visible = [t for t in own if t["visibility"] == "visible"]
         hidden = [t for t in own if t["visibility"] != "visible"]
         assert visible and all(f"{component.module}.py:" in t["output"] for t in visible)
-        assert hidden and all(f"{component.module}.py" not in t["output"] for t in hidden)
+        assert hidden and all(f"/{component.module}.py. " in t["output"] for t in hidden)
         assert all(f"The call {component.module}(...)" in t["output"] for t in hidden)
     summary = (graded[1] / "toy_course" / "summary.md").read_text(encoding="utf-8")
     assert "| Scaling | 0.00 / 10.00 | 0 / 3 |" in summary
