@@ -15,7 +15,7 @@ import time
 import pytest
 
 from autograder.runtime import LearnerError, Limits
-from autograder.runtime.harness import budget, cpu_time, process_tree
+from autograder.runtime.harness import budget, process_tree
 from tests.framework.toy_sessions import toy_session
 from tests.hostile.test_budgets import namespaces_only
 from tests.processes import running_with
@@ -53,6 +53,13 @@ LEAVER = {
             for child in started:
                 child.wait()
             return "burnt"
+
+
+        def burn_after_returning(seconds):
+            import threading
+            burn = lambda: [None for _ in iter(lambda: time.thread_time() < seconds, False)]
+            threading.Thread(target=burn, daemon=True).start()
+            return "returned"
 
 
         def fine():
@@ -117,18 +124,36 @@ def test_a_call_answered_in_time_whose_children_computed_past_its_budget_times_o
 def test_a_quick_answer_is_a_time_out_when_the_tree_counted_more_than_the_budget(
     tmp_path, monkeypatch
 ):
-    # /proc's count, as the harness reads it before and after the call: 2 s of a 1 s budget
+    # /proc's count, as the harness reads it after the call: 2 s more than the last call left
+    # the tree with (the baseline), of a 1 s budget
     limits = Limits(test_timeout=1, import_timeout=30)
+    walk = process_tree.snapshot
     for session in toy_session(tmp_path, LEAVER, limits=limits):
         module = session.module("leaver")
         module.fine()
-        counts = iter([10.0, 12.0])
 
-        def counted(pid, counts=counts):
-            return next(counts)
+        def counted(pid):
+            tree = walk(pid)
+            return tree._replace(cpu=None if tree.cpu is None else tree.cpu + 2.0)
 
-        monkeypatch.setattr(cpu_time, "tree_seconds", counted)
+        monkeypatch.setattr(process_tree, "snapshot", counted)
         session.begin_test("quick")
+        with pytest.raises(LearnerError) as info:
+            module.fine()
+        assert info.value.kind == "timeout"
+        assert session.end_test().timed_out
+
+
+def test_a_thread_left_computing_after_its_call_answered_is_charged_to_the_next_call(tmp_path):
+    # A call's baseline is the count when the last call ended (the tree's and the worker's
+    # own), not when it starts: 1.5 CPU seconds a thread burnt between the calls are the next
+    # call's, of 1 s.
+    limits = Limits(test_timeout=1, import_timeout=30)
+    for session in toy_session(tmp_path, LEAVER, limits=limits):
+        module = session.module("leaver")
+        assert module.burn_after_returning(1.5) == "returned"
+        time.sleep(2.5)  # the thread computes while no call runs
+        session.begin_test("next")
         with pytest.raises(LearnerError) as info:
             module.fine()
         assert info.value.kind == "timeout"

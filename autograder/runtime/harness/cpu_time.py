@@ -64,9 +64,13 @@ def _tree_sum(pid: int, count: Callable[[int], float | None]) -> float | None:
 
 def _cpu_seconds(pid: int) -> float | None:
     """utime + stime + cutime + cstime of /proc/PID/stat, in seconds."""
-    fields = _stat_fields(pid)
-    if fields is None:
-        return None
+    fields = stat_fields(pid)
+    return None if fields is None else cpu_of(fields)
+
+
+def cpu_of(fields: list[str]) -> float:
+    """utime + stime + cutime + cstime, in seconds, of stat_fields' list; ValueError or
+    IndexError when they are not numbers."""
     utime, stime, cutime, cstime = (int(f) for f in fields[11:15])
     return (utime + stime + cutime + cstime) / _TICKS
 
@@ -88,7 +92,7 @@ def _run_queue_seconds(pid: int) -> float | None:
     return total / 1e9 if read else None
 
 
-def _stat_fields(pid: int) -> list[str] | None:
+def stat_fields(pid: int) -> list[str] | None:
     """/proc/PID/stat's fields after the command name (which may hold spaces): field 3 on."""
     try:
         text = (_PROC / str(pid) / "stat").read_text()

@@ -19,8 +19,9 @@ from __future__ import annotations
 import os
 import signal
 from pathlib import Path
+from typing import NamedTuple
 
-from autograder.runtime.harness.cpu_time import children
+from autograder.runtime.harness.cpu_time import children, cpu_of, stat_fields
 
 _PROC = Path("/proc")
 #: The OOM killer's preference for a process, at its highest: killed first.
@@ -29,36 +30,53 @@ OOM_FIRST = 1000
 KILL_ROUNDS = 5
 
 
-def tree_pids(pid: int) -> list[int]:
-    """Process ``pid`` and its live descendants (zombies left out), parents first."""
+class TreeSnapshot(NamedTuple):
+    """One walk of a process tree: ``cpu``, the seconds cpu_time.tree_seconds counts (None
+    when /proc cannot tell), and ``pids``, its live processes (zombies left out), parents
+    first."""
+
+    cpu: float | None
+    pids: list[int]
+
+
+def snapshot(pid: int) -> TreeSnapshot:
+    """Process ``pid``'s tree as one walk of /proc finds it: each process's stat and children
+    are read once, for both its CPU time and whether it lives."""
+    cpu: float | None = 0.0
     found, stack, seen = [], [pid], set()
     while stack:
         current = stack.pop()
         if current in seen:
             continue
         seen.add(current)
-        if _state(current) not in (None, "Z", "X"):
+        fields = stat_fields(current)
+        if not fields:
+            cpu = None if current == pid else cpu  # else a descendant that ended meanwhile
+            continue
+        if fields[0] not in ("Z", "X"):
             found.append(current)
+        try:
+            cpu = None if cpu is None else cpu + cpu_of(fields)
+        except (ValueError, IndexError):
+            cpu = None
         stack.extend(children(current))
-    return found
+    return TreeSnapshot(cpu, found)
 
 
-def _state(pid: int) -> str | None:
-    """The state letter of /proc/PID/stat (R, S, Z ...); None when the process is gone."""
-    try:
-        text = (_PROC / str(pid) / "stat").read_text()
-    except OSError:
-        return None
-    return text[text.rindex(")") + 2 :][:1] or None
+def tree_pids(pid: int) -> list[int]:
+    """Process ``pid`` and its live descendants (zombies left out), parents first."""
+    return snapshot(pid).pids
 
 
-def stop_strays(pid: int, own: frozenset[int]) -> int:
+def stop_strays(pid: int, own: frozenset[int], seen: list[int] | None = None) -> int:
     """Kill (SIGKILL) every live process of ``pid``'s tree that is not in ``own`` (the
-    worker's own processes); return how many there were. A process that ended meanwhile, or
-    that the harness may not signal, is skipped."""
+    worker's own processes); return how many there were. ``seen``: the tree's pids as a walk
+    just found them (snapshot), for the first round. A process that ended meanwhile, or that
+    the harness may not signal, is skipped."""
     stopped: set[int] = set()
-    for _ in range(KILL_ROUNDS):
-        strays = [p for p in tree_pids(pid) if p not in own]
+    for round_ in range(KILL_ROUNDS):
+        pids = seen if round_ == 0 and seen is not None else tree_pids(pid)
+        strays = [p for p in pids if p not in own]
         if not strays:
             break
         for stray in strays:

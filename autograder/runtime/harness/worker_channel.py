@@ -134,7 +134,10 @@ class WorkerChannel:
         self.budget.check_submission(label)
         worker = self.ensure_worker()
         reported = self._worker_cpu  # the worker's own count: learner code may have lowered it
-        clock = self.budget.clock(phase, cpu_time.tree_seconds(worker.process.pid))
+        baseline = worker.tree_cpu  # as the last request left the tree
+        if baseline is None:
+            baseline = cpu_time.tree_seconds(worker.process.pid)
+        clock = self.budget.clock(phase, baseline)
         test = self.test if phase == "test" else None
         if test is not None and min(clock.cpu, clock.wall, clock.submission) <= 0:
             # The test's budget is already spent: the idle worker need not be killed.
@@ -156,8 +159,11 @@ class WorkerChannel:
             test.remaining -= elapsed  # until the answer says how much CPU it took
         self._worker_cpu = None
         self._raise_unanswered(worker, wait, phase, clock)
-        tree_after = cpu_time.tree_seconds(worker.process.pid)  # before its strays are killed
-        strays = process_tree.stop_strays(worker.process.pid, worker.own_pids)
+        tree = process_tree.snapshot(worker.process.pid)  # one walk, before strays are killed
+        tree_after = tree.cpu
+        strays = process_tree.stop_strays(worker.process.pid, worker.own_pids, tree.pids)
+        # a stray's count leaves the tree with it: then the tree is read again
+        worker.tree_cpu = cpu_time.tree_seconds(worker.process.pid) if strays else tree.cpu
         output = self.collect_output()
         if strays and self.test is not None:
             self.test.add_output(process_tree.strays_sentence(wait.label, strays))
@@ -281,7 +287,8 @@ class WorkerChannel:
         self.budget.not_counted(time.monotonic() - starting)
         self._worker_cpu = cpu_count(ready.get("cpu"))
         # No learner code has run yet: the tree is the worker's own (process_tree.py)
-        worker.own_pids = frozenset(process_tree.tree_pids(worker.process.pid))
+        tree = process_tree.snapshot(worker.process.pid)
+        worker.own_pids, worker.tree_cpu = frozenset(tree.pids), tree.cpu
         process_tree.oom_first(sorted(worker.own_pids))
         worker.take_output(0)  # anything printed while starting is not the learner's
         self.isolation = ready["ready"].get("isolation")

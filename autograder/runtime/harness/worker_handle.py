@@ -62,6 +62,9 @@ class WorkerHandle:
         self.copy = copy_package(package_dir, package)
         #: The worker's own processes, as the harness saw them when it was ready (process_tree.py)
         self.own_pids: frozenset[int] = frozenset()
+        #: The tree's CPU seconds (cpu_time.tree_seconds) when its last request ended: the next
+        #: request's baseline, so that nothing the tree computes between requests goes uncharged
+        self.tree_cpu: float | None = None
         base = self.copy.base
         try:
             self.capture_path = base / "output.log"
