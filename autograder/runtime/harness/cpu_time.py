@@ -12,8 +12,8 @@ Design: docs/internals/runtime.md#cpu-time-and-the-wall-limit.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 #: A call may last at most this many times its CPU budget in wall time.
 WALL_FACTOR = 3.0
@@ -25,24 +25,52 @@ STARVED_FACTOR = 2 * WALL_FACTOR
 SLACK = 0.01
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _PROC = Path("/proc")
+#: Bytes per read of a /proc file (stat and schedstat fit in one).
+_READ_SIZE = 4096
+
+
+class TreeSnapshot(NamedTuple):
+    """One walk of a process tree: ``cpu``, the seconds tree_seconds counts (None when /proc
+    cannot tell), and ``pids``, its live processes (zombies left out), parents first."""
+
+    cpu: float | None
+    pids: list[int]
+
+
+def snapshot(pid: int) -> TreeSnapshot:
+    """Process ``pid``'s tree as one walk of /proc finds it: each process's stat and children
+    are read once, for both its CPU time and whether it lives."""
+    cpu: float | None = 0.0
+    found, stack, seen = [], [pid], set()
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        fields = stat_fields(current)
+        if not fields:
+            cpu = None if current == pid else cpu  # else a descendant that ended meanwhile
+            continue
+        if fields[0] not in ("Z", "X"):
+            found.append(current)
+        try:
+            cpu = None if cpu is None else cpu + cpu_of(fields)
+        except (ValueError, IndexError):
+            cpu = None
+        stack.extend(children(current))
+    return TreeSnapshot(cpu, found)
 
 
 def tree_seconds(pid: int) -> float | None:
     """User + system CPU seconds of process ``pid`` and its descendants (their threads
     included; children it already waited for, too); None when /proc cannot tell."""
-    return _tree_sum(pid, _cpu_seconds)
+    return snapshot(pid).cpu
 
 
 def tree_run_queue_seconds(pid: int) -> float | None:
     """Seconds the threads of process ``pid`` and its descendants have spent runnable but not
     running, waiting for a CPU (the second field of each /proc/PID/task/TID/schedstat, in ns);
     None when /proc cannot tell. Threads that ended no longer count: the sum can shrink."""
-    return _tree_sum(pid, _run_queue_seconds)
-
-
-def _tree_sum(pid: int, count: Callable[[int], float | None]) -> float | None:
-    """``count`` summed over process ``pid`` and its descendants (tree_seconds' walk); None
-    when ``pid`` itself cannot be counted."""
     total, stack, seen = 0.0, [pid], set()
     try:
         while stack:
@@ -50,7 +78,7 @@ def _tree_sum(pid: int, count: Callable[[int], float | None]) -> float | None:
             if current in seen:
                 continue
             seen.add(current)
-            value = count(current)
+            value = _run_queue_seconds(current)
             if value is None:
                 if current == pid:
                     return None
@@ -62,12 +90,6 @@ def _tree_sum(pid: int, count: Callable[[int], float | None]) -> float | None:
     return total
 
 
-def _cpu_seconds(pid: int) -> float | None:
-    """utime + stime + cutime + cstime of /proc/PID/stat, in seconds."""
-    fields = stat_fields(pid)
-    return None if fields is None else cpu_of(fields)
-
-
 def cpu_of(fields: list[str]) -> float:
     """utime + stime + cutime + cstime, in seconds, of stat_fields' list; ValueError or
     IndexError when they are not numbers."""
@@ -75,17 +97,30 @@ def cpu_of(fields: list[str]) -> float:
     return (utime + stime + cutime + cstime) / _TICKS
 
 
+def read_proc(path: str) -> str:
+    """The text of a /proc file, read through a plain descriptor (no Path, no buffered file
+    object: the harness reads several per call); OSError when it cannot be read."""
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        chunks = []
+        while chunk := os.read(descriptor, _READ_SIZE):
+            chunks.append(chunk)
+    finally:
+        os.close(descriptor)
+    return b"".join(chunks).decode("ascii", "replace")
+
+
 def _run_queue_seconds(pid: int) -> float | None:
     """The run-queue delay of process ``pid``'s threads; None when none of them can be read
     (no such process, or a kernel without schedstat)."""
     try:
-        tasks = list((_PROC / str(pid) / "task").iterdir())
+        tasks = os.listdir(f"{_PROC}/{pid}/task")
     except OSError:
         return None
     total, read = 0, False
     for task in tasks:
         try:
-            total += int((task / "schedstat").read_text().split()[1])
+            total += int(read_proc(f"{_PROC}/{pid}/task/{task}/schedstat").split()[1])
         except OSError:
             continue  # a thread that ended meanwhile
         read = True
@@ -95,7 +130,7 @@ def _run_queue_seconds(pid: int) -> float | None:
 def stat_fields(pid: int) -> list[str] | None:
     """/proc/PID/stat's fields after the command name (which may hold spaces): field 3 on."""
     try:
-        text = (_PROC / str(pid) / "stat").read_text()
+        text = read_proc(f"{_PROC}/{pid}/stat")
     except OSError:
         return None
     return text[text.rindex(")") + 2 :].split()
@@ -105,12 +140,12 @@ def children(pid: int) -> list[int]:
     """The pids of process ``pid``'s children (of all its threads); [] when it is gone."""
     found: list[int] = []
     try:
-        tasks = list((_PROC / str(pid) / "task").iterdir())
+        tasks = os.listdir(f"{_PROC}/{pid}/task")
     except OSError:
         return found
     for task in tasks:
         try:
-            found += [int(c) for c in (task / "children").read_text().split()]
+            found += [int(c) for c in read_proc(f"{_PROC}/{pid}/task/{task}/children").split()]
         except OSError:
             continue
     return found

@@ -1,7 +1,7 @@
 """The processes learner code started in its worker: found in /proc, stopped after each call.
 
 A worker's process tree is walked from the process the harness started, through the children
-/proc lists for each of its threads (cpu_time.py's walk). Confined in a pid namespace, the
+/proc lists for each of its threads (cpu_time.snapshot's walk). Confined in a pid namespace, the
 worker is the namespace's init: processes that double-fork or call setsid are re-parented to
 it and stay in the tree. Without a pid namespace (level ``process-group``) such an orphan
 leaves the tree and is only stopped with the worker's process group, when it did not leave it.
@@ -19,48 +19,16 @@ from __future__ import annotations
 import os
 import signal
 from pathlib import Path
-from typing import NamedTuple
 
-from autograder.runtime.harness.cpu_time import children, cpu_of, stat_fields
+from autograder.runtime.harness.cpu_time import TreeSnapshot, snapshot
+
+__all__ = ["TreeSnapshot", "snapshot", "tree_pids", "stop_strays", "oom_first", "strays_sentence"]
 
 _PROC = Path("/proc")
 #: The OOM killer's preference for a process, at its highest: killed first.
 OOM_FIRST = 1000
 #: At most this many rounds of killing (a tree that forks while it is killed).
 KILL_ROUNDS = 5
-
-
-class TreeSnapshot(NamedTuple):
-    """One walk of a process tree: ``cpu``, the seconds cpu_time.tree_seconds counts (None
-    when /proc cannot tell), and ``pids``, its live processes (zombies left out), parents
-    first."""
-
-    cpu: float | None
-    pids: list[int]
-
-
-def snapshot(pid: int) -> TreeSnapshot:
-    """Process ``pid``'s tree as one walk of /proc finds it: each process's stat and children
-    are read once, for both its CPU time and whether it lives."""
-    cpu: float | None = 0.0
-    found, stack, seen = [], [pid], set()
-    while stack:
-        current = stack.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        fields = stat_fields(current)
-        if not fields:
-            cpu = None if current == pid else cpu  # else a descendant that ended meanwhile
-            continue
-        if fields[0] not in ("Z", "X"):
-            found.append(current)
-        try:
-            cpu = None if cpu is None else cpu + cpu_of(fields)
-        except (ValueError, IndexError):
-            cpu = None
-        stack.extend(children(current))
-    return TreeSnapshot(cpu, found)
 
 
 def tree_pids(pid: int) -> list[int]:
