@@ -12,6 +12,7 @@ Design: docs/internals/runtime.md#cpu-time-and-the-wall-limit.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -41,13 +42,8 @@ def snapshot(pid: int) -> TreeSnapshot:
     """Process ``pid``'s tree as one walk of /proc finds it: each process's stat and children
     are read once, for both its CPU time and whether it lives."""
     cpu: float | None = 0.0
-    found, stack, seen = [], [pid], set()
-    while stack:
-        current = stack.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        fields = stat_fields(current)
+    found = []
+    for current, fields in _walk(pid):
         if not fields:
             cpu = None if current == pid else cpu  # else a descendant that ended meanwhile
             continue
@@ -57,7 +53,6 @@ def snapshot(pid: int) -> TreeSnapshot:
             cpu = None if cpu is None else cpu + cpu_of(fields)
         except (ValueError, IndexError):
             cpu = None
-        stack.extend(children(current))
     return TreeSnapshot(cpu, found)
 
 
@@ -71,23 +66,31 @@ def tree_run_queue_seconds(pid: int) -> float | None:
     """Seconds the threads of process ``pid`` and its descendants have spent runnable but not
     running, waiting for a CPU (the second field of each /proc/PID/task/TID/schedstat, in ns);
     None when /proc cannot tell. Threads that ended no longer count: the sum can shrink."""
-    total, stack, seen = 0.0, [pid], set()
+    total = 0.0
     try:
-        while stack:
-            current = stack.pop()
-            if current in seen:
-                continue
-            seen.add(current)
-            value = _run_queue_seconds(current)
-            if value is None:
-                if current == pid:
-                    return None
-                continue  # a descendant that ended meanwhile
-            total += value
-            stack.extend(children(current))
+        for current, fields in _walk(pid):
+            value = _run_queue_seconds(current) if fields else None
+            if value is None and current == pid:
+                return None
+            total += value or 0.0  # else a descendant that ended meanwhile
     except (OSError, ValueError, IndexError):
         return None
     return total
+
+
+def _walk(pid: int) -> Iterator[tuple[int, list[str] | None]]:
+    """Process ``pid`` and its descendants, each once, with its stat_fields (None when it
+    ended meanwhile, and then its children are not looked for)."""
+    stack, seen = [pid], set()
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        fields = stat_fields(current)
+        yield current, fields
+        if fields:
+            stack.extend(children(current))
 
 
 def cpu_of(fields: list[str]) -> float:
