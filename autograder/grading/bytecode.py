@@ -32,6 +32,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 
@@ -80,14 +81,7 @@ def damaged_bytecode_recompiled(folder: Path) -> Iterator[None]:
     root = str(folder)
 
     def get_code(self, fullname: str):
-        try:
-            return original(self, fullname)
-        except (ValueError, EOFError, ImportError):
-            cached = importlib.util.cache_from_source(self.get_filename(fullname))
-            if not cached.startswith(root + os.sep) or not os.path.isfile(cached):
-                raise
-            os.unlink(cached)
-            return original(self, fullname)
+        return _code_or_recompiled(original, self, fullname, root)
 
     loader.get_code = get_code  # type: ignore[method-assign]
     try:
@@ -142,16 +136,23 @@ class _CachedSourceLoader(importlib.machinery.SourceFileLoader):
         before = sys.pycache_prefix, sys.dont_write_bytecode
         sys.pycache_prefix, sys.dont_write_bytecode = self.folder, False
         try:
-            try:
-                return super().get_code(fullname)
-            except (ValueError, EOFError, ImportError):
-                cached = importlib.util.cache_from_source(self.get_filename(fullname))
-                if not os.path.isfile(cached):
-                    raise
-                os.unlink(cached)
-                return super().get_code(fullname)
+            original = importlib.machinery.SourceFileLoader.get_code
+            return _code_or_recompiled(original, self, fullname, self.folder)
         finally:
             sys.pycache_prefix, sys.dont_write_bytecode = before
+
+
+def _code_or_recompiled(get_code: Any, loader: Any, fullname: str, root: str) -> Any:
+    """``get_code(loader, fullname)``; when it fails on a damaged .pyc under ``root``, that
+    file is deleted and the module compiled from the source again."""
+    try:
+        return get_code(loader, fullname)
+    except (ValueError, EOFError, ImportError):
+        cached = importlib.util.cache_from_source(loader.get_filename(fullname))
+        if not cached.startswith(root + os.sep) or not os.path.isfile(cached):
+            raise
+        os.unlink(cached)
+        return get_code(loader, fullname)
 
 
 def _usable(folder: Path, keep_out: Iterable[Path]) -> Path | None:
