@@ -101,20 +101,13 @@ def worker_pid(session: LearnerSession) -> int:
     return session._channel.worker.process.pid
 
 
-def pids_running(marker: str, wait: float = 5.0) -> list[int]:
-    """Live processes, anywhere on the machine, whose command line holds marker; waits up to
-    ``wait`` seconds for one to appear: Popen returns once the exec has begun, and until the
-    kernel has set up the new program, its command line reads empty."""
-    deadline = time.monotonic() + wait
-    found = _pids_running(marker)
-    while not found and time.monotonic() < deadline:
-        time.sleep(0.02)
-        found = _pids_running(marker)
-    return found
-
-
-def _pids_running(marker: str) -> list[int]:
-    return list(running_with(marker))
+def pids_left_running(marker: str, settle: float = 2.0) -> list[int]:
+    """Live processes, anywhere on the machine, whose command line holds marker, as they stand
+    ``settle`` seconds from now: a process the harness killed may still be dying for a moment
+    (SIGKILL is delivered when the kernel next schedules it), and one just exec'd reads an
+    empty command line until the kernel has set the new program up; neither lasts seconds."""
+    time.sleep(settle)
+    return sorted(running_with(marker))
 
 
 def wait_gone(pid: int, seconds: float = 5.0) -> bool:
@@ -270,7 +263,7 @@ def test_close_leaves_no_process_behind_and_a_call_leaves_none_either(session, b
     bad.spawn_sleeper(marker)
     private_root = session._channel.worker.root
     # the sleeper the call started was stopped when it answered (process_tree.py)
-    assert not process_gone(pid) and pids_running(marker) == []
+    assert not process_gone(pid) and pids_left_running(marker) == []
     session.close()
     assert wait_gone(pid)
     assert not private_root.exists()
