@@ -1,4 +1,4 @@
-"""The warm fork server that a batch's session process (batch/session.py) is forked from.
+"""The warm fork server that a batch's session process (batch/session_process.py) is forked from.
 
 It imports numpy, torch, pytest and the framework once (about 3 s on this course's machine);
 the session process then only collects the graders. `grade-class` and `check` start it first
@@ -25,7 +25,7 @@ WARM_MODULES = [
     "pytest",
     "autograder.pytest_plugin",
     "autograder.grading.one_submission",
-    "autograder.batch.session",
+    "autograder.batch.session_process",
     "autograder.batch.harness_pool",
     "autograder.runtime.harness.learner_session",
     "autograder.runtime.harness.zygote_client",

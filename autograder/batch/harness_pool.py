@@ -1,6 +1,6 @@
 """The harness children of a batch's session process: forked, given learners, reaped.
 
-BatchSession is the session process's side (batch/session.py runs pytest with it). It forks
+BatchSession is the session process's side (batch/session_process.py runs pytest with it). It forks
 harness children, ``jobs`` at a time, each on the CPU the fewest running children use, hands
 each learner to an idle one, records a learner whose child died without a grade, and reports
 each learner done on ``progress``.

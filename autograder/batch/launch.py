@@ -1,9 +1,9 @@
 """The command's side of a batch: start its session process, show progress, record the rest.
 
 `grade_pending` is the engine of `grade-class` and `check`: it starts the batch's session
-process (batch/session.py) from the warm fork server, shows a progress bar (plain lines without a
-terminal) while the session reports each learner done, and gives a row to each learner the
-session could not report (it died), before it returns.
+process (batch/session_process.py) from the warm fork server, shows a progress bar (plain
+lines without a terminal) while the session reports each learner done, and gives a row to each
+learner the session could not report (it died), before it returns.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from autograder.batch import fork_server
 from autograder.batch.harness_pool import EXPECTED_DIR, SCRATCH_PREFIX
 from autograder.batch.learner_job import failed_record
 from autograder.batch.processes import remove_folder
-from autograder.batch.session import run_batch
+from autograder.batch.session_process import run_batch
 from autograder.gradebook import roster, store
 from autograder.gradebook.resume import error_row
 from autograder.gradebook.settings import JobSettings
@@ -55,9 +55,9 @@ def grade_pending(
     (`label` names the work, `noun` what it counts; `failed`: the errors of learners kept from
     before, which its count starts from, so that it ends equal to the error rows, those with
     nothing submitted aside). One session process collects the graders once and forks harness
-    children that grade one learner after another (batch/session.py); it is itself a fork of a
-    warm server (numpy, torch, pytest and the framework imported). Also `autograder check`'s
-    engine: every learner's folder holds record.json and, when graded, results.json.
+    children that grade one learner after another (batch/session_process.py); it is itself a
+    fork of a warm server (numpy, torch, pytest and the framework imported). Also `autograder
+    check`'s engine: every learner's folder holds record.json and, when graded, results.json.
     ``meanwhile``: run in a background thread once the session process is started (not before:
     until then this thread's work is what the batch waits for)."""
     if not pending:

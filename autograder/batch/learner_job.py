@@ -3,8 +3,8 @@
 `grade_learner` is what a harness child does for each learner: select the commit, export it to
 a temporary folder, compare the learner's copy of the visible tests with the pristine ones (the
 tamper flag), grade with the pristine visible and hidden tests (the `grade` it is given:
-session.py grades through grading/one_submission.grade_in_session, in the session its parent
-collected), then write the learner's folder through store.commit_learner. Anything that goes
+session_process.py grades through grading/one_submission.grade_in_session, in the session its
+parent collected), then write the learner's folder through store.commit_learner. Anything that goes
 wrong becomes the row's error sentence.
 
 The child ignores Ctrl-C (the batch command stops it) and exits on its own if the command

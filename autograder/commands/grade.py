@@ -27,7 +27,7 @@ from autograder.config import (
     check_timeout,
     load_course_option,
 )
-from autograder.github.publish import GITHUB_ONE, GithubRun
+from autograder.github.actions_run import GITHUB_ONE, GithubRun
 from autograder.grading.bytecode import bytecode_cache
 from autograder.grading.in_process import Interrupted, grade_in_process
 from autograder.grading.one_submission import (

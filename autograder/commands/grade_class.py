@@ -11,7 +11,7 @@
    them in parallel, --jobs at a time, with a progress bar that names the learners
    being graded and for how long (progress/in_progress.py): one session process
    collects the graders once and forks harness children that grade one learner after another
-   (batch/session.py); each learner's folder is committed atomically;
+   (batch/session_process.py); each learner's folder is committed atomically;
 4. rebuild DIR/gradebook.csv from the records (learner order), write the class report, print
    a per-component table. The components are course.toml's, then the course's notebook
    assignments (`notebook`): a learner whose repository has no notebook has an empty cell there.

@@ -3,7 +3,7 @@
 When the output is not a terminal, every line a command writes goes through CommandSafe, which
 puts `> ` in front of a line that a GitHub Actions runner would read as a command (`::`,
 `##[`, `##vso[`, after blanks) and reads a lone carriage return as the line break the runner
-takes it for. The one writer of real commands (github/publish.py) writes to
+takes it for. The one writer of real commands (github/actions_run.py) writes to
 `commands_stream`, under it.
 
 Proof: tests/hostile/test_log_text.py (SECURITY.md, "Roster or learner text in a CI log").

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 from autograder.github.commit_status import context_for
 from autograder.release.manifest import ProtectedChange
-from autograder.reports.markdown import render_summary
 from autograder.reports.sanitize import markdown_github
+from autograder.reports.summary_md import render_summary
 from autograder.results import GradeResult, points
 from autograder.results.pass_rule import PassRule
 

@@ -2,7 +2,7 @@
 
 `grade_in_session` is how every command grades a learner: `autograder grade` calls it for
 each submission in its own process, a batch (`grade-class`, `check`) in forked harness
-children, one learner after another (batch/session.py). It
+children, one learner after another (batch/session_process.py). It
 
 1. finds the submission's package folder (package_dir.py);
 2. points the plugin's state at it (pytest_plugin.start_run) and gives it a console of its own,

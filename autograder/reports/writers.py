@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.reports import junit, markdown, results_json
+from autograder.reports import junit, results_json, summary_md
 from autograder.results import GradeResult
 
 #: (file name, writer) of each report, in the order they are written
 WRITERS = (
     (results_json.FILE_NAME, results_json.write_results_json),
-    (markdown.FILE_NAME, markdown.write_summary),
+    (summary_md.FILE_NAME, summary_md.write_summary),
     (junit.FILE_NAME, junit.write_junit),
 )
 REPORT_FILES = tuple(name for name, _ in WRITERS)

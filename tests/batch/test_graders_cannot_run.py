@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.batch.session import SESSION_LOG_HEADER
+from autograder.batch.session_process import SESSION_LOG_HEADER
 from autograder.gradebook import store
 from tests.batch.conftest import TOY, run_cli
 

@@ -1,4 +1,4 @@
-"""One harness child grades several learners in turn (batch/session.py): each learner's
+"""One harness child grades several learners in turn (batch/session_process.py): each learner's
 reports are exactly those of the same learner graded alone, whatever was graded before them in
 that child (failures, a forbidden call, another learner's full marks); a child killed while it
 grades a learner costs that learner's grade only."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.batch import session
+from autograder.batch import session_process
 
 
 class _Batch:
@@ -42,10 +42,10 @@ def test_a_full_disk_for_the_log_and_the_rows_is_one_sentence(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
     row = tmp_path / ".partial" / "good" / "summary.md"
-    monkeypatch.setattr(session, "_run", _log_full(tmp_path / session.SESSION_LOG))
+    monkeypatch.setattr(session_process, "_run", _log_full(tmp_path / session_process.SESSION_LOG))
     batch = _Batch(row)
     with pytest.raises(SystemExit) as ended:
-        session._session(batch, settings=None)  # type: ignore[arg-type]
+        session_process._session(batch, settings=None)  # type: ignore[arg-type]
     assert ended.value.code == 2
     assert capsys.readouterr().err == (
         f"Could not write {row}: No space left on device. Free some space or choose another "
@@ -60,6 +60,6 @@ def test_other_os_errors_still_raise(tmp_path: Path, monkeypatch: pytest.MonkeyP
         def not_graded(self, reason: str) -> None:
             raise PermissionError(errno.EACCES, "Permission denied", str(self.row))
 
-    monkeypatch.setattr(session, "_run", _log_full(tmp_path / session.SESSION_LOG))
+    monkeypatch.setattr(session_process, "_run", _log_full(tmp_path / session_process.SESSION_LOG))
     with pytest.raises(PermissionError):
-        session._session(Denied(tmp_path / "row"), settings=None)  # type: ignore[arg-type]
+        session_process._session(Denied(tmp_path / "row"), settings=None)  # type: ignore[arg-type]

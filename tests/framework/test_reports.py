@@ -11,7 +11,7 @@ from rich.console import Console
 
 from autograder.atomic_files import atomic_write_bytes, atomic_write_text, current_umask
 from autograder.config import load_course
-from autograder.reports import junit, markdown, results_json, terminal
+from autograder.reports import junit, results_json, summary_md, terminal
 from autograder.reports.sanitize import (
     CUT_NOTE,
     cap,
@@ -182,10 +182,10 @@ def test_markdown_block_fence_cannot_be_closed_by_the_text():
 
 
 def test_summary_has_total_table_and_one_sentence_per_failing_test(result):
-    text = markdown.render_summary(result)
+    text = summary_md.render_summary(result)
     lines = text.splitlines()
     assert lines[0] == "# Toy Course: grade for bob | &lt;i>"
-    assert markdown.TOTAL.format(score="3.33", max_score="15.00") in lines
+    assert summary_md.TOTAL.format(score="3.33", max_score="15.00") in lines
     table = [line for line in lines if line.startswith("| ")]
     assert table[0] == "| Component | Score | Tests passed | First problem |"
     assert table[1] == "| --- | ---: | ---: | --- |"
@@ -193,7 +193,7 @@ def test_summary_has_total_table_and_one_sentence_per_failing_test(result):
     assert table[3] == "| Normalizing | 0.00 / 5.00 | 0 / 2 | Short. |"
     for row in table:  # every row keeps exactly four cells
         assert row.replace("\\|", "").count("|") == 5
-    assert markdown.TO_FIX in lines
+    assert summary_md.TO_FIX in lines
     assert "- **Scaling: rejects | nan**: A | b `c`" in text  # no table: the pipe is plain
     assert "- **Normalizing: a hidden test**: Hid." in text  # its name is not shown
     assert "\x1b" not in text
@@ -201,13 +201,13 @@ def test_summary_has_total_table_and_one_sentence_per_failing_test(result):
     outside_fences = re.sub(r"````text\n.*?\n  ````", "", text, flags=re.S)
     assert "<script>" not in outside_fences  # raw HTML only inside a code block
     assert "SECRET" not in text  # no output from hidden tests
-    assert markdown.GRADER_ERRORS_HEADING in lines
+    assert summary_md.GRADER_ERRORS_HEADING in lines
 
 
 def test_summary_caps_long_messages():
     config = load_course(TOY / "course.toml")
     long = TestResult("t", "t::t", "scale", message="word " * 2000)
-    text = markdown.render_summary(
+    text = summary_md.render_summary(
         build_grade(config, [long], submission="s", seed=0, hidden_included=False)
     )
     assert len(text) < 5000
@@ -363,7 +363,7 @@ def test_summary_lists_a_named_mistake_once_with_the_tests_that_found_it():
         TestResult("c", "t::c", "scale", status="failed", message="Something else. More."),
     ]
     result = build_grade(config, tests, submission="s", seed=0, hidden_included=False)
-    text = markdown.render_summary(result).split(markdown.TO_FIX, 1)[1]
+    text = summary_md.render_summary(result).split(summary_md.TO_FIX, 1)[1]
     assert text.count("You added the factor") == 1
     assert "Read: course notes, Scaling. Found by 2 tests:\n  - a\n  - b\n" in text
     assert "- **Scaling: c**: Something else. More." in text
@@ -380,7 +380,7 @@ def test_summary_groups_a_repeated_message_and_never_names_hidden_tests():
         ),
     ]
     result = build_grade(config, tests, submission="s", seed=0, hidden_included=True)
-    text = markdown.render_summary(result).split(markdown.TO_FIX, 1)[1]
+    text = summary_md.render_summary(result).split(summary_md.TO_FIX, 1)[1]
     assert text.count(stub) == 1
     assert f"{stub} Found by 2 tests:\n  - a\n  - 1 hidden test\n" in text
     assert "- **Normalizing: a hidden test**: Off." in text
@@ -445,7 +445,7 @@ def test_summary_lists_the_tests_of_a_shared_message_one_a_line_whatever_their_n
         for n in names
     ]
     result = build_grade(config, tests, submission="s", seed=0, hidden_included=False)
-    text = markdown.render_summary(result).split(markdown.TO_FIX, 1)[1]
+    text = summary_md.render_summary(result).split(summary_md.TO_FIX, 1)[1]
     item = text.strip().splitlines()
     assert item[0] == "- **Scaling**: Masked too much. Found by 2 tests:"
     assert item[1:] == ["  - test_mask[causal; 2 heads]", "  - test_mask[padding, 1 head]"]
@@ -459,7 +459,7 @@ def test_a_left_out_name_cannot_write_markdown_into_the_summary(result):
 
     name = "evil\n# Injected [click](javascript:alert(1)) <b>bold</b> | pipe"
     graded = GradedCommit("a" * 40, "2026-08-10T12:00:00+00:00", left_out=((name, "why"),))
-    text = markdown.render_summary(replace(result, graded=graded))
+    text = summary_md.render_summary(replace(result, graded=graded))
     assert "Left out of your commit" in text
     assert not [line for line in text.splitlines() if line.startswith("# Injected")]
     assert "<b>bold" not in text and "[click](javascript" not in text  # escaped, not rendered

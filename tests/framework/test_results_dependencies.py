@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from autograder.config import load_course
-from autograder.reports.markdown import render_summary
 from autograder.reports.results_json import render_results_json
+from autograder.reports.summary_md import render_summary
 from autograder.reports.terminal import first_problems
 from autograder.results import TestResult, build_grade, fix_first_sentence
 

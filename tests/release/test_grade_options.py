@@ -3,7 +3,7 @@
 import json
 
 from autograder.commands import grade as command
-from autograder.github.publish import GITHUB_ONE
+from autograder.github.actions_run import GITHUB_ONE
 from autograder.results.pass_rule import BAD_RULE
 
 from .conftest import ROOT

@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from autograder.config import load_course
-from autograder.github.publish import publish_grade
+from autograder.github.actions_run import publish_grade
 from autograder.github.summary import COMMENT_MARKER, PROTECTED_HEADING, hidden_not_run
 from autograder.release.pipeline import build_release, write_release
 from autograder.results import ComponentResult, GradeResult, TestResult
