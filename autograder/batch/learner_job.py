@@ -235,7 +235,7 @@ def _error_summary(learner: Learner, error: str) -> str:
     """The learner's summary.md when nothing could be graded: the row's error, as Markdown, with
     the repository named by the learner's id instead of its path on the instructor's machine
     (the gradebook keeps the path)."""
-    from autograder.reports.sanitize import markdown_inline
+    from autograder.learner_text import markdown_inline
 
     if learner.repo is not None:
         for path in sorted({str(learner.repo), str(Path(learner.repo).resolve())}, key=len)[::-1]:

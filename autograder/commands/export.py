@@ -28,12 +28,12 @@ from autograder.config import CourseConfigError, load_course_option
 from autograder.gradebook import store
 from autograder.gradebook.report_build import submitted_components
 from autograder.gradebook.roster import RosterError, roster_column
+from autograder.learner_text import spreadsheet_row
 from autograder.lms.canvas import CANVAS
 from autograder.lms.fill import ExportError, Filled, fill
 from autograder.lms.lms_format import LmsFormat
 from autograder.lms.moodle import MOODLE
 from autograder.lms.template import TemplateError, read_template
-from autograder.reports.sanitize import spreadsheet_row
 
 ONE_TEMPLATE = "Give one template: --canvas FILE or --moodle FILE (the LMS's own gradebook export)."
 NO_GRADEBOOK = (

@@ -25,7 +25,7 @@ from autograder.config import CourseConfig, CourseConfigError, load_course_optio
 from autograder.copies import judge, measure, page, sources
 from autograder.copies.similarity_file import CSV_FILE, HTML_FILE, WHOLE
 from autograder.gradebook import lock, report, store
-from autograder.reports.sanitize import spreadsheet_row
+from autograder.learner_text import spreadsheet_row
 
 NO_COPYDETECT = (
     "The similarity check needs copydetect; install it with "

@@ -26,7 +26,7 @@ from autograder.copies.similarity_file import (
     STAMP_FILE,
     WHOLE,
 )
-from autograder.reports.sanitize import csv_text
+from autograder.learner_text import csv_text
 
 PAGE_INTRO = (
     "Each pair of graded learners was compared with copydetect (winnowing over normalised "

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.reports.sanitize import spreadsheet_row
+from autograder.learner_text import spreadsheet_row
 
 CSV_FILE = "similarity.csv"
 HTML_FILE = "similarity.html"

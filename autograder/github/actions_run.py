@@ -28,8 +28,8 @@ from autograder.github.workflow_commands import (
     resume_commands,
     stop_commands,
 )
+from autograder.learner_text import for_log
 from autograder.release.manifest import ProtectedChange
-from autograder.reports.sanitize import for_log
 from autograder.results import GradeResult
 from autograder.results.pass_rule import PassRule
 

@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 from autograder.config import CourseConfig
 from autograder.github.workflow_commands import Annotation
 from autograder.learner_files import TooLarge, read_file
-from autograder.reports.sanitize import for_log
+from autograder.learner_text import for_log
 from autograder.results import ComponentResult, GradeResult
 
 TITLE = "{title}: {failed} of {total} tests failed"

@@ -1,7 +1,7 @@
 """The job summary and the pull-request comment body.
 
 Both start from trusted text (course titles, numbers, our own sentences); every piece of learner
-text goes through sanitize.markdown_github (one line, HTML and Markdown escaped, no @mentions,
+text goes through learner_text.markdown_github (one line, HTML and Markdown escaped, no @mentions,
 no workflow commands, capped). The comment begins with a hidden marker so the workflow can find
 and edit the same comment on later pushes instead of adding a new one.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from autograder.github.commit_status import context_for
+from autograder.learner_text import markdown_github
 from autograder.release.manifest import ProtectedChange
-from autograder.reports.sanitize import markdown_github
 from autograder.reports.summary_md import render_summary
 from autograder.results import GradeResult, points
 from autograder.results.pass_rule import PassRule

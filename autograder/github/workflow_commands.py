@@ -4,7 +4,7 @@ The runner reads a line of a step's output that starts with `::` as a command. I
 (data) escapes `%`, CR and LF as `%25`, `%0D`, `%0A`; its properties also escape `:` and `,`.
 Escaping `%` first is what keeps a learner's literal `%0A` from turning into a line break
 inside our own annotation. Learner text reaches these functions already sanitised
-(sanitize.for_log); the escaping here is about the command's syntax.
+(learner_text.for_log); the escaping here is about the command's syntax.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from autograder.gradebook.report_model import (
     ClassReport,
     LearnerRow,
 )
-from autograder.reports.sanitize import clean
+from autograder.learner_text import clean
 
 STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;max-width:72rem;

@@ -1,6 +1,6 @@
 """The class report as Markdown (DIR/report.md).
 
-Learner text is escaped for Markdown tables (reports/sanitize.py); learner ids are code spans,
+Learner text is escaped for Markdown tables (learner_text.py); learner ids are code spans,
 and each links to the learner's summary.md."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from autograder.gradebook.report_model import (
     ClassReport,
     LearnerRow,
 )
-from autograder.reports.sanitize import clean, markdown_inline
+from autograder.learner_text import clean, markdown_inline
 
 
 def summary_lines(report: ClassReport) -> list[str]:
@@ -64,7 +64,7 @@ def learner_cells(report: ClassReport, row: LearnerRow) -> list[str]:
 
 
 def _cell(text: str) -> str:
-    """Text in a table cell, escaped only where Markdown would misread it (sanitize.py)."""
+    """Text in a table cell, escaped only where Markdown would misread it (learner_text.py)."""
     return markdown_inline(text)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from autograder.reports.sanitize import clean
+from autograder.learner_text import clean
 
 MARKDOWN_FILE = "report.md"
 HTML_FILE = "report.html"

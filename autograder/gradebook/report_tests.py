@@ -25,8 +25,8 @@ from autograder.gradebook.report_model import (
     TESTS_RUN,
 )
 from autograder.gradebook.store import LearnerRecord, learner_dir
+from autograder.learner_text import clean, first_sentence
 from autograder.reports import results_json
-from autograder.reports.sanitize import clean, first_sentence
 from autograder.results import capitalised
 from autograder.results.mistake_tags import named_mistake_in_full
 from autograder.runtime.shared.messages import NOT_RUN_AFTER_HANGS, TIMEOUT

@@ -32,7 +32,7 @@ from pathlib import Path
 from autograder.atomic_files import atomic_write_text
 from autograder.gradebook.late import LATE_COLUMNS, PENALTY_COLUMNS, late_cells
 from autograder.gradebook.roster import RosterError, parse_shard
-from autograder.reports.sanitize import csv_text
+from autograder.learner_text import csv_text
 
 RECORD_FILE = "record.json"
 GRADEBOOK_FILE = "gradebook.csv"

@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 
 from autograder.config import CourseConfig
+from autograder.learner_text import clean
 from autograder.notebook.submission import NOTEBOOK
 from autograder.pytest_plugin import LOG_WIDTH, run_state
-from autograder.reports.sanitize import clean
 
 COLLECT_ERROR = "The grader file {where} could not be collected: {detail}"
 PYTEST_FAILED = (

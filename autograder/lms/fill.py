@@ -8,7 +8,7 @@ and the course's total points in the points row. A template row of a learner the
 does not have keeps its cell.
 
 A cell export writes that a spreadsheet would run as a formula gets a single quote in front
-(reports/sanitize.py).
+(learner_text.py).
 
 What the instructor sees: docs/instructor/lms-export.md.
 """
@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from autograder.learner_text import spreadsheet_cell
 from autograder.lms.lms_format import LmsFormat
 from autograder.lms.template import CsvTemplate
-from autograder.reports.sanitize import spreadsheet_cell
 
 NO_MATCH_COLUMN = (
     "The template {path} has no column {match!r} to match learners on; its columns are: "

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.gradebook import store
+from autograder.learner_text import first_sentence
 from autograder.mistakes.cases import Case, Plan, uncovered_sentence
 from autograder.reports import results_json
-from autograder.reports.sanitize import first_sentence
 from autograder.results import points
 
 EPSILON = 1e-9

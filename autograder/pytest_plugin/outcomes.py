@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from autograder.feedback import GradingFailure
+from autograder.learner_text import cap, clean, first_sentence
 from autograder.pytest_plugin.state import INFO, OUTCOME, STATE, GraderInfo, Outcome, RunState
-from autograder.reports.sanitize import cap, clean, first_sentence
 from autograder.results import (
     TAMPERING,
     ForbiddenUse,

@@ -11,7 +11,7 @@ from pathlib import Path
 from junitparser import Failure, JUnitXml, TestCase, TestSuite
 
 from autograder.atomic_files import atomic_write_text
-from autograder.reports.sanitize import clean, first_sentence
+from autograder.learner_text import clean, first_sentence
 from autograder.results import GradeResult, TestResult
 
 FILE_NAME = "junit.xml"

@@ -5,7 +5,7 @@ each message several tests share, once per component with the tests that found i
 are counted, never named.
 
 The file is read both rendered (GitHub) and raw (a terminal, an editor). Everything that came
-from learner code or a grader message goes through sanitize.markdown_inline, which escapes only
+from learner code or a grader message goes through learner_text.markdown_inline, which escapes only
 what Markdown would misread in that place (a pipe in a table cell, a tag, emphasis, a leading
 `#`...), so the raw text stays readable; escape sequences are gone, and printed output sits in a
 fence it cannot close.
@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from autograder.atomic_files import atomic_write_text
-from autograder.reports.sanitize import OUTPUT_LIMIT as INLINE_LIMIT
-from autograder.reports.sanitize import (
+from autograder.learner_text import OUTPUT_LIMIT as INLINE_LIMIT
+from autograder.learner_text import (
     markdown_block,
     markdown_inline,
     neutralise_workflow_commands,

@@ -1,6 +1,6 @@
 """The terminal view: a rich table per submission and, for a class, an overview.
 
-Learner text is passed as rich Text (never markup), after sanitize.py, so `[bold]` in an error
+Learner text is passed as rich Text (never markup), after learner_text.py, so `[bold]` in an error
 message prints as typed. rich is imported when a table is built, not with this module: a quiet
 `autograder grade` (as benchmarks/compare.py's cold start runs it) prints no table.
 """
@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from autograder.reports.sanitize import clean, first_sentence
+from autograder.learner_text import clean, first_sentence
 from autograder.results import GradeResult, Ungraded, points
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import Any
 
 from autograder.config import CourseConfig
-from autograder.reports.sanitize import first_sentence
+from autograder.learner_text import first_sentence
 from autograder.results.commit import GradedCommit
 from autograder.results.late_penalty import penalised
 from autograder.results.model import ComponentResult, GradeResult, ReviewFlag, TestResult

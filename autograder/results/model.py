@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from autograder.reports.sanitize import clean
+from autograder.learner_text import clean
 from autograder.results.commit import GradedCommit
 
 PRINTED = "Your code printed:"

@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from autograder.config import Component, CourseConfig
-from autograder.reports.sanitize import first_sentence
+from autograder.learner_text import first_sentence
 from autograder.results.dependencies import note_dependencies
 from autograder.results.mistake_tags import named_mistake
 from autograder.results.model import ComponentResult, ForbiddenUse, TestResult

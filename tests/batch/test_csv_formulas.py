@@ -21,10 +21,10 @@ from autograder.copies.judge import Pair
 from autograder.copies.similarity_file import CSV_FILE, read_rows
 from autograder.gradebook import store
 from autograder.gradebook.store import LearnerRecord
+from autograder.learner_text import csv_text, spreadsheet_cell, spreadsheet_text
 from autograder.lms import fill
 from autograder.lms.canvas import CANVAS
 from autograder.lms.template import read_template
-from autograder.reports.sanitize import csv_text, spreadsheet_cell, spreadsheet_text
 
 PACKAGE = Path(__file__).resolve().parents[2] / "autograder"
 CANVAS_TEMPLATE = Path(__file__).resolve().parent / "lms_templates" / "canvas_gradebook.csv"
@@ -146,7 +146,7 @@ def test_an_export_column_named_like_a_formula_is_written_as_text() -> None:
     assert _runnable(_cells(template.render().decode("utf-8-sig"))) == []
 
 
-def test_only_sanitize_makes_a_csv_writer() -> None:
+def test_only_learner_text_makes_a_csv_writer() -> None:
     """Every CSV file of the framework is written by csv_text (a new writer would skip the
     guard)."""
     writers = []
@@ -155,7 +155,7 @@ def test_only_sanitize_makes_a_csv_writer() -> None:
             if isinstance(node, ast.Attribute) and node.attr in ("writer", "DictWriter"):
                 if isinstance(node.value, ast.Name) and node.value.id == "csv":
                     writers.append(str(path.relative_to(PACKAGE)))
-    assert writers == ["reports/sanitize.py"]
+    assert writers == ["learner_text.py"]
 
 
 def test_a_carriage_return_in_a_cell_cannot_start_a_row_of_its_own() -> None:

@@ -11,8 +11,7 @@ from rich.console import Console
 
 from autograder.atomic_files import atomic_write_bytes, atomic_write_text, current_umask
 from autograder.config import load_course
-from autograder.reports import junit, results_json, summary_md, terminal
-from autograder.reports.sanitize import (
+from autograder.learner_text import (
     CUT_NOTE,
     cap,
     first_sentence,
@@ -20,6 +19,7 @@ from autograder.reports.sanitize import (
     markdown_inline,
     strip_control,
 )
+from autograder.reports import junit, results_json, summary_md, terminal
 from autograder.results import TestResult, Ungraded, build_grade
 
 TOY = Path(__file__).parent / "toy_course"

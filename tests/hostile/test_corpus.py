@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.reports.sanitize import first_sentence
+from autograder.learner_text import first_sentence
 from autograder.runtime.harness import isolation
 from tests.hostile.cases import CASES, RUNS
 from tests.hostile.corpus import MAX_TESTS_PER_COMPONENT, POINTS, ROOT, Run, build

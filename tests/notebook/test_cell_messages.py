@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.learner_text import first_sentence
 from autograder.notebook.cell_errors import KERNEL_DIED, NOT_RUN, cell_errors, source_of
 from autograder.notebook.cell_messages import (
     CELL_ENDED_KERNEL,
@@ -19,7 +20,6 @@ from autograder.notebook.cell_messages import (
 )
 from autograder.notebook.course import only_assignment
 from autograder.notebook.nbgrader_run import LearnerReport, RunReport
-from autograder.reports.sanitize import first_sentence
 
 NOT_DONE = "Replace this line with your code; this step is not done yet."
 ROOT = Path(__file__).resolve().parents[2]

@@ -4,7 +4,7 @@ import pytest
 
 from autograder.github.annotations import def_line
 from autograder.github.workflow_commands import Annotation, escape_data, escape_property
-from autograder.reports.sanitize import (
+from autograder.learner_text import (
     clean,
     for_log,
     markdown_github,
