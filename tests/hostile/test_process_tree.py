@@ -95,7 +95,18 @@ def test_processes_a_call_leaves_running_are_stopped_and_the_test_says_so(tmp_pa
         assert not trace.timed_out
 
 
-def test_a_call_whose_children_burn_cpu_while_it_sleeps_is_charged_their_time(tmp_path):
+@pytest.mark.parametrize(
+    ("call", "args"),
+    [
+        # the call sleeps while its children burn CPU: it is charged their time
+        ("burn_while_sleeping", (2, 2.5)),
+        # the call answers in time, but its children computed past its budget: 1.6 CPU
+        # seconds, 0.8 s on two free cores
+        ("burn_in_children", (4, 0.4)),
+    ],
+    ids=["children-burn-while-it-sleeps", "answered-in-time-children-past-budget"],
+)
+def test_a_call_is_charged_the_cpu_its_children_computed(tmp_path, call, args):
     namespaces_only()
     limits = Limits(test_timeout=1, import_timeout=30)
     for session in toy_session(tmp_path, LEAVER, limits=limits):
@@ -103,20 +114,7 @@ def test_a_call_whose_children_burn_cpu_while_it_sleeps_is_charged_their_time(tm
         module.fine()
         session.begin_test("burn")
         with pytest.raises(LearnerError) as info:
-            module.burn_while_sleeping(2, 2.5)
-        assert info.value.kind == "timeout"
-        assert session.end_test().timed_out
-
-
-def test_a_call_answered_in_time_whose_children_computed_past_its_budget_times_out(tmp_path):
-    namespaces_only()
-    limits = Limits(test_timeout=1, import_timeout=30)
-    for session in toy_session(tmp_path, LEAVER, limits=limits):
-        module = session.module("leaver")
-        module.fine()
-        session.begin_test("burn")
-        with pytest.raises(LearnerError) as info:  # 1.6 CPU seconds, 0.8 s on two free cores
-            module.burn_in_children(4, 0.4)
+            getattr(module, call)(*args)
         assert info.value.kind == "timeout"
         assert session.end_test().timed_out
 
