@@ -45,3 +45,19 @@ def test_the_session_fork_server_knows_the_worker_fork_server():
     worker fork server: a session that does not inherit its address starts every learner's
     worker as a fresh interpreter (about 2 s each) instead of a fork."""
     assert python_output(PROBE_ZYGOTE_ADDRESS) == "True"
+
+
+PROBE_FROZEN_HEAP = """
+import gc
+from autograder.batch import fork_server
+with fork_server.start().Pool(1) as pool:
+    print(pool.apply(gc.get_freeze_count))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a fork server needs Linux")
+def test_the_session_fork_servers_heap_is_frozen():
+    """A process forked from the session's fork server inherits a frozen heap: the server froze
+    what it imported (warm_heap), so its exit does not collect torch's objects for 0.6 s after
+    the command has ended."""
+    assert int(python_output(PROBE_FROZEN_HEAP)) > 100_000
