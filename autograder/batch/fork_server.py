@@ -5,9 +5,9 @@ the session process then only collects the graders. `grade-class` and `check` st
 thing, before their own imports and argument checks, because everything a batch does waits for
 it: started at 0.8 s into the command, it made a one-learner batch wait that much longer.
 Starting it again is a no-op. A command that then stops on a bad argument leaves it to finish
-its imports and exit on its own (it ends when the command's process does). Its last import,
-warm_heap, freezes its heap (gc.freeze): the server's own exit then skips collecting it, which
-kept the server computing for 0.6 s after each command had ended.
+its imports and exit on its own (it ends when the command's process does).
+
+Its last import, warm_heap, freezes its heap, so that its exit does not collect it.
 """
 
 from __future__ import annotations
