@@ -30,6 +30,7 @@ from autograder.runtime.worker.learner_blocks import (
 )
 from autograder.runtime.worker.learner_blocks import learner_block as _learner
 from autograder.runtime.worker.learner_objects import LearnerObjects
+from autograder.runtime.worker.module_tree import named_parameters
 from autograder.runtime.worker.standin_loader import StandInLoader
 
 #: A stand-in's place: attribute names or ModuleList indices, dotted ("self_attn", "layers.0").
@@ -161,7 +162,7 @@ class RequestHandler:
     def op_parameters(self, request: dict[str, Any]) -> dict[str, Any]:
         module = self.module_target(request["target"])
         with _learner(self, "call"):
-            params = list(module.named_parameters(remove_duplicate=False))
+            params = named_parameters(module, remove_duplicate=False)
             rows = [
                 (name, tuple(p.shape), p.dtype, p.untyped_storage().data_ptr())
                 for name, p in params
@@ -173,7 +174,7 @@ class RequestHandler:
         args, kwargs = self.decode(request["args"]), self.decode(request["kwargs"])
         cotangent = self.decode(request["cotangent"])
         with _learner(self, "call"):
-            params = dict(module.named_parameters())
+            params = dict(named_parameters(module))
             for p in params.values():
                 p.grad = None
             with torch.enable_grad():
