@@ -43,19 +43,24 @@ FORBIDDEN_DISGUISED = (
 FORBIDDEN_NO_FILE = "{sentence} It was called by learner code compiled under another file's name."
 NO_TESTS_RAN = "No test of this component ran, so it scores zero."
 THE_CALL = "The call {message}"
+THE_FILE = "The file {message}"
 #: A forbidden call as the worker records it: (api, file, line), or (api, file, line,
 #: component) charged to the component whose test made it; or a ForbiddenUse the static check
 #: found in the source (static_check.check_package), with its own sentence.
 Record = tuple[str, str, int] | tuple[str, str, int, str] | ForbiddenUse
 _CODE_FIRST = re.compile(r"[A-Za-z_][\w.]*[(\[]")
+_PATH_FIRST = re.compile(r"[\w.-]+(/[\w.-]+)+[:,]?(\s|$)|[\w.-]+\.py[:,]?(\s|$)")
 
 
 def capitalised(message: str) -> str:
     """A learner-facing message that starts with a capital letter: a leading lowercase word is
     capitalised ("the gradient of" -> "The gradient of"); a leading call, which must keep its
-    spelling, gets THE_CALL in front ("The call softmax(...) is not implemented yet")."""
+    spelling, gets THE_CALL in front ("The call softmax(...) is not implemented yet"), and a
+    leading file path THE_FILE ("The file assignments/t101/x.py has a syntax error")."""
     if not message or not message[0].islower():
         return message
+    if _PATH_FIRST.match(message):
+        return THE_FILE.format(message=message)
     if _CODE_FIRST.match(message) or "_" in message.split(" ", 1)[0]:
         return THE_CALL.format(message=message)
     return message[0].upper() + message[1:]

@@ -237,6 +237,12 @@ def test_every_failure_message_starts_with_a_capital_letter():
         "The call softmax(...) is not implemented yet."
     )
     assert capitalised("self_attention raised.") == "The call self_attention raised."
+    assert capitalised("assignments/t101/add_norm.py has a syntax error at line 3: x.") == (
+        "The file assignments/t101/add_norm.py has a syntax error at line 3: x."
+    )
+    assert (
+        capitalised("softmax.py has a syntax error.") == "The file softmax.py has a syntax error."
+    )
     assert capitalised("MultiHeadAttention(...) raised.") == "MultiHeadAttention(...) raised."
     assert capitalised("") == ""
 
