@@ -122,3 +122,49 @@ def test_a_module_that_is_a_link_is_not_read_through(tmp_path):
     assert place_of("attention/no-scale", message, package, "a/t101") == WHERE.format(
         path="a/t101/attention.py", line=2, what=PLACES["attention/no-scale"].what
     )
+
+
+SOFTMAX_SOURCE = """import numpy as np
+
+
+def softmax(x, axis=-1):
+    m = np.max(x, axis=axis, keepdims=True)
+    return np.exp(x - m) / np.exp(x - m).sum(axis=axis, keepdims=True)
+"""
+
+
+@pytest.mark.parametrize(
+    ("imports", "call", "placed"),
+    [
+        ("from .softmax import softmax", "softmax(scores, axis=-1)", True),
+        ("from t101.softmax import softmax as sm", "sm(scores)", True),
+        ("from . import softmax", "softmax.softmax(scores)", True),
+        ("import t101.softmax", "t101.softmax.softmax(scores)", True),
+        (
+            "from .softmax import softmax\nfrom scipy.special import softmax as s",
+            "s(scores)",
+            False,
+        ),
+        ("from scipy.special import softmax", "softmax(scores)", False),
+    ],
+    ids=["relative", "absolute-alias", "module", "import", "imported-unused", "scipy"],
+)
+def test_a_softmax_mistake_in_an_attention_test_names_softmax_py_only_when_attention_calls_it(
+    tmp_path, imports, call, placed
+):
+    """Real-world code: an attention that calls scipy's softmax, which gives NaN on an all -inf
+    row, was sent to the line of the learner's own (right) softmax.py. The mistake is still
+    named; its place only when attention.py calls the package's softmax."""
+    package = tmp_path / "t101"
+    package.mkdir()
+    (package / "softmax.py").write_text(SOFTMAX_SOURCE)
+    (package / "attention.py").write_text(
+        f"{imports}\n\n\ndef scaled_dot_product_attention(Q, K, V, mask=None):\n"
+        f"    scores = Q @ K.T\n    return {call}\n"
+    )
+    message = "Known mistake in the weights: [softmax/nan-all-inf] ..."
+    place = place_of("softmax/nan-all-inf", message, package, "a/t101", "attention")
+    assert place == (
+        "Look at a/t101/softmax.py:5, the line that takes the maximum." if placed else None
+    )
+    assert place_of("softmax/nan-all-inf", message, package, "a/t101", "softmax") is not None

@@ -111,12 +111,53 @@ def _line(tree: ast.Module, place: Place, message: str) -> int | None:
     return None
 
 
-def place_of(mistake_id: str, message: str, package_dir: Path, shown_dir: str) -> str | None:
+def uses_module(tree: ast.Module, module: str, package: str) -> bool:
+    """Whether the module `tree` calls something it imports from `package`'s `module`
+    (`from .softmax import softmax` then `softmax(...)`, `from . import softmax` then
+    `softmax.softmax(...)`): an attention that imports the package's softmax but calls
+    scipy's does not use it."""
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            source = node.module or ""
+            if source == module and node.level or source == f"{package}.{module}":
+                bound |= {alias.asname or alias.name for alias in node.names}
+            elif node.level and not source or source == package:
+                bound |= {
+                    alias.asname or alias.name for alias in node.names if alias.name == module
+                }
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == f"{package}.{module}":
+                    bound.add(alias.asname or package)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        while isinstance(func, ast.Attribute):
+            func = func.value
+        if isinstance(func, ast.Name) and func.id in bound:
+            return True
+    return False
+
+
+def place_of(
+    mistake_id: str, message: str, package_dir: Path, shown_dir: str, tested: str | None = None
+) -> str | None:
     """WHERE for a named mistake in the learner's package, or None when its line cannot be
-    told from the source."""
+    told from the source. `tested`: the module of the component under test; a mistake of
+    another module (softmax/nan-all-inf in an attention test) gets a place only when the
+    tested module calls that module's code, since the mistake may be in what it calls instead
+    (scipy's softmax gives NaN on an all -inf row too)."""
     place = PLACES.get(mistake_id)
     if place is None:
         return None
+    if tested is not None and tested != place.module:
+        tested_source = _source(Path(package_dir), tested)
+        tested_tree = _tree(tested_source) if tested_source is not None else None
+        package = Path(package_dir).name
+        if tested_tree is None or not uses_module(tested_tree, place.module, package):
+            return None
     source = _source(Path(package_dir), place.module)
     tree = _tree(source) if source is not None else None
     line = _line(tree, place, message) if tree is not None else None
@@ -134,9 +175,11 @@ def learner_lines(request: pytest.FixtureRequest) -> Iterator[None]:
         return
     learner = request.getfixturevalue("learner")
     package_dir, shown = learner.package_dir, learner.display_dir
+    modules = {place.module for place in PLACES.values()}
+    tested = next((m.name for m in request.node.iter_markers() if m.name in modules), None)
 
     def locate(mistake_id: str, message: str) -> str | None:
-        return place_of(mistake_id, message, package_dir, shown)
+        return place_of(mistake_id, message, package_dir, shown, tested)
 
     with locating(locate):
         yield
