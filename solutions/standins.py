@@ -10,8 +10,8 @@ check refuses its text).
   `self.self_attn.W_q`, `.dropout`) works on a stand-in as on its own module.
 - KINDS: multi_head_attention (W_q, W_k, W_v, W_o, dropout), feed_forward (W_1, W_2, dropout),
   add_norm (norm, dropout), encoder_layer (the three above as self_attn, add_norm_1,
-  feed_forward, add_norm_2). FUNCTIONS: softmax, the max-shifted NumPy softmax called with the
-  learner's own parameter names (softmax_like).
+  feed_forward, add_norm_2). FUNCTIONS: softmax, torch's softmax with zeros for an all -inf
+  slice, called with the learner's own parameter names (softmax_like).
 - Masks are bool, True where a query may attend to a key; a fully masked query gets zero
   weights. It imports numpy and torch only: a worker runs it when a grader first sets one.
 
@@ -109,21 +109,22 @@ class EncoderLayerStandIn(nn.Module):
 
 
 def softmax(x, axis=-1):
-    """exp(x - m) / sum exp(x - m) along `axis`, m the slice's maximum (0 for an all -inf slice,
-    which gives zeros; NaN stays NaN). A torch tensor gives a tensor (differentiable, its dtype
-    kept); anything else a NumPy array, a floating x keeping its dtype, any other float64."""
+    """torch.softmax along `axis`, with zeros for a slice that is entirely -inf (torch gives NaN
+    there; NaN stays NaN). A torch tensor gives a tensor (differentiable, its dtype kept);
+    anything else a NumPy array, a floating x keeping its dtype, any other float64. Written
+    with torch, not NumPy: a request that sets it carries its text, which learner code in the
+    worker can read (autograder/runtime/harness/standin_custody.py), and the learner's own
+    softmax is NumPy."""
     if isinstance(x, torch.Tensor):
-        m = x.detach().amax(dim=axis, keepdim=True)
-        e = torch.exp(x - torch.where(m == -torch.inf, torch.zeros_like(m), m))
-        total = e.sum(dim=axis, keepdim=True)
-        return e / torch.where(total == 0, torch.ones_like(total), total)
-    x = np.asarray(x)
-    if not np.issubdtype(x.dtype, np.floating):
-        x = x.astype(np.float64)
-    m = np.max(x, axis=axis, keepdims=True)
-    e = np.exp(x - np.where(m == -np.inf, 0, m).astype(x.dtype))
-    total = np.sum(e, axis=axis, keepdims=True)
-    return np.divide(e, total, out=np.zeros_like(e), where=total != 0)
+        t = x
+    else:
+        a = np.asarray(x)
+        a = a if np.issubdtype(a.dtype, np.floating) else a.astype(np.float64)
+        t = torch.from_numpy(np.ascontiguousarray(a))
+    blank = (t == -torch.inf).all(dim=axis, keepdim=True)
+    safe = torch.where(blank, torch.zeros_like(t), t)  # no NaN, in the values or the gradient
+    out = torch.where(blank, torch.zeros_like(t), torch.softmax(safe, dim=axis))
+    return out if isinstance(x, torch.Tensor) else out.numpy()
 
 
 def softmax_like(own):

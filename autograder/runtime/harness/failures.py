@@ -21,7 +21,10 @@ Record = tuple[str, str, int]
 IMPORT_LABEL = "the import of "
 
 
-HIDDEN_INTERNAL = "(its traceback is not kept in a hidden test: learner code could write it)"
+HIDDEN_INTERNAL = (
+    "(its traceback is not kept in a hidden test, or beside the course's stand-ins: learner code "
+    "could write it)"
+)
 #: The kinds of error a worker describes (worker/describe.classify, its importer and codec);
 #: any other kind an answer names is told as "exception": the harness makes the rest itself.
 WORKER_KINDS = frozenset(
@@ -35,6 +38,7 @@ def from_worker(
     label: str,
     limits: Limits | None = None,
     module_files: frozenset[str] = frozenset(),
+    withheld: bool = False,
 ) -> LearnerError:
     """A LearnerError from the fields the worker sent, for the call named ``label``.
 
@@ -43,10 +47,17 @@ def from_worker(
     from checked fields alone, with no line or traceback kept; ``message`` is kept for graders
     (``expect_raises``), which must not show it. ``limits``: the harness's own, for the sizes a
     memory or disk sentence names; ``module_files``: the course's module files as messages name
-    them ("assignments/t101/softmax.py"), the only files a hidden sentence may name."""
+    them ("assignments/t101/softmax.py"), the only files a hidden sentence may name.
+    ``withheld``: the worker holds the course's stand-ins (standin_custody.py), whose text learner
+    code could copy into any field: the sentence is hidden_sentence's in a visible test too, and
+    the exception's class is named as a hidden test names it."""
     kind = error.get("kind")
     kind = kind if kind in WORKER_KINDS else "exception"
-    hidden = is_hidden()
+    hidden = is_hidden() or withheld
+    exc_type = str(error.get("exc_type", ""))
+    if withheld and exc_type:
+        mro = [str(name) for name in error.get("exc_mro", ())][:64]
+        exc_type = messages.hidden_class_name(exc_type, mro)
     return LearnerError(
         kind=kind,
         feedback=(
@@ -54,7 +65,7 @@ def from_worker(
             if hidden
             else compose(error, label)
         ),
-        exc_type=str(error.get("exc_type", "")),
+        exc_type=exc_type,
         exc_mro=tuple(str(name) for name in error.get("exc_mro", ())),
         message=str(error.get("message", "")),
         location="" if hidden else str(error.get("location", "")),
@@ -105,21 +116,23 @@ def of_failed_answer(
     part_labels: PartLabels | None = None,
     limits: Limits | None = None,
     module_files: frozenset[str] = frozenset(),
+    withheld: bool = False,
 ) -> Exception:
     """What an answer with ``ok`` false means: the grader's own failure (a RuntimeError with
     the worker's traceback) or the learner's error, naming the part of a fused request the
     worker says failed (by the harness's own label in a hidden test: a type name the worker
-    sends is learner text)."""
+    sends is learner text); ``withheld`` as from_worker's."""
+    hidden = is_hidden() or withheld
     if "internal" in response:  # its traceback is learner-forgeable text: not in a hidden test
-        shown = HIDDEN_INTERNAL if is_hidden() else response["internal"]
+        shown = HIDDEN_INTERNAL if hidden else response["internal"]
         return RuntimeError(f"The grading worker failed while running {label}:\n{shown}")
     error = response["error"]
     if part_labels is not None and isinstance(error, dict):
         part, type_name = error.get("part"), error.get("type")
-        type_name = None if is_hidden() else type_name
+        type_name = None if hidden else type_name
         if type(part) is int and (type_name is None or type(type_name) is str):
             label = part_labels.label(part, type_name) or label
-    return from_worker(error, label, limits, module_files)
+    return from_worker(error, label, limits, module_files, withheld)
 
 
 def timeout(label: str, seconds: float) -> LearnerError:

@@ -377,7 +377,8 @@ class LearnerSession:
                 own, shown_dir=self.display_dir, course_message=self.forbidden_message
             )
         if not response["ok"]:
-            raise failures.of_failed_answer(response, label, part_labels, self.limits, self._files)
+            failed = (response, label, part_labels, self.limits, self._files)
+            raise failures.of_failed_answer(*failed, self._custody.withheld())
         return response, answer.output
 
     def _forget_worker(self) -> None:

@@ -95,6 +95,9 @@ class WorkerChannel:
         #: ("assignments/t101/x.py line 3: gc.get_referents"), or "": with it, a worker that
         #: breaks the protocol is told as tampering (the plugin passes it to the session).
         self.tamper_evidence = tamper_evidence
+        #: Whether the running worker's output must not reach the learner (it holds what the
+        #: learner may not read: standin_custody.StandInCustody.withheld); its owner sets it.
+        self.output_withheld: Callable[[], bool] = lambda: False
         self._start_failure: Exception | None = None
         self._seq = 0  # the last request's number; its answer must repeat it (worker/serve.py)
         # The worker's CPU seconds when it last answered: where the next request's CPU time
@@ -337,6 +340,7 @@ class WorkerChannel:
 
     def stop(self) -> None:
         """Kill the worker (keeping what it printed for the running test), if there is one."""
+        withheld = self.output_withheld()  # asked while the worker is still the running one
         worker, self.worker = self.worker, None
         self.pending_release = []
         self.on_worker_change()
@@ -344,7 +348,7 @@ class WorkerChannel:
             # processes that left the worker's process group (setsid) but not its tree
             process_tree.stop_strays(worker.process.pid, frozenset())
             worker.kill()
-            self.collect_output(worker)
+            self.collect_output(worker, withheld=withheld)
             worker.close()
 
     def close(self) -> None:
@@ -354,15 +358,22 @@ class WorkerChannel:
 
     # -- the learner's output ---------------------------------------------------------------
 
-    def collect_output(self, worker: WorkerHandle | None = None) -> str:
+    def collect_output(
+        self, worker: WorkerHandle | None = None, *, withheld: bool | None = None
+    ) -> str:
         """What the worker printed since the last call, named and neutralised for reports, and
-        added to the running test's output."""
+        added to the running test's output; when it is ``withheld`` (default: output_withheld),
+        one sentence saying so instead, once a test."""
         worker = worker or self.worker
         if worker is None:
             return ""
         cap = self.limits.output_kb * 1024
         head, total = worker.take_output(cap)
         if not total:
+            return ""
+        if self.output_withheld() if withheld is None else withheld:
+            if self.test is not None and messages.OUTPUT_WITHHELD not in self.test.output:
+                self.test.add_output(messages.OUTPUT_WITHHELD)
             return ""
         text = self._shown_paths(head.decode("utf-8", errors="replace"), worker)
         text = messages.sanitize(text, cap=cap)

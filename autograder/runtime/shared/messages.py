@@ -69,6 +69,11 @@ NOT_A_MODULE = (
     "must return the instance it makes, and a module's parts must be modules."
 )
 
+#: A test's output while its worker holds the course's stand-ins (harness/standin_custody.py).
+OUTPUT_WITHHELD = (
+    "(What your code printed in this test is not shown: it ran beside the course's known-good "
+    "modules, which the grader keeps to itself.)\n"
+)
 SYNTAX_ERROR = (
     "{file} has a syntax error at line {line}: {message}. Fix it and run the tests again."
 )

@@ -66,7 +66,7 @@ class RequestHandler:
         #: the course's stand-ins: none until a request that sets one brings the file's text
         #: (load_standins), so that learner code cannot find them in a worker never handed one
         self.registry = standin_registry.StandInRegistry()
-        self.standins_loaded = False
+        self.standins_source: str | None = None
         self._load = StandInLoader()  # made before learner code can hook what it uses
         #: ref id of a learner object -> the stand-ins the harness installed in it
         self.standins: dict[int, list[torch.nn.Module]] = {}
@@ -92,7 +92,7 @@ class RequestHandler:
         for ref_id in request.get("release", ()):
             self.release(ref_id)
         op = request["op"]
-        if request.get("standins") and not self.standins_loaded:
+        if request.get("standins") and request["standins"] != self.standins_source:
             self.load_standins(request["standins"])
         self.guard.drain()
         self.home = None
@@ -113,9 +113,10 @@ class RequestHandler:
         return response
 
     def load_standins(self, source: str) -> None:
-        """Run the course's stand-ins file (its text, from the harness) in this worker, once."""
+        """Run the course's stand-ins file (its text, from the harness) in this worker: once,
+        or again when the harness sends more of it (the whole file after its functions)."""
         self.registry = self._load(source)
-        self.standins_loaded = True
+        self.standins_source = source
 
     def op_ping(self, request: dict[str, Any]) -> dict[str, Any]:
         return {"value": "pong"}
