@@ -6,13 +6,14 @@ errors for one learner. The constructor call itself is now the learner's failure
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
 import torch
 
-from autograder.runtime import LearnerError, LearnerSession, Limits
+from autograder.runtime import LearnerError
+
+from .toy_session import toy_module
 
 TOY = """
 from torch import nn
@@ -40,20 +41,8 @@ class Fine(nn.Module):
 
 @pytest.fixture
 def layers(tmp_path: Path):
-    package = tmp_path / "toypkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "layers.py").write_text(textwrap.dedent(TOY))
-    session = LearnerSession(
-        package,
-        package="toypkg",
-        limits=Limits(test_timeout=5.0, import_timeout=20, memory_mb=2048),
-        display_dir="assignments/toypkg",
-    )
-    try:
-        yield session.module("layers")
-    finally:
-        session.close()
+    with toy_module(tmp_path, TOY) as module:
+        yield module
 
 
 @pytest.mark.parametrize(("name", "got"), [("Number", "an int"), ("Nothing", "None")])

@@ -8,15 +8,15 @@ mistake lost no points. The worker now reads the parameters as torch registered 
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
 import torch
 from torch import nn
 
-from autograder.runtime import LearnerSession, Limits
 from autograder.runtime.worker import module_tree
+
+from .toy_session import toy_module
 
 TOY = """
 from torch import nn
@@ -60,20 +60,8 @@ class Stack(nn.Module):
 
 @pytest.fixture
 def layers(tmp_path: Path):
-    package = tmp_path / "toypkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "layers.py").write_text("import torch\n" + textwrap.dedent(TOY))
-    session = LearnerSession(
-        package,
-        package="toypkg",
-        limits=Limits(test_timeout=5.0, import_timeout=20, memory_mb=2048),
-        display_dir="assignments/toypkg",
-    )
-    try:
-        yield session, session.module("layers")
-    finally:
-        session.close()
+    with toy_module(tmp_path, "import torch\n" + TOY) as module:
+        yield module._session, module
 
 
 def test_a_shared_layer_reads_as_shared_whatever_named_parameters_returns(layers):
