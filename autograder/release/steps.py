@@ -353,7 +353,7 @@ def _first_docstring_line(source: bytes) -> str:
 def _pass_rule_sentence(release: Release) -> str:
     rule = release.pass_rule
     if rule.min_score is None:
-        return "the check passes when every visible (and, if configured, hidden) test passes"
+        return "the check passes when every visible test passes"
     return f"the check passes when your total reaches {rule.min_score:g} points"
 
 
