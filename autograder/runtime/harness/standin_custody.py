@@ -21,6 +21,7 @@ Design: docs/internals/runtime.md#stand-ins-in-the-worker.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -118,9 +119,11 @@ def stand_in_function(
     return bool(session._decode(response["value"], label))
 
 
+@functools.lru_cache(maxsize=4)
 def functions_only(text: str) -> str | None:
     """The stand-ins file's text without its classes (KINDS emptied), for a request that sets a
-    function stand-in; None when that text does not parse or load as a stand-ins file."""
+    function stand-in; None when that text does not parse or load as a stand-ins file. Cached:
+    a batch makes a session per learner and stage from the same file."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
