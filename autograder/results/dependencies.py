@@ -74,19 +74,19 @@ def _involved(test: TestResult, parts: dict[str, str]) -> list[str]:
     """The parts a failing test may have failed because of, of those its component builds on
     (parts: {component: its module file}, in depends_on order): none when the message names a
     known mistake of the component itself (`[attention/no-scale]`: the graders matched the
-    result to that mistake made on top of correct parts); for a test that says which parts it
-    runs (`uses`), those it runs and any whose file its failure's location names; otherwise all,
-    but when the component's own code raised NotImplementedError only those whose file the
-    error's location names (`softmax.py`, not `attention.py`)."""
+    result to that mistake made on top of correct parts); when the code raised
+    NotImplementedError, only those whose file the error's location names (`softmax.py`, not
+    `attention.py`: a stub runs none of its parts); for a test that says which parts it runs
+    (`uses`), those it runs and any whose file its failure's location names; otherwise all."""
     named = named_mistake(test.message)
     if named is not None and named.startswith(f"[{test.component}/"):
         return []
     located = [p for p, file in parts.items() if _names_file(test.message, file)]
+    if test.error_kind == "not_implemented":
+        return located
     if test.uses is not None:
         return [p for p in parts if p in test.uses or p in located]
-    if test.error_kind != "not_implemented":
-        return list(parts)
-    return [p for p, file in parts.items() if _names_file(test.message, file)]
+    return list(parts)
 
 
 def _names_file(message: str, file: str) -> bool:

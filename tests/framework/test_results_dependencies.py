@@ -252,3 +252,20 @@ def test_the_components_note_names_the_parts_its_failing_tests_run(config):
     pipeline = grade(config, tests).components[2]
     assert pipeline.fix_first == ("normalize",)
     assert pipeline.note == fix_first_sentence(["Normalizing"])
+
+
+def test_a_stub_that_declares_its_parts_gets_no_note_for_them(config):
+    """A test that runs Scaling (`uses`) on a pipeline that is still a stub: the stub raised
+    before any part ran, so "Fix Scaling first" would send the learner to the wrong file (an
+    attention stub told to fix Softmax first). A part's own stub reached through it still
+    gets the note."""
+    tests = [
+        run("scale", "failed", "Scale is off.", "s"),
+        uses(stub("pipeline", "own", "pipeline.py"), "scale"),
+        uses(stub("pipeline", "part", "scale.py"), "scale"),
+    ]
+    result = grade(config, tests)
+    messages = {t.name: t.message for t in result.tests}
+    assert "first:" not in messages["own"]
+    assert messages["part"].endswith(SCALE_FIRST)
+    assert result.components[2].fix_first == ("scale",)
