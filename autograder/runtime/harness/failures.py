@@ -70,6 +70,7 @@ def from_worker(
         message=str(error.get("message", "")),
         location="" if hidden else str(error.get("location", "")),
         traceback="" if hidden else str(error.get("traceback", "")),
+        file=checked_file(error.get("location"), module_files),
     )
 
 
@@ -278,6 +279,13 @@ def broke_with_evidence(label: str, how: str, evidence: str) -> LearnerError:
     grader or the worker (``evidence``, from the static check): told as tampering."""
     feedback = messages.TAMPERED_EVIDENCE.format(call=label, how=how, evidence=evidence)
     return LearnerError(kind="tampered", feedback=feedback)
+
+
+def expect_module(obj: Any, remote_object: type) -> None:
+    """A plain value where a learner module (a ``remote_object``) should be, a part that is
+    None, fails as the learner's mistake, not as the grader's AttributeError."""
+    if not isinstance(obj, remote_object):
+        raise not_a_module(obj)
 
 
 def not_a_module(value: Any) -> LearnerError:

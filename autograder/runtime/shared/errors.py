@@ -36,6 +36,9 @@ class LearnerError(Exception):
         location: "assignments/t101/attention.py:42 in scaled_dot_product_attention" or "".
         traceback: the learner-code frames only, as text (may be "").
         forbidden: for kind "forbidden", the (api, "file.py", line) records observed.
+        file: the course module the error was raised in ("assignments/t101/encoder.py"), one
+            of the course's few files, in a hidden test too (where location is ""); "" when
+            the location is none of them.
     """
 
     kind: str
@@ -46,6 +49,7 @@ class LearnerError(Exception):
     location: str = ""
     traceback: str = ""
     forbidden: tuple[tuple[str, str, int], ...] = field(default=())
+    file: str = ""
 
     def __post_init__(self) -> None:
         super().__init__(self.feedback)

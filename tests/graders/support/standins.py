@@ -39,7 +39,7 @@ def construct(factory, *args, call: str):
     try:
         return factory(*args)
     except LearnerError as err:
-        if err.kind == "not_implemented" and "/encoder.py:" in err.location:
+        if err.kind == "not_implemented" and err.file.endswith("/encoder.py"):
             raise  # the encoder itself is still a stub: its own sentence says all
         feedback = CANNOT_BUILD.format(call=call, feedback=err.feedback)
         raise LearnerError(
@@ -51,6 +51,7 @@ def construct(factory, *args, call: str):
             location=err.location,
             traceback=err.traceback,
             forbidden=err.forbidden,
+            file=err.file,
         ) from None
 
 
