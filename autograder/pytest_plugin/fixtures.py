@@ -199,6 +199,18 @@ def _end_test(item: pytest.Item, session: Any, state: RunState) -> None:
     for api, file, line in _records(trace.forbidden):
         if info is not None:
             state.forbidden.add((api, file, line, info.component))
+    if info is not None:
+        _note_unavailable(item, session, state, info.component)
+
+
+def _note_unavailable(item: pytest.Item, session: Any, state: RunState, component: str) -> None:
+    """Tell the report which parts were placeholders in the tested module, since they failed
+    to import on their own: the test involves them (results/dependencies.py)."""
+    by_module = {c.module: c.name for c in state.course.components}
+    module = next((c.module for c in state.course.components if c.name == component), None)
+    for part in session.unavailable.get(module, ()):
+        if part in by_module:
+            item.user_properties.append(("unavailable", by_module[part]))
 
 
 def _records(records: Any) -> set[tuple[str, str, int]]:

@@ -176,12 +176,15 @@ def _finish(item: pytest.Item, info: GraderInfo, outcome: Outcome, state: RunSta
 
 def _uses(item: pytest.Item) -> tuple[str, ...] | None:
     """The components whose learner code the test ran: its closest `uses` marker's arguments
-    but those a stand-in replaced (user_properties); None without a marker (not declared)."""
+    but those a stand-in replaced, and those that were placeholders in the tested module
+    (user_properties); None without a marker (not declared)."""
     mark = item.get_closest_marker("uses")
     if mark is None:
         return None
     replaced = {value for key, value in item.user_properties if key == "replaced"}
-    return tuple(name for name in mark.args if name not in replaced)
+    used = [name for name in mark.args if name not in replaced]
+    placeholders = [value for key, value in item.user_properties if key == "unavailable"]
+    return tuple(dict.fromkeys([*used, *placeholders]))
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:

@@ -5,11 +5,9 @@ channel to the worker (worker_channel.py: starting it, the time budget, time-out
 what the harness knows of the worker's objects (remote_refs.py) and of its imports
 (package_imports.py), and the requests that fuse several calls (fused_requests.py).
 
-The session owns at most one worker at a time and starts it lazily. A time-out or a crash kills the
-worker's process group and raises a LearnerError; the next request starts a fresh worker and
-re-imports modules lazily. Objects made by the dead worker are lost (their use raises kind
-"crash"). A module that failed to import is remembered and fails again at once, with the same
-LearnerError, for the rest of the session.
+At most one worker at a time, started lazily. A time-out or a crash kills its process group and
+raises a LearnerError; the next request starts a fresh worker, which imports modules again
+(package_imports.py); objects made by the dead one are lost (their use raises kind "crash").
 """
 
 from __future__ import annotations
@@ -64,11 +62,12 @@ class LearnerSession:
     file (``MultiHeadAttention(...)`` whose ``multi_head_attention.py`` builds an
     ``nn.MultiheadAttention``), naming the API and the file:line.
 
-    ``hide_paths``: folders learner code must not see (the course with its references and hidden
-    tests); the harness's folder and home and the original submission are hidden too, where the
-    platform allows it (``isolation`` then says what the worker did: runtime/harness/isolation.py).
+    ``hide_paths``: folders learner code must not see (the course, its references and hidden
+    tests), with the harness's folder and home and the submission where the platform allows
+    (``isolation`` says what the worker did: runtime/harness/isolation.py).
     ``standins``: the course's stand-ins file's text, or None; ``.standins``: its registry here.
-    ``modules``: the course's module names, whose files alone a hidden test's sentence may name.
+    ``modules``: the course's module names: the files a hidden test's sentence may name, and the
+    modules that may be placeholders while another imports (package_imports.py).
     A worker handed one never runs a test of another stage (``begin_test``: standin_custody.py).
     """
 
@@ -108,7 +107,7 @@ class LearnerSession:
         self._custody = standin_custody.StandInCustody(standins, self._channel)
         self.standins = self._custody.registry
         self._refs = RemoteRefs(self, self._channel, limits)
-        self._imports = PackageImports(self._channel, self.display_dir, self._request)
+        self._imports = PackageImports(self._channel, self.display_dir, self._request, modules)
         self._files = frozenset(self._imports.file_of(name) for name in modules)
 
     @property
@@ -142,9 +141,13 @@ class LearnerSession:
         return self._imports.package_init_error
 
     @property
+    def unavailable(self) -> dict[str, list[str]]:
+        """{module: the failed course modules that were placeholders as it imported}."""
+        return self._imports.unavailable
+
+    @property
     def answer_bytes(self) -> int:
-        """Bytes of answers read from workers since the plugin last freed the harness's memory
-        (pytest_plugin resets it): large learner outputs make it free them between tests."""
+        """Bytes of worker answers read since the plugin last freed the harness's memory."""
         return self._channel.answer_bytes
 
     @answer_bytes.setter
@@ -180,7 +183,7 @@ class LearnerSession:
     ) -> dict[str, torch.Tensor | None]:
         """Run ``obj(*args, **kwargs)`` with grad, backprop ``(first output * cotangent).sum()``
         and return each parameter's gradient (None where no gradient reached it)."""
-        _expect_module(obj)
+        failures.expect_module(obj, RemoteObject)
         fields = {"args": args, "kwargs": kwargs, "cotangent": cotangent}
         label = f"{obj._label}(...)"
         response = self._run("parameter_grads", obj._target, label, fields, owner=obj)
@@ -188,7 +191,7 @@ class LearnerSession:
 
     def parameters(self, obj: RemoteObject) -> list[ParameterInfo]:
         """``named_parameters(remove_duplicate=False)`` of a remote module, without the data."""
-        _expect_module(obj)
+        failures.expect_module(obj, RemoteObject)
         label = f"{obj._short_type}.named_parameters()"
         response = self._run("parameters", obj._target, label, {}, owner=obj)
         infos = self._decode(response["value"], label)
@@ -391,10 +394,3 @@ class LearnerSession:
             self._forbidden.setdefault(record, None)
             if self._channel.test is not None:
                 self._channel.test.add_forbidden(record)
-
-
-def _expect_module(obj: Any) -> None:
-    """A plain value where a learner module should be (a part that is None) fails as the
-    learner's mistake, not as the grader's AttributeError on the value's missing methods."""
-    if not isinstance(obj, RemoteObject):
-        raise failures.not_a_module(obj)

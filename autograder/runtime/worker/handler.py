@@ -32,6 +32,7 @@ from autograder.runtime.worker.learner_blocks import learner_block as _learner
 from autograder.runtime.worker.learner_objects import LearnerObjects
 from autograder.runtime.worker.module_tree import named_parameters
 from autograder.runtime.worker.standin_loader import StandInLoader
+from autograder.runtime.worker.unavailable_modules import unavailable
 
 #: A stand-in's place: attribute names or ModuleList indices, dotted ("self_attn", "layers.0").
 _STANDIN_PATH = re.compile(r"([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(\.([A-Za-z_][A-Za-z0-9_]*|[0-9]+))*")
@@ -133,8 +134,12 @@ class RequestHandler:
         }
 
     def op_import(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Import one module; the ``unavailable`` ones (that failed to import on their own)
+        are placeholders while it imports (unavailable_modules.py)."""
         self.home = self.file_in_package(self.importer.file_of(request["module"]))
-        module = self.importer.import_module(request["module"])
+        files = {name: self.importer.shown_file_of(name) for name in request.get("unavailable", ())}
+        with unavailable(self.importer.package, files):
+            module = self.importer.import_module(request["module"])
         self.home = self.home_file(module)
         return {"value": None}
 
