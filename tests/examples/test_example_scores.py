@@ -225,6 +225,9 @@ def test_the_stubs_score_zero_with_a_not_implemented_sentence_per_component(grad
             # A visible test names the line; a hidden one the file alone (no worker-made text).
             at = f" at {file}:" if test["visibility"] == "visible" else f" at {file}. "
             assert at in message, message
+            # A stub runs no part: nothing else to fix first, nothing about stand-ins.
+            assert "could not be constructed" not in message, message
+            assert "first:" not in message, message
 
 
 MISTAKES = sorted(
