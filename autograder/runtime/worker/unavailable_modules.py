@@ -1,15 +1,14 @@
 """Modules of the learner's package that failed to import, standing in while another imports.
 
-``encoder.py`` imports ``MultiHeadAttention`` from ``multi_head_attention.py`` at its top. When
-that file cannot be imported (a syntax error, a library the grader lacks), the encoder could
-not be imported either, and a correct encoder would score nothing for its neighbour's mistake.
-So the harness asks for the encoder again with the failed module *unavailable*: while the
-encoder's import runs, ``sys.modules`` holds an empty module in the failed one's place whose
-every public name is a placeholder. A class name (``MultiHeadAttention``, capitalised as the
-contract names classes) gives an ``nn.Module`` that can be built with any arguments (so that
-the course's stand-ins can replace it after construction) and raises ImportError when called; a
-function name gives a function that raises ImportError. Once the import is done the module
-leaves ``sys.modules`` and the package again, so nothing else finds it.
+``encoder.py`` imports ``MultiHeadAttention`` from ``multi_head_attention.py`` at its top.
+When that file cannot be imported, the harness imports the encoder again with it unavailable:
+for the length of the import, ``sys.modules`` holds a module in its place whose public names
+are placeholders, so that a correct encoder is not lost to its neighbour's mistake.
+
+A capitalised name (as the contract names classes) gives an ``nn.Module`` built with any
+arguments (the course's stand-ins replace it after construction) that raises ImportError when
+called; any other name gives a function that raises ImportError. After the import the module
+leaves ``sys.modules`` and the package, so nothing else finds it.
 
 Design: docs/internals/runtime.md#a-module-that-failed-to-import.
 """
