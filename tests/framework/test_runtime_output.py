@@ -32,6 +32,15 @@ def where():
     return True
 
 
+def library_warning():
+    import warnings
+
+    import numpy as np
+
+    warnings.warn_explicit("from inside a library", RuntimeWarning, np.__file__, 7)
+    return True
+
+
 def swap(target):
     print("before")
     log = os.path.join(os.getcwd(), "..", "output.log")
@@ -117,3 +126,15 @@ def test_printed_paths_of_the_private_copy_read_as_the_learners_repository_names
     assert lines[0].endswith(": RuntimeWarning: overflow encountered in exp")
     assert lines[-1] == "assignments/toypkg/talk.py"
     assert "autograder-" not in output and str(tmp_path) not in output
+
+
+def test_printed_paths_of_the_grading_pythons_libraries_start_at_the_library(tmp_path):
+    """A warning raised in an installed package names its file from the package's own folder
+    on (numpy/__init__.py), not the grading machine's site-packages folder."""
+    made = new_session(tmp_path, output_kb=4)
+    try:
+        output = made.module("talk").library_warning.call().output
+    finally:
+        made.close()
+    assert "numpy/__init__.py:7: RuntimeWarning: from inside a library" in output.splitlines()
+    assert "site-packages" not in output and "/lib/python" not in output

@@ -14,7 +14,6 @@ Design: docs/internals/runtime.md#the-request-channel.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.learner_files import LinkRefused
-from autograder.runtime.harness import cpu_time, failures, process_tree
+from autograder.runtime.harness import cpu_time, failures, output_paths, process_tree
 from autograder.runtime.harness.answer_wait import CallClock, Wait, wait_for_answer
 from autograder.runtime.harness.budget import RequestBudget, charged_seconds, cpu_count
 from autograder.runtime.harness.limits import Limits
@@ -375,21 +374,12 @@ class WorkerChannel:
             if self.test is not None and messages.OUTPUT_WITHHELD not in self.test.output:
                 self.test.add_output(messages.OUTPUT_WITHHELD)
             return ""
-        text = self._shown_paths(head.decode("utf-8", errors="replace"), worker)
+        text = output_paths.shown(
+            head.decode("utf-8", errors="replace"), str(worker.root), self.display_dir
+        )
         text = messages.sanitize(text, cap=cap)
         if total > len(head):
             text += f"\n[... {total - len(head)} more bytes of output not shown]\n"
         if self.test is not None:
             self.test.add_output(text)
         return text
-
-    def _shown_paths(self, text: str, worker: WorkerHandle) -> str:
-        """The worker's private copy named as the learner's repository names it: a warning
-        printed at ``/tmp/autograder-x/root/t101/softmax.py:38`` reads
-        ``assignments/t101/softmax.py:38``, as the failure messages do."""
-        root = f"{str(worker.root).rstrip('/')}/"
-        if root not in text:
-            return text
-        return re.sub(
-            re.escape(root) + r"[^/\s]+/", lambda _: f"{self.display_dir.rstrip('/')}/", text
-        )
