@@ -24,6 +24,7 @@ from autograder.config import CourseConfig, SubmissionError
 from autograder.feedback import hidden_context
 from autograder.pytest_plugin.collection import seed_for
 from autograder.pytest_plugin.state import INFO, OUTCOME, STATE, Outcome, RunState
+from autograder.results import NestedCall
 
 NO_COURSE = (
     "The {fixture} fixture needs a course, but no course.toml was found here or above; "
@@ -196,10 +197,8 @@ def _end_test(item: pytest.Item, session: Any, state: RunState) -> None:
     # A forbidden call costs the component whose test made it, whichever file it sits in
     # (a helper, or a cheaper component's module): results.forbidden_uses.
     info = item.stash.get(INFO, None)
-    for api, file, line in _records(trace.forbidden):
-        if info is not None:
-            state.forbidden.add((api, file, line, info.component))
     if info is not None:
+        state.forbidden.update(_records(trace.forbidden, info.component))
         _note_unavailable(item, session, state, info.component)
 
 
@@ -213,5 +212,14 @@ def _note_unavailable(item: pytest.Item, session: Any, state: RunState, componen
             item.user_properties.append(("unavailable", by_module[part]))
 
 
-def _records(records: Any) -> set[tuple[str, str, int]]:
-    return {(str(api), str(file), int(line)) for api, file, line in records or ()}
+def _records(records: Any, component: str = "") -> set[Any]:
+    """The worker's records for the points rule: (api, file, line), with the component whose
+    test made the call when one did; a call made inside another forbidden API, a NestedCall."""
+    made: set[Any] = set()
+    for api, file, line, *within in records or ():
+        api, file, line = str(api), str(file), int(line)
+        if within:
+            made.add(NestedCall(api, file, line, str(within[0]), component))
+        else:
+            made.add((api, file, line, component) if component else (api, file, line))
+    return made

@@ -1,6 +1,6 @@
 """What a grade is, and how its points are computed.
 
-model.py        TestResult, ComponentResult, ForbiddenUse, GradeResult, Ungraded (frozen)
+model.py        TestResult, ComponentResult, ForbiddenUse, NestedCall, GradeResult, Ungraded
 commit.py       GradedCommit: which commit a batch graded, as the reports say it
 build.py        the one grade builder: tests, notebook, protected files, commit -> GradeResult
 points_rule.py  the course's components scored: shares by weight, forbidden calls, totals
@@ -45,6 +45,7 @@ from autograder.results.model import (
     ComponentResult,
     ForbiddenUse,
     GradeResult,
+    NestedCall,
     ReviewFlag,
     Status,
     TestResult,
@@ -97,6 +98,7 @@ __all__ = [
     "MARKER",
     "ModuleScores",
     "NO_TESTS_RAN",
+    "NestedCall",
     "NotebookPart",
     "PASSED_ALL",
     "PASSED_MIN",

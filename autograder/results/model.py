@@ -1,9 +1,10 @@
 """What a grade is: the typed, immutable results of grading one submission.
 
 TestResult (one grader test), ComponentResult (one component's share), ForbiddenUse (a
-forbidden call and its sentence), GradeResult (the whole submission) and Ungraded (a
-submission that could not be graded, with the sentence saying why). Scores are computed in
-points_rule.py; every report renders from a GradeResult.
+forbidden call and its sentence), NestedCall (one made inside another forbidden API),
+GradeResult (the whole submission) and Ungraded (a submission that could not be graded, with
+the sentence saying why). Scores are computed in points_rule.py; every report renders from a
+GradeResult.
 """
 
 from __future__ import annotations
@@ -84,6 +85,20 @@ class ForbiddenUse:
     line: int
     component: str
     sentence: str
+
+
+@dataclass(frozen=True)
+class NestedCall:
+    """A forbidden call the worker saw made by the code of another forbidden API, ``within``
+    (``F.multi_head_attention_forward`` inside ``nn.MultiheadAttention.forward``), charged to
+    ``component`` (the one whose test made it; "" when no test ran: the file's). The points rule
+    tells it only when no use of ``within`` is told in that component."""
+
+    api: str
+    file: str
+    line: int
+    within: str
+    component: str = ""
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,9 @@ The points rule (docs/architecture.md):
   said; every one of its tests carries the forbidden sentence. A call from a learner file no
   component owns (a helper module, or code that named no file of the package as its own) is
   charged to the component whose test was running: the record then carries that component,
-  (api, file, line, component).
+  (api, file, line, component). A forbidden API that torch's own code of another forbidden API
+  called (a NestedCall) is not told as a use of its own when that other API's use is told in
+  the same component: the component scores zero by that use all the same.
 * A component none of whose tests ran scores zero out of its points.
 * Totals are exact sums (computed with fractions); only display rounds, to 2 decimals.
 
@@ -30,7 +32,7 @@ from autograder.config import Component, CourseConfig
 from autograder.learner_text import first_sentence
 from autograder.results.dependencies import note_dependencies
 from autograder.results.mistake_tags import named_mistake
-from autograder.results.model import ComponentResult, ForbiddenUse, TestResult
+from autograder.results.model import ComponentResult, ForbiddenUse, NestedCall, TestResult
 
 FORBIDDEN_AT = "{sentence} It was called in {file} at line {line}."
 #: ForbiddenUse.api of a component zeroed because its code changed the worker (runtime).
@@ -45,9 +47,10 @@ NO_TESTS_RAN = "No test of this component ran, so it scores zero."
 THE_CALL = "The call {message}"
 THE_FILE = "The file {message}"
 #: A forbidden call as the worker records it: (api, file, line), or (api, file, line,
-#: component) charged to the component whose test made it; or a ForbiddenUse the static check
-#: found in the source (static_check.check_package), with its own sentence.
-Record = tuple[str, str, int] | tuple[str, str, int, str] | ForbiddenUse
+#: component) charged to the component whose test made it, or a NestedCall made inside another
+#: forbidden API; or a ForbiddenUse the static check found in the source
+#: (static_check.check_package), with its own sentence.
+Record = tuple[str, str, int] | tuple[str, str, int, str] | NestedCall | ForbiddenUse
 _CODE_FIRST = re.compile(r"[A-Za-z_][\w.]*[(\[]")
 _PATH_FIRST = re.compile(r"[\w.-]+(/[\w.-]+)+[:,]?(\s|$)|[\w.-]+\.py[:,]?(\s|$)")
 
@@ -70,7 +73,42 @@ def forbidden_uses(config: CourseConfig, records: Iterable[Record]) -> list[Forb
     """(api, file, line) records from the worker, deduplicated, each with its component: the
     one a 4-tuple (api, file, line, component) names (the component whose test made the
     call), else the one whose module is the file. ForbiddenUses (the static check's, with
-    their own sentences) come first, but one the worker also saw called is told as called."""
+    their own sentences) come first, but one the worker also saw called is told as called.
+
+    A NestedCall (a forbidden API torch's code of another one called, e.g.
+    ``F.multi_head_attention_forward`` inside ``nn.MultiheadAttention``) is told only when
+    no use of the API it was made in is told in its component: the learner's one use is told
+    once, and the component scores zero by that use, whatever the worker said of nesting."""
+    records = list(records)
+    nested = {r for r in records if isinstance(r, NestedCall)}
+    direct = [r for r in records if not isinstance(r, NestedCall)]
+    uses = _told(config, direct)
+    untold = _unexplained(config, nested, uses)
+    return _told(config, direct + untold) if untold else uses
+
+
+def _unexplained(
+    config: CourseConfig, nested: set[NestedCall], uses: list[ForbiddenUse]
+) -> list[Record]:
+    """The nested calls made inside no API told in their component (an API told there, or
+    one in turn explained so), as records charged to that component."""
+    charged = {(n.api, n.file, n.line, n.within) for n in nested if n.component}
+    calls = []
+    for call in nested:
+        if call.component or (call.api, call.file, call.line, call.within) not in charged:
+            owner = config.component_for_file(call.file)
+            calls.append((call, call.component or (owner.name if owner else "")))
+    told = {(use.component, use.api) for use in uses}
+    while True:
+        more = {(c, call.api) for call, c in calls if (c, call.within) in told} - told
+        if not more:
+            break
+        told |= more
+    return [(n.api, n.file, n.line, c) for n, c in calls if (c, n.within) not in told]
+
+
+def _told(config: CourseConfig, records: Iterable[Record]) -> list[ForbiddenUse]:
+    """forbidden_uses of records with no NestedCall."""
     made = sorted({r for r in records if isinstance(r, ForbiddenUse)}, key=_use_key)
     records = {r for r in records if not isinstance(r, ForbiddenUse)}
     charged = {record[:3] for record in records if len(record) == 4}

@@ -20,14 +20,13 @@ from typing import Any, NamedTuple
 import torch
 
 from autograder.runtime.harness import failures, fused_requests, standin_custody
-from autograder.runtime.harness.failures import Record
 from autograder.runtime.harness.fused_requests import Part, Step
 from autograder.runtime.harness.limits import Limits
 from autograder.runtime.harness.package_imports import PackageImports
 from autograder.runtime.harness.part_labels import PartLabels
 from autograder.runtime.harness.remote import CallResult, RemoteCallable, RemoteModule, RemoteObject
 from autograder.runtime.harness.remote_refs import RemoteRefs
-from autograder.runtime.harness.trace import TestTrace
+from autograder.runtime.harness.trace import Record, TestTrace, unexplained
 from autograder.runtime.harness.worker_channel import WorkerChannel
 from autograder.runtime.shared.errors import LearnerError
 
@@ -175,7 +174,7 @@ class LearnerSession:
 
     @property
     def forbidden_seen(self) -> tuple[Record, ...]:
-        """Every (api, file relative to the package dir, line) recorded in this session."""
+        """Every (api, file relative to the package dir, line[, within]) recorded so far."""
         return tuple(self._forbidden)
 
     def parameter_grads(
@@ -374,7 +373,8 @@ class LearnerSession:
         records = response["forbidden"]
         self._note_forbidden(records)
         self._refs.learn_methods(response.get("methods"))
-        own = [record for record in records if record[1] == response.get("home")]
+        home = response.get("home")  # below: and not inside a forbidden API the learner called
+        own = [r[:3] for r in unexplained(records, self._forbidden) if r[1] == home]
         if own and self.forbidden_raises:  # made in the called code's own file
             raise failures.forbidden(
                 own, shown_dir=self.display_dir, course_message=self.forbidden_message

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
-Record = tuple[str, str, int]
+#: (api, file, line) of a forbidden call, or (api, file, line, within) of one the worker saw
+#: made by the code of the forbidden API ``within`` (worker/guard.py): evidence the harness
+#: weighs, never a record removed by the worker's say alone.
+Record = tuple[str, str, int] | tuple[str, str, int, str]
 TRUNCATED = "\n[... output of this test truncated]\n"
 
 
@@ -14,7 +19,8 @@ class TestTrace:
 
     Attributes:
         output: the learner's stdout and stderr during the test, capped at ``output_kb``.
-        forbidden: (api, file relative to the package dir, line) recorded during the test.
+        forbidden: (api, file relative to the package dir, line[, within]) recorded during
+            the test.
         timed_out: a call of the test ran out of the test's time budget.
     """
 
@@ -51,3 +57,26 @@ class TestState:
 
     def finish(self) -> TestTrace:
         return TestTrace("".join(self.output), tuple(self.forbidden), self.timed_out)
+
+
+def from_wire(entry: Any) -> Record:
+    """A record as the worker sent it, rebuilt of plain values (TypeError or ValueError when it
+    is not one: the answer is then garbled)."""
+    api, file, line, *within = entry
+    if len(within) > 1 or (within and not within[0]):
+        raise ValueError("not a forbidden call's record")
+    return (str(api), str(file), int(line), *(str(outer) for outer in within))
+
+
+def unexplained(records: Iterable[Record], seen: Iterable[Record]) -> list[Record]:
+    """``records`` but those made inside a forbidden API that ``seen`` holds a call of (made
+    by learner code, or itself inside one that is): that call is the learner's use. A
+    record inside an API no call of which is seen stays, so no call is left untold."""
+    records, told = list(records), {record[0] for record in seen if len(record) == 3}
+    nested = [record for record in seen if len(record) == 4]
+    while True:
+        more = {record[0] for record in nested if record[3] in told} - told
+        if not more:
+            break
+        told |= more
+    return [record for record in records if len(record) == 3 or record[3] not in told]

@@ -31,7 +31,7 @@ from autograder.runtime.harness.private_copy import (
     PackageTooLarge,
     over_disk_quota,
 )
-from autograder.runtime.harness.trace import TestState
+from autograder.runtime.harness.trace import TestState, from_wire
 from autograder.runtime.harness.worker_handle import WorkerHandle
 from autograder.runtime.shared import messages, wire
 from autograder.runtime.shared.errors import LearnerError
@@ -227,9 +227,7 @@ class WorkerChannel:
                 raise ValueError("not an answer")  # e.g. a progress frame learner code forged
             if type(response.get("seq")) is not int or response["seq"] != seq:
                 raise ValueError("not this answer")  # a frame learner code wrote, or a stale one
-            response["forbidden"] = [
-                (str(a), str(f), int(n)) for a, f, n in response.get("forbidden", [])
-            ]
+            response["forbidden"] = [from_wire(entry) for entry in response.get("forbidden", [])]
         except (wire.WireError, TypeError, ValueError, AttributeError) as error:
             self.stop()
             garbled = failures.garbled(label, error)

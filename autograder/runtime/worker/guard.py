@@ -8,6 +8,11 @@ sees every torch call however it was reached.
 - A record is ``(api, path relative to the package folder, line)`` of the innermost learner
   frame, or of ``home`` (line 0) when learner code runs without one; the harness charges it to
   the component whose test made it.
+- A call made by the code of another forbidden API (``F.multi_head_attention_forward`` inside
+  ``nn.MultiheadAttention.forward``), with no learner frame in between, carries that API as a
+  fourth field, the outermost such one: ``(api, file, line, within)``. It is evidence only: the
+  harness leaves such a call out of the report when it reports ``within`` in the same component
+  (results/points_rule.py), so it can never spare a component.
 - ``exempting(objects, codes)``: a call reached through a stand-in the harness installed on the
   request's object, before any learner frame, is not recorded.
 - ``intact()`` says after each request whether a recorder was undone (the harness then fails
@@ -29,7 +34,8 @@ from typing import Any
 
 from autograder.runtime.shared.forbidden_names import ForbiddenNames
 
-Record = tuple[str, str, int]
+#: (api, file, line), or (api, file, line, within) for a call made inside another forbidden API
+Record = tuple[str, str, int] | tuple[str, str, int, str]
 
 _MAX_KNOWN = 20_000  # torch functions whose verdict api_of keeps
 #: The file of a record made by learner code that hid its own file name.
@@ -51,6 +57,8 @@ class Guard:
         self.home: str | None = None
         #: (api, owner, attribute, the recorder put there)
         self.wrapped: list[tuple[str, Any, str, Callable]] = []
+        #: the code objects of the forbidden APIs' own Python code (their originals), by API
+        self.codes: dict[Any, str] = {}
         self.broken = ""  # what learner code undid, once seen
         self._mode = _function_mode(self)
         self._apis: dict[Any, str | None] = {}
@@ -102,7 +110,9 @@ class Guard:
         return self.broken
 
     def record(self, api: str, frame: Any) -> None:
-        """Record ``api`` against the innermost learner frame at or outside ``frame``."""
+        """Record ``api`` against the innermost learner frame at or outside ``frame``, with the
+        outermost forbidden API whose own code runs between the two (``within``)."""
+        within = ""
         while frame is not None:
             code = frame.f_code
             if code in self.exempt_codes and id(frame.f_locals.get("self")) in self.exempt_ids:
@@ -110,11 +120,15 @@ class Guard:
             filename = code.co_filename
             if filename.startswith(self.package_dir):
                 relative = filename[len(self.package_dir) :].replace(os.sep, "/")
-                self.records.append((api, relative, frame.f_lineno))
+                self._add(api, relative, frame.f_lineno, within)
                 return
+            within = self.codes.get(code, within)
             frame = frame.f_back
         if self.home is not None:  # learner code that names another file as its own
-            self.records.append((api, self.home, 0))
+            self._add(api, self.home, 0, within)
+
+    def _add(self, api: str, file: str, line: int, within: str) -> None:
+        self.records.append((api, file, line, within) if within else (api, file, line))
 
     def api_of(self, func: Any) -> str | None:
         """The forbidden API a torch function is (by its name, overload left out), or None."""
@@ -172,6 +186,8 @@ def install(apis: Sequence[str], package_dir: str) -> list[str]:
         if resolved is None:
             continue
         owner, attr, target = resolved
+        for code in _own_codes(target):
+            guard.codes.setdefault(code, api)  # code listed twice: named as listed first
         if inspect.isclass(target):
             owner, attr, target = target, "__init__", target.__dict__.get("__init__")
             if target is None:
@@ -258,6 +274,29 @@ def _resolve(api: str) -> tuple[Any, str, Any] | None:
         except AttributeError:
             return None
     return None
+
+
+def _own_codes(target: Any) -> Iterator[Any]:
+    """The code objects of ``target``'s own Python code: a function's, or every function,
+    static or class method and property defined in a class's own namespace; with the code of
+    functions and lambdas defined inside them. Builtins (C functions) have none."""
+    if inspect.isclass(target):
+        members = list(vars(target).values())
+    else:
+        members = [target]
+    pending = []
+    for member in members:
+        if isinstance(member, (staticmethod, classmethod)):
+            member = member.__func__
+        parts = (member.fget, member.fset, member.fdel) if isinstance(member, property) else ()
+        for part in (member, *parts):
+            code = getattr(part, "__code__", None) if inspect.isfunction(part) else None
+            if code is not None:
+                pending.append(code)
+    while pending:
+        code = pending.pop()
+        yield code
+        pending.extend(c for c in code.co_consts if inspect.iscode(c))
 
 
 def _recording(api: str, original: Callable, record: Callable[[str, Any], None]) -> Callable:
