@@ -271,15 +271,15 @@ def test_the_summary_names_the_mistake_first(graded, course, learner, component)
 
 def test_lena_is_zeroed_only_where_the_forbidden_call_is_made(graded):
     """The encoder imports lena's MultiHeadAttention, but only multi_head_attention.py makes the
-    call, so only that component is zeroed, and the record names her file and line."""
+    call, so only that component is zeroed, and the record names her file and line: the one
+    where she builds nn.MultiheadAttention, not the one where she calls it (whose forward calls
+    F.multi_head_attention_forward: torch's call, not hers)."""
     uses = graded["lena"]["extra_data"]["forbidden"]
-    assert uses and {u["component"] for u in uses} == {"multi_head_attention"}
-    assert {u["file"] for u in uses} == {"multi_head_attention.py"}
+    assert [(u["api"], u["file"], u["line"], u["component"]) for u in uses] == [
+        ("torch.nn.MultiheadAttention", "multi_head_attention.py", 25, "multi_head_attention")
+    ]
     # Her sentence names the file as her repository does, so she can open it.
-    assert all(
-        " in assignments/t101/multi_head_attention.py at line " in u["sentence"] for u in uses
-    )
-    assert "torch.nn.MultiheadAttention" in {u["api"] for u in uses}
+    assert uses[0]["sentence"].endswith(" in assignments/t101/multi_head_attention.py at line 25.")
     for test in graded["lena"]["tests"]:
         if test["tags"] == ["multi_head_attention"]:
             assert test["score"] == 0 and FORBIDDEN in test["output"]
