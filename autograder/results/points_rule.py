@@ -9,9 +9,8 @@ The points rule (docs/architecture.md):
   said; every one of its tests carries the forbidden sentence. A call from a learner file no
   component owns (a helper module, or code that named no file of the package as its own) is
   charged to the component whose test was running: the record then carries that component,
-  (api, file, line, component). A forbidden API that torch's own code of another forbidden API
-  called (a NestedCall) is not told as a use of its own when that other API's use is told in
-  the same component: the component scores zero by that use all the same.
+  (api, file, line, component). A forbidden API called by another's code (a NestedCall) is not
+  told apart when that other API's use is told in the same component, zeroed by it anyway.
 * A component none of whose tests ran scores zero out of its points.
 * Totals are exact sums (computed with fractions); only display rounds, to 2 decimals.
 

@@ -8,11 +8,10 @@ sees every torch call however it was reached.
 - A record is ``(api, path relative to the package folder, line)`` of the innermost learner
   frame, or of ``home`` (line 0) when learner code runs without one; the harness charges it to
   the component whose test made it.
-- A call made by the code of another forbidden API (``F.multi_head_attention_forward`` inside
-  ``nn.MultiheadAttention.forward``), with no learner frame in between, carries that API as a
-  fourth field, the outermost such one: ``(api, file, line, within)``. It is evidence only: the
-  harness leaves such a call out of the report when it reports ``within`` in the same component
-  (results/points_rule.py), so it can never spare a component.
+- A call made by another forbidden API's code (``F.multi_head_attention_forward`` inside
+  ``nn.MultiheadAttention.forward``), no learner frame between, carries the outermost such API:
+  ``(api, file, line, within)``, evidence only: the harness leaves it out of the report when it
+  reports ``within`` in the same component (results/points_rule.py), never sparing one.
 - ``exempting(objects, codes)``: a call reached through a stand-in the harness installed on the
   request's object, before any learner frame, is not recorded.
 - ``intact()`` says after each request whether a recorder was undone (the harness then fails
