@@ -1,8 +1,7 @@
 """summary.md: the learner's total, components and what to fix.
 
-summary.md: the total, a per-component table, then what to fix: each catalogued mistake, and
-each message several tests share, once per component with the tests that found it. Hidden tests
-are counted, never named.
+summary.md: the total, a per-component table, then what to fix: each problem once per
+component (what_to_fix.py), with the tests that found it. Hidden tests are counted, never named.
 
 The file is read both rendered (GitHub) and raw (a terminal, an editor). Everything that came
 from learner code or a grader message goes through learner_text.markdown_inline, which escapes only
@@ -23,8 +22,8 @@ from autograder.learner_text import (
     markdown_inline,
     neutralise_workflow_commands,
 )
+from autograder.reports.what_to_fix import problems
 from autograder.results import GradeResult, TestResult, points
-from autograder.results.mistake_tags import named_mistake_in_full
 
 FILE_NAME = "summary.md"
 #: Characters of one message or one test's output shown in summary.md.
@@ -37,8 +36,7 @@ RUN_LINE = "Seed {seed}; {tests} tests; hidden tests {hidden}; started {started_
 ALL_PASSED = "Every test passed. Well done."
 #: After a message several tests share; the tests follow as a nested list, one a line (a test
 #: name may hold any separator: a parametrized id, "; ", a comma).
-SEEN_IN = "Found by {count} tests:"
-HIDDEN_TEST = "a hidden test"
+SEEN_IN = "Found by {count} {tests}:"
 TO_FIX = "## What to fix"
 FORBIDDEN_HEADING = "## Forbidden library calls"
 REVIEW_HEADING = "## Flagged for your instructor's review"
@@ -87,19 +85,18 @@ def render_summary(result: GradeResult) -> str:
 
 
 def _failure_lines(result: GradeResult, failing: list[TestResult]) -> list[str]:
-    """What to fix: one item per sentence of a component, with the tests that found it and
-    the output of a visible one."""
+    """What to fix: one item per problem of a component (what_to_fix.problems), headed by the
+    component, with the tests that found it and the output of a visible one."""
     lines = []
     titles = {c.name: c.title for c in result.components}
-    for component, sentence, tests in _group_failures(failing):
-        title = markdown_inline(titles.get(component, component), table=False)
-        text = markdown_inline(sentence, MESSAGE_LIMIT, table=False)
-        if len(tests) == 1:
-            lines.append(f"- **{title}: {_test_name(tests[0])}**: {text}")
-        else:
-            lines.append(f"- **{title}**: {text} {SEEN_IN.format(count=len(tests))}")
-            lines += [f"  - {name}" for name in _found_by(tests)]
-        shown = next((t for t in tests if t.output and t.visibility == "visible"), None)
+    for problem in problems(failing):
+        title = markdown_inline(titles.get(problem.component, problem.component), table=False)
+        text = markdown_inline(problem.sentence, MESSAGE_LIMIT, table=False)
+        count = len(problem.tests)
+        seen_in = SEEN_IN.format(count=count, tests="test" if count == 1 else "tests")
+        lines.append(f"- **{title}**: {text} {seen_in}")
+        lines += [f"  - {name}" for name in _found_by(problem.tests)]
+        shown = next((t for t in problem.tests if t.output and t.visibility == "visible"), None)
         if shown is not None:
             output = neutralise_workflow_commands(shown.output)  # summaries reach logs
             lines += ["", _indent(markdown_block(output, OUTPUT_LIMIT)), ""]
@@ -112,24 +109,6 @@ def _listed(heading: str, sentences: Sequence[str], limit: int = INLINE_LIMIT) -
     if not sentences:
         return []
     return [heading, "", *(f"- {markdown_inline(s, limit, table=False)}" for s in sentences), ""]
-
-
-def _group_failures(failing: list[TestResult]) -> list[tuple[str, str, list[TestResult]]]:
-    """[(component, sentence, tests)]: the failing tests of a component that name the same
-    catalogued mistake (the sentence is the mistake's), or that fail with the same message,
-    together, in order of first appearance."""
-    groups: dict[tuple[str, str], tuple[str, list[TestResult]]] = {}
-    for test in failing:
-        found = named_mistake_in_full(test.message)
-        key, sentence = found if found is not None else (test.message, test.message)
-        groups.setdefault((test.component, key), (sentence, []))[1].append(test)
-    return [(component, sentence, tests) for (component, _), (sentence, tests) in groups.items()]
-
-
-def _test_name(test: TestResult) -> str:
-    """A test's name, or "a hidden test": hidden tests' names are not shown before results
-    are (Gradescope's visibility)."""
-    return markdown_inline(test.name, table=False) if test.visibility == "visible" else HIDDEN_TEST
 
 
 def _found_by(tests: list[TestResult]) -> list[str]:

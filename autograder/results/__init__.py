@@ -7,6 +7,7 @@ points_rule.py  the course's components scored: shares by weight, forbidden call
 late_penalty.py the late policy's penalty taken from a late commit's score
 dependencies.py fix-first notes between components that build on each other
 mistake_tags.py named mistakes ("[attention/no-scale] ...") in feedback text
+same_problem.py two messages of one problem (a visible line, a call not run again)
 pass_rule.py    when a learner's CI job passes ("all" or "min_score:N")
 """
 

@@ -194,8 +194,8 @@ def test_summary_has_total_table_and_one_sentence_per_failing_test(result):
     for row in table:  # every row keeps exactly four cells
         assert row.replace("\\|", "").count("|") == 5
     assert summary_md.TO_FIX in lines
-    assert "- **Scaling: rejects | nan**: A | b `c`" in text  # no table: the pipe is plain
-    assert "- **Normalizing: a hidden test**: Hid." in text  # its name is not shown
+    assert "- **Scaling**: A | b `c`" in text  # no table: the pipe is plain
+    assert "- **Normalizing**: Hid. Found by 1 test:\n  - 1 hidden test\n" in text  # unnamed
     assert "\x1b" not in text
     assert "````text\n  ```\n" in text  # learner output fenced, the fence longer than its runs
     outside_fences = re.sub(r"````text\n.*?\n  ````", "", text, flags=re.S)
@@ -366,7 +366,7 @@ def test_summary_lists_a_named_mistake_once_with_the_tests_that_found_it():
     text = summary_md.render_summary(result).split(summary_md.TO_FIX, 1)[1]
     assert text.count("You added the factor") == 1
     assert "Read: course notes, Scaling. Found by 2 tests:\n  - a\n  - b\n" in text
-    assert "- **Scaling: c**: Something else. More." in text
+    assert "- **Scaling**: Something else. More. Found by 1 test:\n  - c\n" in text
 
 
 def test_summary_groups_a_repeated_message_and_never_names_hidden_tests():
@@ -383,7 +383,7 @@ def test_summary_groups_a_repeated_message_and_never_names_hidden_tests():
     text = summary_md.render_summary(result).split(summary_md.TO_FIX, 1)[1]
     assert text.count(stub) == 1
     assert f"{stub} Found by 2 tests:\n  - a\n  - 1 hidden test\n" in text
-    assert "- **Normalizing: a hidden test**: Off." in text
+    assert "- **Normalizing**: Off. Found by 1 test:\n  - 1 hidden test" in text
     assert "secret" not in text
 
 

@@ -1,0 +1,70 @@
+"""When two failure messages tell one problem, though their words differ.
+
+* A visible test names the line of learner code an error came from ("... at
+  assignments/t101/softmax.py:38 in softmax."); a hidden test never does, only the file ("... at
+  assignments/t101/softmax.py."). ``hidden_form`` is a visible message as a hidden test would
+  tell it.
+* A call that ran out of time (or whose process ended) in earlier tests is not run again, and
+  says so in other words ("... was not run again: it already ran past the time limit ...").
+  ``stopped_call`` finds the call and why it stopped in both sentences.
+
+summary.md's "What to fix" (reports/what_to_fix.py) gives each problem one item by them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from autograder.runtime.shared.messages import (
+    CRASH_EXIT,
+    CRASH_SIGNAL,
+    NOT_RUN_AFTER_CRASHES,
+    NOT_RUN_AFTER_HANGS,
+    TIMEOUT,
+    TIMEOUT_WAITING,
+)
+
+#: A learner frame's place as a visible message names it (runtime/worker/describe.py):
+#: " at FILE:LINE in FUNCTION"; a hidden message keeps " at FILE".
+_LINE_LOCATION = re.compile(r"(?<= at )(?P<file>[^\s:]+\.py):\d+ in [^\s:;,.]+")
+
+TIMED_OUT = "time-out"
+ENDED = "crash"
+
+
+def hidden_form(message: str) -> str:
+    """``message`` with each learner line it names reduced to its file, as a hidden test tells
+    it: "softmax(...) is not implemented yet: it raised NotImplementedError at
+    assignments/t101/softmax.py:38 in softmax." -> "... at assignments/t101/softmax.py."."""
+    return _LINE_LOCATION.sub(r"\g<file>", message)
+
+
+def _call_pattern(template: str) -> re.Pattern[str]:
+    """A template's start, up to the literal text after ``{call}``, as a pattern whose group
+    ``call`` is the call (everything before it when the template starts with the call)."""
+    before, after = template.split("{call}", 1)
+    literal = after.split("{", 1)[0]
+    return re.compile(re.escape(before) + r"(?P<call>.+?)" + re.escape(literal))
+
+
+#: (why the call stopped, whether it was the call not run again, the sentence's pattern).
+#: The calls not run again first: their sentences tell of the earlier stop in words of its own.
+_STOPPED = [
+    (TIMED_OUT, True, _call_pattern(NOT_RUN_AFTER_HANGS)),
+    (ENDED, True, _call_pattern(NOT_RUN_AFTER_CRASHES)),
+    (TIMED_OUT, False, _call_pattern(TIMEOUT)),
+    (TIMED_OUT, False, _call_pattern(TIMEOUT_WAITING)),
+    (ENDED, False, _call_pattern(CRASH_SIGNAL)),
+    (ENDED, False, _call_pattern(CRASH_EXIT)),
+]
+
+
+def stopped_call(message: str) -> tuple[str, str, bool] | None:
+    """(TIMED_OUT or ENDED, the call, whether the message is the call not run again) when
+    ``message`` says a call ran out of time or its process ended, or was not run again for
+    that; else None."""
+    for why, again, pattern in _STOPPED:
+        found = pattern.search(message)
+        if found is not None:
+            return why, found["call"], again
+    return None

@@ -1,0 +1,150 @@
+"""summary.md's "What to fix": one item per problem, whatever words its tests told it in."""
+
+from pathlib import Path
+
+import pytest
+
+from autograder.config import load_course
+from autograder.reports import summary_md
+from autograder.results import TestResult, build_grade
+from autograder.results.same_problem import ENDED, TIMED_OUT, hidden_form, stopped_call
+from autograder.runtime.shared.messages import (
+    CRASH_SIGNAL,
+    NOT_IMPLEMENTED,
+    NOT_RUN_AFTER_CRASHES,
+    NOT_RUN_AFTER_HANGS,
+    TIMEOUT,
+)
+
+TOY = Path(__file__).parent / "toy_course"
+VISIBLE_STUB = NOT_IMPLEMENTED.format(
+    call="The call scale(...)", where=" at assignments/toy/scale.py:38 in scale"
+)
+HIDDEN_STUB = NOT_IMPLEMENTED.format(
+    call="The call scale(...)", where=" at assignments/toy/scale.py"
+)
+INIT_STUB = NOT_IMPLEMENTED.format(
+    call="Scaler(...)", where=" at assignments/toy/scale.py:50 in __init__"
+)
+
+
+def what_to_fix(tests: list[TestResult]) -> list[str]:
+    """The lines of summary.md's "What to fix" for these tests of the toy course."""
+    config = load_course(TOY / "course.toml")
+    result = build_grade(config, tests, submission="s", seed=0, hidden_included=True)
+    text = summary_md.render_summary(result).split(summary_md.TO_FIX, 1)[1]
+    return text.strip().splitlines()
+
+
+def failed(name: str, component: str, message: str, hidden: bool = False) -> TestResult:
+    visibility = "hidden" if hidden else "visible"
+    return TestResult(name, f"t::{name}", component, message=message, visibility=visibility)
+
+
+def test_hidden_form_keeps_the_file_of_a_line_and_leaves_other_text():
+    assert hidden_form(VISIBLE_STUB) == HIDDEN_STUB
+    assert hidden_form(INIT_STUB) == NOT_IMPLEMENTED.format(
+        call="Scaler(...)", where=" at assignments/toy/scale.py"
+    )
+    assert (
+        hidden_form("It was called in a/b.py at line 25.") == "It was called in a/b.py at line 25."
+    )
+
+
+def test_stopped_call_finds_the_call_of_a_time_out_a_crash_and_their_calls_not_run_again():
+    call = "Scaler.forward(...)"
+    assert stopped_call(TIMEOUT.format(call=call, seconds=10)) == (TIMED_OUT, call, False)
+    again = NOT_RUN_AFTER_HANGS.format(call=call, seconds=10, count=2)
+    assert stopped_call(again) == (TIMED_OUT, call, True)
+    crash = CRASH_SIGNAL.format(call=call, signal="SIGKILL", why="")
+    assert stopped_call(crash) == (ENDED, call, False)
+    assert stopped_call(NOT_RUN_AFTER_CRASHES.format(call=call, count=2)) == (ENDED, call, True)
+    assert stopped_call(VISIBLE_STUB) is None
+
+
+def test_a_problem_the_visible_and_hidden_tests_both_found_is_one_item_with_its_line():
+    """ben's softmax stub was two items: the visible tests' (with its line) and the hidden
+    tests' (without)."""
+    tests = [
+        failed("a", "scale", VISIBLE_STUB),
+        failed("b", "scale", VISIBLE_STUB),
+        failed("h1", "scale", HIDDEN_STUB, hidden=True),
+        failed("h2", "scale", HIDDEN_STUB, hidden=True),
+        failed("h3", "scale", HIDDEN_STUB, hidden=True),
+    ]
+    assert what_to_fix(tests) == [
+        f"- **Scaling**: {VISIBLE_STUB} Found by 5 tests:",
+        "  - a",
+        "  - b",
+        "  - 3 hidden tests",
+    ]
+
+
+def test_a_hidden_message_joins_only_the_visible_one_of_its_file_and_component():
+    other_file = NOT_IMPLEMENTED.format(call="The call scale(...)", where=" at assignments/x.py")
+    tests = [
+        failed("a", "scale", VISIBLE_STUB),
+        failed("h1", "scale", other_file, hidden=True),
+        failed("h2", "normalize", HIDDEN_STUB, hidden=True),
+    ]
+    assert what_to_fix(tests) == [
+        f"- **Scaling**: {VISIBLE_STUB} Found by 1 test:",
+        "  - a",
+        f"- **Scaling**: {other_file} Found by 1 test:",
+        "  - 1 hidden test",
+        f"- **Normalizing**: {HIDDEN_STUB} Found by 1 test:",
+        "  - 1 hidden test",
+    ]
+
+
+def test_every_item_is_headed_by_its_component_alone_and_lists_its_tests():
+    """Headings were three forms: the component, "component: a test's name", "component: a
+    hidden test"."""
+    tests = [
+        failed("values", "scale", "Off by one."),
+        failed("secret", "normalize", "Hid.", hidden=True),
+    ]
+    assert what_to_fix(tests) == [
+        "- **Scaling**: Off by one. Found by 1 test:",
+        "  - values",
+        "- **Normalizing**: Hid. Found by 1 test:",
+        "  - 1 hidden test",
+    ]
+
+
+def test_a_call_not_run_again_after_a_time_out_is_that_time_outs_item():
+    """kofi's one infinite loop was two items, 'did not finish' and 'was not run again'."""
+    call = "Scaler.forward(...)"
+    timeout = TIMEOUT.format(call=call, seconds=10)
+    again = NOT_RUN_AFTER_HANGS.format(call=call, seconds=10, count=2)
+    tests = [
+        failed("a", "scale", timeout),
+        failed("b", "scale", timeout),
+        failed("c", "scale", again),
+        failed("h1", "scale", again, hidden=True),
+        failed("h2", "scale", again, hidden=True),
+    ]
+    assert what_to_fix(tests) == [
+        f"- **Scaling**: {timeout} Found by 5 tests:",
+        "  - a",
+        "  - b",
+        "  - c",
+        "  - 2 hidden tests",
+    ]
+
+
+@pytest.mark.parametrize("other_call", [False, True], ids=["same_call", "other_call"])
+def test_a_call_not_run_again_after_crashes_joins_the_crash_of_that_call_only(other_call):
+    crash = CRASH_SIGNAL.format(call="Scaler.forward(...)", signal="SIGKILL", why="")
+    again_call = "Scaler.other(...)" if other_call else "Scaler.forward(...)"
+    again = NOT_RUN_AFTER_CRASHES.format(call=again_call, count=2)
+    lines = what_to_fix([failed("a", "scale", crash), failed("b", "scale", again)])
+    if other_call:
+        assert lines == [
+            f"- **Scaling**: {crash} Found by 1 test:",
+            "  - a",
+            f"- **Scaling**: {again} Found by 1 test:",
+            "  - b",
+        ]
+    else:
+        assert lines == [f"- **Scaling**: {crash} Found by 2 tests:", "  - a", "  - b"]
