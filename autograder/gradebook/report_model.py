@@ -81,8 +81,10 @@ NOT_GRADED = "error (see the errored learners)"
 NOT_GRADED_YET = "not graded yet"
 NOTHING_SUBMITTED = "nothing to grade (see the learners with nothing to grade)"
 PASS_RATE_LINE = (
-    "Each test's pass rate counts the learners who implemented its component: a learner whose "
-    "every test of a component failed on its stub is left out of that component's tests."
+    "Passed: how many of the learners counted for a test passed it. A test counts every graded "
+    "learner except those whose every test of its component failed as not implemented yet (a "
+    "NotImplementedError, as the stub raises, wherever its test's message says so); the rule is "
+    "the same for every component."
 )
 
 

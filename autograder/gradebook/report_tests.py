@@ -3,8 +3,9 @@
 * ``failure_key`` groups failure messages: one naming a catalogued mistake
   (`[attention/no-scale]`) by that mistake, any other by its first sentence with numbers and
   shapes replaced by `…` (no value of a hidden test is shown).
-* "is not implemented yet" is counted per component, not as a message; a learner whose every
-  test of a component says so is left out of that component's pass rates.
+* "is not implemented yet", anywhere in a message, is counted per component, not as a message;
+  a learner whose every test of a component says so is left out of that component's pass
+  rates, the same rule for every component.
 
 Design: docs/internals/gradebook.md#failure-messages-grouped.
 """
@@ -54,19 +55,19 @@ class Tally:
         """One learner's results.json."""
         self.how.add(_how(document))
         tests = _tests(document)
-        keys = {id(t): failure_key(t) for t in tests if t.get("status") != "passed"}
-        stubbed = {k for k in keys.values() if not k[1] and NOT_IMPLEMENTED_MARK in k[2]}
-        untouched = _untouched(tests, keys, stubbed)
+        failing = [t for t in tests if t.get("status") != "passed"]
+        stubbed = [t for t in failing if on_stub(t)]
+        untouched = _untouched(tests, {id(t) for t in stubbed})
         for test in tests:
             if _component(test) in untouched:
                 continue
             self.ran[test["name"]] += 1
             self.passed[test["name"]] += test.get("status") == "passed"
-        seen = set(keys.values())
-        self.failures.update(seen - stubbed)  # count learners, not tests
-        for key in seen - stubbed:
+        seen = {failure_key(t) for t in failing if not on_stub(t)}
+        self.failures.update(seen)  # count learners, not tests
+        for key in seen:
             self.who.setdefault(key, []).append(learner)
-        for component in sorted({component for component, _, _ in stubbed}):
+        for component in sorted({_component(t) for t in stubbed}):
             self.stubs.setdefault(component, []).append(learner)
 
     def pass_rates(self) -> list[tuple[str, int, int]]:
@@ -90,14 +91,25 @@ def _component(test: dict) -> str:
     return str((test.get("tags") or [""])[0])
 
 
-def _untouched(tests: list[dict], keys: dict[int, FailureKey], stubbed: set) -> set[str]:
-    """The components whose every test failed as not implemented yet."""
+def _untouched(tests: list[dict], stubbed: set[int]) -> set[str]:
+    """The components whose every test failed as not implemented yet (``stubbed``: those
+    tests' ids)."""
     components = {_component(t) for t in tests}
-    return {
-        c
-        for c in components
-        if all(keys.get(id(t)) in stubbed for t in tests if _component(t) == c)
-    }
+    return {c for c in components if all(id(t) in stubbed for t in tests if _component(t) == c)}
+
+
+def on_stub(test: dict) -> bool:
+    """Whether a failing test in results.json failed on a stub: its message says, anywhere,
+    that code is not implemented yet (a grader may say first what it could not do for it:
+    "EncoderLayer(12, 3, 20) could not be constructed, ... EncoderLayer(...) is not implemented
+    yet: ..."), and names no catalogued mistake."""
+    return _on_stub(str(test.get("output", "")))
+
+
+@functools.lru_cache(maxsize=4096)
+def _on_stub(output: str) -> bool:
+    text = clean(output)
+    return NOT_IMPLEMENTED_MARK in text and named_mistake_in_full(text) is None
 
 
 def failure_key(test: dict) -> FailureKey:

@@ -2,6 +2,7 @@
 implemented its component, a score histogram per component, and the static check's flags for
 review beside the tamper flags."""
 
+import html
 import io
 import json
 
@@ -15,7 +16,7 @@ from autograder.gradebook.report import (
     render_markdown,
     write_report,
 )
-from autograder.gradebook.report_model import REVIEW_HEADING
+from autograder.gradebook.report_model import PASS_RATE_LINE, REVIEW_HEADING
 from autograder.gradebook.store import RECORD_FILE, LearnerRecord
 from tests.batch.test_report_empty_sections import _sections
 
@@ -52,6 +53,33 @@ def test_a_tests_pass_rate_counts_only_the_learners_who_implemented_its_componen
     # sam's stubbed Part A is left out of a1 and a2; both learners ran b1. Most failed first.
     assert report.tests == [("a2", 0, 1), ("b1", 1, 2), ("a1", 1, 1)]
     assert report.not_implemented == [("Part A", ("sam",))]
+
+
+def test_every_component_leaves_out_a_learner_whose_every_test_failed_on_a_stub(tmp_path):
+    """The encoder's hidden tests wrap the stub's sentence ("EncoderLayer(12, 3, 20) could not
+    be constructed, ... EncoderLayer(...) is not implemented yet: ..."): its stub learners were
+    counted in its pass rates, and their messages listed as common failures, while multi-head
+    attention's were left out."""
+    stub = (
+        "A(...) is not implemented yet: it raised NotImplementedError at assignments/t101/a.py. "
+        "Replace the `raise NotImplementedError` with your implementation."
+    )
+    wrapped = f"A(12, 3) could not be constructed, so its wiring cannot be graded. {stub}"
+    sam = _learner(
+        tmp_path, "sam", [("a1", "a", stub), ("a2", "a", wrapped), ("b1", "b", STUB)],
+        components={"a": 0.0, "b": 0.0}, total=0.0, max_score=15.0,
+    )  # fmt: skip
+    kim = _learner(
+        tmp_path, "kim", [("a1", "a", ""), ("a2", "a", "Wrong value."), ("b1", "b", "")],
+        components={"a": 5.0, "b": 5.0}, total=10.0, max_score=15.0,
+    )  # fmt: skip
+    report = build_report(tmp_path, [sam, kim], PARTS, "Course")
+    assert report.tests == [("a2", 0, 1), ("a1", 1, 1), ("b1", 1, 1)]
+    assert report.not_implemented == [("Part A", ("sam",)), ("Part B", ("sam",))]
+    assert [(row.message, row.who) for row in report.failures] == [("Wrong value.", ("kim",))]
+    text = render_markdown(report)
+    assert "could not be constructed" not in text
+    assert PASS_RATE_LINE in text and html.escape(PASS_RATE_LINE) in render_html(report)
 
 
 def test_each_component_has_its_histogram_in_one_figure_the_report_shows(tmp_path):
