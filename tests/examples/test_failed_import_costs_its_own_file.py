@@ -14,65 +14,32 @@
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = ROOT / "solutions" / "t101"
+from tests.examples.edited import edited_reference, grade
+
 FIX_MHA_FIRST = "Fix Multi-head attention first: this part builds on it, and its own tests fail."
 #: The encoder tests that read its self_attn's own parameters (the structure tests).
 READS_ATTENTION_PARAMETERS = 4
-
-
-def edited(dest: Path, module: str, old: str, new: str) -> Path:
-    """The reference with ``old`` replaced by ``new`` (once) in ``module``.py."""
-    package = dest / "assignments" / "t101"
-    shutil.copytree(REFERENCE, package, ignore=shutil.ignore_patterns("__pycache__"))
-    path = package / f"{module}.py"
-    text = path.read_text(encoding="utf-8")
-    assert text.count(old) == 1, (module, old)
-    path.write_text(text.replace(old, new), encoding="utf-8")
-    return dest
+HEAD = "from torch import nn\n"
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     base = tmp_path_factory.mktemp("imports")
-    head = "from torch import nn\n"
-    subs = [
-        edited(base / "mha_syntax", "multi_head_attention", head, f"{head}def broken(:\n"),
-        edited(
-            base / "mha_missing_library",
-            "multi_head_attention",
-            head,
-            f"{head}import library_the_grader_lacks\n",
-        ),
-        edited(base / "own_import_error", "add_norm", head, f"{head}\n\ndef check():\n    1 / 0\n"),
-    ]
-    encoder = subs[2] / "assignments/t101/encoder.py"
-    text = encoder.read_text(encoding="utf-8")
-    anchor = "from .add_norm import AddNorm\n"
-    assert text.count(anchor) == 1
-    encoder.write_text(text.replace(anchor, f"{anchor}from .add_norm import check\n\ncheck()\n"))
-    out = base / "grades"
-    completed = subprocess.run(
-        [sys.executable, "-m", "autograder", "grade", *map(str, subs), "--out", str(out)]
-        + ["--course", str(ROOT / "course.toml"), "--quiet"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert completed.returncode == 1, completed.stderr  # graded, some test failed
-    return {
-        sub.name: json.loads((out / sub.name / "results.json").read_text(encoding="utf-8"))
-        for sub in subs
+    check = "from .add_norm import AddNorm\n"
+    edits = {
+        "mha_syntax": {"multi_head_attention.py": [(HEAD, f"{HEAD}def broken(:\n")]},
+        "mha_missing_library": {
+            "multi_head_attention.py": [(HEAD, f"{HEAD}import library_the_grader_lacks\n")]
+        },
+        "own_import_error": {
+            "add_norm.py": [(HEAD, f"{HEAD}\n\ndef check():\n    1 / 0\n")],
+            "encoder.py": [(check, f"{check}from .add_norm import check\n\ncheck()\n")],
+        },
     }
+    subs = [edited_reference(base / name, edit) for name, edit in edits.items()]
+    return grade(subs, base / "grades")
 
 
 def component_tests(document, component: str) -> list[dict]:
