@@ -97,7 +97,7 @@ def main(
     if roster_column_name and roster is None:
         return _error(ROSTER_COLUMN_ALONE)
     try:
-        config = load_course_option(course)
+        config = load_course_option(course or graded_with(Path(out_dir)))
         totals = read_totals(Path(out_dir))
         keys = _keys(totals, roster, roster_column_name)
         template = read_template(template_path)
@@ -121,6 +121,14 @@ def main(
     if totals and not filled.filled:
         print(_none_matched(filled, len(totals), key, match or lms.default_match), file=sys.stderr)
     return code
+
+
+def graded_with(out_dir: Path) -> Path | None:
+    """The course file the class in ``out_dir`` was graded with (its run.json keeps the
+    resolved --course), when that file is still there; else None (the nearest course.toml)."""
+    run = store.read_run(out_dir) or {}
+    given = run.get("options", {}).get("--course", "")
+    return Path(given) if given and Path(given).is_file() else None
 
 
 def read_totals(out_dir: Path) -> dict[str, float | None]:

@@ -236,3 +236,21 @@ def test_without_notebooks_the_points_row_is_the_components(graded, tmp_path) ->
     out = tmp_path / "canvas_import.csv"
     _export(graded, out, canvas=CANVAS)
     assert _lines(out)[1].startswith(b"    Points Possible,,,,,100.00,")
+
+
+def test_without_course_the_course_the_class_was_graded_with_is_used(
+    graded, tmp_path, monkeypatch
+) -> None:
+    """Export run from another folder (no course.toml above it) takes the course file that
+    DIR/run.json says the class was graded with, as grade-class writes it."""
+    from autograder.gradebook import store
+
+    store.write_run(graded, "", "digest", options={"--course": str(COURSE)})
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    out = tmp_path / "canvas_import.csv"
+    args = ["export", str(graded), "--canvas", str(CANVAS), "--column", "Transformers 101"]
+    done = CliRunner().invoke(cli, [*args, "--out", str(out)])
+    assert done.exit_code == export.EXIT_UNMATCHED, done.output
+    assert _lines(out)[1].startswith(b"    Points Possible,,,,,100.00,")
