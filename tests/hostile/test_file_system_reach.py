@@ -142,9 +142,17 @@ def test_another_learners_private_copy_does_not_exist(planted):
     assert own_home == cwd and own_home != other_home
     assert first.listing(other_home) == "FileNotFoundError"
     assert first.read(f"{other_home}/probe/search.py") == "FileNotFoundError"
-    assert first.listing(os.path.dirname(os.path.dirname(other_home))) == [
-        os.path.basename(os.path.dirname(own_home))
-    ]  # the host's /tmp holds only its own private folder
+    tmp = Path(os.path.dirname(os.path.dirname(other_home)))
+    # the host's /tmp holds only its own private folder, and the Python installation's folder
+    # when that lies under /tmp (a checkout and its venv there: the worker must reach them)
+    python = {
+        path.relative_to(tmp).parts[0]
+        for path in isolation.needed_paths(Path(own_home))
+        if path.is_relative_to(tmp) and not path.is_relative_to(os.path.dirname(own_home))
+    }
+    assert sorted(first.listing(str(tmp))) == sorted(
+        {os.path.basename(os.path.dirname(own_home)), *python}
+    )
 
 
 def test_learner_code_writes_nowhere_but_its_private_root(planted):
