@@ -11,6 +11,7 @@ A module whose import failed inside another course module that fails to import o
 with that one unavailable (worker/unavailable_modules.py): a mistake costs its own file, not
 every file that imports it. The evidence is the harness's: the failure's file is checked
 against the course's files, and the other module's own import fails in the harness's eyes.
+Tampering seen in that import fails the running test as tampering, as anywhere else.
 """
 
 from __future__ import annotations
@@ -128,5 +129,7 @@ class PackageImports:
         try:
             self.ensure_module(others[0])
         except LearnerError as own:
+            if own.kind == "tampered":
+                raise  # seen during this test: its own tampering, never a reason to retry
             return others[0] if own.kind != "forbidden" else None
         return None
