@@ -98,6 +98,7 @@ class PackageImports:
         """Import ``name``, again with each course module it failed in unavailable while that
         module fails on its own too; record and raise the failure that remains."""
         while True:
+            self.ensure_package()  # again in a new worker (the other module's import ended one)
             request = {
                 "op": "import",
                 "module": name,
