@@ -37,6 +37,10 @@ ALL_PASSED = "Every test passed. Well done."
 #: After a message several tests share; the tests follow as a nested list, one a line (a test
 #: name may hold any separator: a parametrized id, "; ", a comma).
 SEEN_IN = "Found by {count} {tests}:"
+#: After a forbidden use's sentence in "What to fix": its tests failed for the use, not for
+#: what they check, so they are not listed.
+ZEROED_ONE = "1 test of this component scores zero for it."
+ZEROED = "{count} tests of this component score zero for it."
 TO_FIX = "## What to fix"
 FORBIDDEN_HEADING = "## Forbidden library calls"
 REVIEW_HEADING = "## Flagged for your instructor's review"
@@ -78,7 +82,9 @@ def render_summary(result: GradeResult) -> str:
         lines += [ALL_PASSED, ""]
     if failing:
         lines += [TO_FIX, "", *_failure_lines(result, failing), ""]
-    lines += _listed(FORBIDDEN_HEADING, [use.sentence for use in result.forbidden])
+    told = {(t.component, t.message.strip()) for t in failing}
+    untold = [use.sentence for use in result.forbidden if (use.component, use.sentence) not in told]
+    lines += _listed(FORBIDDEN_HEADING, untold)
     lines += _listed(REVIEW_HEADING, [flag.sentence for flag in result.review])
     lines += _listed(GRADER_ERRORS_HEADING, result.grader_errors, MESSAGE_LIMIT)
     return "\n".join(lines).rstrip("\n") + "\n"
@@ -86,13 +92,19 @@ def render_summary(result: GradeResult) -> str:
 
 def _failure_lines(result: GradeResult, failing: list[TestResult]) -> list[str]:
     """What to fix: one item per problem of a component (what_to_fix.problems), headed by the
-    component, with the tests that found it and the output of a visible one."""
+    component, with the tests that found it and the output of a visible one; a forbidden use
+    (which zeroes every test of its component) without them."""
     lines = []
     titles = {c.name: c.title for c in result.components}
+    forbidden = {(use.component, use.sentence) for use in result.forbidden}
     for problem in problems(failing):
         title = markdown_inline(titles.get(problem.component, problem.component), table=False)
         text = markdown_inline(problem.sentence, MESSAGE_LIMIT, table=False)
         count = len(problem.tests)
+        if (problem.component, problem.sentence.strip()) in forbidden:
+            zeroed = ZEROED.format(count=count) if count > 1 else ZEROED_ONE
+            lines.append(f"- **{title}**: {text} {zeroed}")
+            continue
         seen_in = SEEN_IN.format(count=count, tests="test" if count == 1 else "tests")
         lines.append(f"- **{title}**: {text} {seen_in}")
         lines += [f"  - {name}" for name in _found_by(problem.tests)]

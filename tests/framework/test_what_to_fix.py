@@ -148,3 +148,33 @@ def test_a_call_not_run_again_after_crashes_joins_the_crash_of_that_call_only(ot
         ]
     else:
         assert lines == [f"- **Scaling**: {crash} Found by 2 tests:", "  - a", "  - b"]
+
+
+def test_a_forbidden_use_is_told_once_without_the_tests_it_zeroed():
+    """lena's forbidden use was told in "What to fix" with all 26 test names (they checked
+    other things and failed only for the use), then again under "Forbidden library calls"."""
+    config = load_course(TOY / "course.toml")
+    tests = [TestResult(name, f"t::{name}", "normalize") for name in ("n1", "n2", "n3")]
+    records = [("numpy.linalg.norm", "toypkg/normalize.py", 3)]
+    result = build_grade(
+        config, tests, submission="s", seed=0, hidden_included=True, forbidden=records
+    )
+    sentence = result.forbidden[0].sentence
+    text = summary_md.render_summary(result)
+    assert text.split(summary_md.TO_FIX, 1)[1].strip().splitlines() == [
+        f"- **{config.components[1].title}**: {sentence} " + summary_md.ZEROED.format(count=3)
+    ]
+    assert summary_md.FORBIDDEN_HEADING not in text
+
+
+def test_a_forbidden_use_no_test_told_keeps_its_section():
+    config = load_course(TOY / "course.toml")
+    tests = [TestResult("s1", "t::s1", "scale")]
+    records = [("numpy.linalg.norm", "helpers.py", 2)]  # no component's file: zeroes nothing
+    result = build_grade(
+        config, tests, submission="s", seed=0, hidden_included=True, forbidden=records
+    )
+    text = summary_md.render_summary(result)
+    assert text.split(f"{summary_md.FORBIDDEN_HEADING}\n\n", 1)[1].strip() == (
+        f"- {result.forbidden[0].sentence}"
+    )

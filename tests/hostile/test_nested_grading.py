@@ -5,6 +5,7 @@ a direct call from a callback such an API calls is still told with its own line.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from click.testing import CliRunner
 
 from autograder.cli import cli
 from autograder.config import load_course
+from autograder.reports import summary_md
 
 pytestmark = pytest.mark.hostile
 
@@ -80,9 +82,17 @@ def _use(api: str, line: int) -> dict:
 
 
 def _section(out: Path, name: str) -> list[str]:
+    """The forbidden uses summary.md tells, as bullets: those its "What to fix" gives (their
+    tests not listed), then its "Forbidden library calls" section (the uses no test told)."""
     summary = (out / name / "summary.md").read_text(encoding="utf-8")
-    section = summary.split("## Forbidden library calls\n\n", 1)[1].split("\n\n", 1)[0]
-    return section.splitlines()
+    zeroed = re.escape(summary_md.ZEROED).replace(re.escape("{count}"), r"\d+")
+    item = re.compile(rf"- \*\*[^*]+\*\*: (.*) (?:{zeroed}|{re.escape(summary_md.ZEROED_ONE)})")
+    fixes = summary.split(f"{summary_md.TO_FIX}\n\n", 1)[1].split("\n\n", 1)[0]
+    told = [f"- {m.group(1)}" for m in map(item.fullmatch, fixes.splitlines()) if m]
+    if summary_md.FORBIDDEN_HEADING not in summary:
+        return told
+    section = summary.split(f"{summary_md.FORBIDDEN_HEADING}\n\n", 1)[1].split("\n\n", 1)[0]
+    return told + section.splitlines()
 
 
 def test_calling_an_nn_multihead_attention_is_told_once_where_it_was_built(graded):
