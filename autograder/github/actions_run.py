@@ -29,6 +29,7 @@ from autograder.github.workflow_commands import (
     stop_commands,
 )
 from autograder.learner_text import for_log
+from autograder.points_text import points
 from autograder.release.manifest import ProtectedChange
 from autograder.results import GradeResult
 from autograder.results.pass_rule import PassRule
@@ -80,8 +81,8 @@ def publish_grade(
     passed = rule.passed(result)
     _append(env.get("GITHUB_STEP_SUMMARY"), summary.step_summary(result, rule, changes))
     outputs = {
-        "score": f"{result.score:.2f}",
-        "max_score": f"{result.max_score:.2f}",
+        "score": points(result.score),
+        "max_score": points(result.max_score),
         "passed": "true" if passed else "false",
         "hidden_included": "true" if result.hidden_included else "false",
         "protected_changed": str(len(changes)),

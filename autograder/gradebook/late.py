@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from autograder.points_text import points
+
 if TYPE_CHECKING:  # config.py imports this module: no git code for a course file
     from autograder.gradebook.snapshot import Selection
 
@@ -125,8 +127,8 @@ class LateDays:
         return PENALTY.format(
             days_late=days_text(self.days_late),
             percent=f"{self.penalty_per_day:g}",
-            penalty=f"{self.penalty:.2f}",
-            raw="" if self.raw_total is None else f"{self.raw_total:.2f}",
+            penalty=points(self.penalty),
+            raw="" if self.raw_total is None else points(self.raw_total),
         )
 
 

@@ -37,6 +37,7 @@ from autograder.gradebook.report_model import (
     who_text,
 )
 from autograder.gradebook.store import RECORD_FILE, LearnerRecord, learner_dir, read_run
+from autograder.points_text import points
 
 
 def build_report(
@@ -167,7 +168,7 @@ def _late_notes(out: Path, graded: list[LearnerRecord]) -> list[str]:
             max_days="1 day" if max_days == 1 else f"{max_days} days",
             percent=f"{percent:g}",
             late="1 learner" if len(late) == 1 else f"{len(late)} learners",
-            points=f"{sum(r.late_penalty or 0.0 for r in late):.2f}",
+            points=points(sum(r.late_penalty or 0.0 for r in late)),
             extended=extended,
         )
     ]
@@ -208,8 +209,8 @@ def learner_row(
     graded = not record.failed and record.total is not None
     total = NOT_GRADED
     if graded:
-        total = f"{record.total:.2f}"
-        total += f" / {record.max_score:.2f}" if record.max_score is not None else ""
+        total = points(record.total)
+        total += f" / {points(record.max_score)}" if record.max_score is not None else ""
     elif record.pending:
         total = NOT_GRADED_YET
     elif record.nothing_submitted:
@@ -222,7 +223,7 @@ def learner_row(
         late="" if record.late is None else ("yes" if record.late else "no"),
         extension=str(record.extension_days) if judged else "",
         days_late=str(record.late_days) if judged else "",
-        penalty=f"{record.late_penalty:.2f}" if judged and record.late_penalty is not None else "",
+        penalty=points(record.late_penalty) if judged and record.late_penalty is not None else "",
         similarity=similarity,
         linked=(learner_dir(out, record.learner) / RECORD_FILE).is_file(),
     )
@@ -231,8 +232,8 @@ def learner_row(
 def _score(record: LearnerRecord, component: Component) -> str:
     value = record.components.get(component.name)
     if value is None:
-        return "" if component.optional else "0.00"
-    return f"{value:.2f}"
+        return "" if component.optional else points(0.0)
+    return points(value)
 
 
 def submitted_components(

@@ -21,6 +21,7 @@ from autograder.gradebook.report_model import (
     LearnerRow,
 )
 from autograder.learner_text import clean, markdown_inline
+from autograder.points_text import points
 
 
 def summary_lines(report: ClassReport) -> list[str]:
@@ -28,16 +29,16 @@ def summary_lines(report: ClassReport) -> list[str]:
     lines = [f"{report.graded} of {report.learners} learners graded."]
     if report.totals:
         lines.append(
-            f"Total: mean {statistics.fmean(report.totals):.2f}, median "
-            f"{statistics.median(report.totals):.2f}, out of {report.max_score:.2f}."
+            f"Total: mean {points(statistics.fmean(report.totals))}, median "
+            f"{points(statistics.median(report.totals))}, out of {points(report.max_score)}."
         )
     lines += report.notes
     return lines + ([report.similarity_note] if report.similarity_note else [])
 
 
-def mean_text(mean: float, points: float, count: int) -> str:
+def mean_text(mean: float, out_of: float, count: int) -> str:
     """A mean out of the points, or NO_LEARNER when no learner was graded for it."""
-    return f"{mean:.2f} / {points:.2f}" if count else NO_LEARNER
+    return f"{points(mean)} / {points(out_of)}" if count else NO_LEARNER
 
 
 def figure_text(report: ClassReport) -> str:
@@ -155,8 +156,8 @@ def render_markdown(report: ClassReport) -> str:
     out += [f"![Score distribution]({FIGURE_FILE})" if report.figure else figure_text(report), ""]
     out += ["## Score per component", ""]
     rows = [
-        [_cell(title), mean_text(mean, points, count), f"{full} / {count}"]
-        for title, mean, points, full, count in report.components
+        [_cell(title), mean_text(mean, out_of, count), f"{full} / {count}"]
+        for title, mean, out_of, full, count in report.components
     ]
     out += _table(["Component", "Mean", "Full marks"], "---|---:|---:", rows)
     if report.component_figure:

@@ -33,6 +33,7 @@ from autograder.atomic_files import atomic_write_text
 from autograder.gradebook.late import LATE_COLUMNS, PENALTY_COLUMNS, late_cells
 from autograder.gradebook.roster import RosterError, parse_shard
 from autograder.learner_text import csv_text
+from autograder.points_text import points
 
 RECORD_FILE = "record.json"
 GRADEBOOK_FILE = "gradebook.csv"
@@ -393,4 +394,4 @@ def _ungraded(ungraded: Ungraded, learner: str) -> str:
 
 
 def _score(value: float | None) -> str:
-    return "" if value is None else f"{value:.2f}"
+    return "" if value is None else points(value)

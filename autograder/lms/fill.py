@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from autograder.learner_text import spreadsheet_cell
 from autograder.lms.lms_format import LmsFormat
 from autograder.lms.template import CsvTemplate
+from autograder.points_text import points
 
 NO_MATCH_COLUMN = (
     "The template {path} has no column {match!r} to match learners on; its columns are: "
@@ -86,7 +87,7 @@ def fill(
         row.extend([""] * (index + 1 - len(row)))  # a short row: only up to the column
         if lms.is_points_row(row):
             done.points_before = row[index]
-            row[index] = done.points_after = _cell(f"{course_total:.2f}")
+            row[index] = done.points_after = _cell(points(course_total))
             continue
         key = row[matched_at].strip().casefold()
         if not key:
@@ -113,7 +114,7 @@ def fill(
             row[index] = ""
             done.empty.append(learner)
         else:
-            row[index] = _cell(f"{total or 0.0:.2f}")
+            row[index] = _cell(points(total or 0.0))
         done.filled += 1
     done.not_in_template = [
         learner for learner, key in keys.items() if key.strip().casefold() not in seen

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from autograder.learner_text import clean
+from autograder.points_text import points
 from autograder.results.commit import GradedCommit
 
 PRINTED = "Your code printed:"
@@ -26,11 +27,6 @@ SUMMARY_GRADER_ERRORS = (
 )
 
 Status = Literal["passed", "failed"]
-
-
-def points(value: float) -> str:
-    """A score as displayed: two decimals."""
-    return f"{value:.2f}"
 
 
 @dataclass(frozen=True)

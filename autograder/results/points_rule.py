@@ -12,7 +12,7 @@ The points rule (docs/architecture.md):
   (api, file, line, component). A forbidden API called by another's code (a NestedCall) is not
   told apart when that other API's use is told in the same component, zeroed by it anyway.
 * A component none of whose tests ran scores zero out of its points.
-* Totals are exact sums (computed with fractions); only display rounds, to 2 decimals.
+* Totals are exact sums (computed with fractions); only display rounds, to the cent, a half up.
 
 A failing test's message starts with a capital letter (capitalised): results.json, summary.md
 and the terminal show the same sentence.
