@@ -24,6 +24,7 @@ from autograder.learner_text import (
 )
 from autograder.reports.what_to_fix import problems
 from autograder.results import GradeResult, TestResult, points
+from autograder.results.same_problem import stopped_call
 
 FILE_NAME = "summary.md"
 #: Characters of one message or one test's output shown in summary.md.
@@ -37,6 +38,8 @@ ALL_PASSED = "Every test passed. Well done."
 #: After a message several tests share; the tests follow as a nested list, one a line (a test
 #: name may hold any separator: a parametrized id, "; ", a comma).
 SEEN_IN = "Found by {count} {tests}:"
+#: After SEEN_IN of a time-out's (or crash's) problem: how many of its tests only repeated it.
+NOT_RUN_AGAIN = "{count} of them not run again after it"
 #: After a forbidden use's sentence in "What to fix": its tests failed for the use, not for
 #: what they check, so they are not listed.
 ZEROED_ONE = "1 test of this component scores zero for it."
@@ -106,6 +109,9 @@ def _failure_lines(result: GradeResult, failing: list[TestResult]) -> list[str]:
             lines.append(f"- **{title}**: {text} {zeroed}")
             continue
         seen_in = SEEN_IN.format(count=count, tests="test" if count == 1 else "tests")
+        again = sum(1 for t in problem.tests if (stopped_call(t.message) or ("", "", False))[2])
+        if again and again < count:  # a time-out (or crash) joined by the calls not run again
+            seen_in = f"{seen_in[:-1]} ({NOT_RUN_AGAIN.format(count=again)}):"
         lines.append(f"- **{title}**: {text} {seen_in}")
         lines += [f"  - {name}" for name in _found_by(problem.tests)]
         shown = next((t for t in problem.tests if t.output and t.visibility == "visible"), None)
