@@ -168,6 +168,7 @@ def _build(
         graded=submission.graded,
         test_timeout=options.test_timeout,
         review=state.review,
+        chosen=options.components,
     )
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from autograder.learner_text import clean, first_sentence
 from autograder.results import GradeResult, Ungraded, points
+from autograder.results.points_rule import NOT_CHOSEN
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from rich.text import Text
 
 PROBLEM_LIMIT = 300
+#: After the first problems, the components a --component run did not grade (0 tests each).
+SKIPPED = "Not graded in this run (--component): {titles}."
 
 
 VISIBLE_ONLY = (
@@ -63,13 +66,16 @@ def first_problems(result: GradeResult) -> list[Text]:
     from rich.text import Text
 
     lines = []
+    skipped = [clean(c.title, 200) for c in result.components if c.problem == NOT_CHOSEN]
     for c in result.components:
-        if c.problem:
+        if c.problem and c.problem != NOT_CHOSEN:
             own = c.problem.removesuffix(c.note).strip() if c.note else c.problem
             text = first_sentence(own) if own else ""
             line = Text(f"{clean(c.title, 200)}: ", style="bold")
             line.append(_short(f"{text} {c.note}".strip()))
             lines.append(line)
+    if skipped:  # one line for the components a --component run left out
+        lines.append(Text(SKIPPED.format(titles=", ".join(skipped))))
     return lines
 
 

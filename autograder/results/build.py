@@ -60,6 +60,7 @@ def build_grade(
     graded: GradedCommit | None = None,
     test_timeout: float | None = None,
     review: Iterable[ReviewFlag] = (),
+    chosen: Sequence[str] = (),
 ) -> GradeResult:
     """A submission's grade. ``tests``: the grader tests that ran; ``forbidden``: (api, file,
     line[, component]) records of forbidden calls; ``notebooks``: the graded notebook parts
@@ -67,8 +68,8 @@ def build_grade(
     ``protected_changes``: protected files that differ from the release manifest; ``graded``:
     the commit a batch graded; ``test_timeout``: seconds of learner code per test (None:
     course.toml's); ``review``: the static check's flags for the instructor, which cost no
-    points."""
-    modules = score_modules(config, tests, forbidden)
+    points; ``chosen``: the components the run asked for (--component; () for all)."""
+    modules = score_modules(config, tests, forbidden, chosen)
     scored, components = list(modules.tests), list(modules.components)
     total, total_max = modules.score, modules.max_score
     errors = list(grader_errors)

@@ -23,7 +23,7 @@ Dependencies between components add fix-first notes (dependencies.py).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
@@ -43,6 +43,7 @@ FORBIDDEN_DISGUISED = (
 #: ... and the object called came from no file of the package either (guard.UNKNOWN_FILE).
 FORBIDDEN_NO_FILE = "{sentence} It was called by learner code compiled under another file's name."
 NO_TESTS_RAN = "No test of this component ran, so it scores zero."
+NOT_CHOSEN = "Not graded: this run graded only the components asked for (--component)."
 THE_CALL = "The call {message}"
 THE_FILE = "The file {message}"
 #: A forbidden call as the worker records it: (api, file, line), or (api, file, line,
@@ -148,9 +149,13 @@ class ModuleScores:
 
 
 def score_modules(
-    config: CourseConfig, tests: Iterable[TestResult], forbidden: Iterable[Record] = ()
+    config: CourseConfig,
+    tests: Iterable[TestResult],
+    forbidden: Iterable[Record] = (),
+    chosen: Sequence[str] = (),
 ) -> ModuleScores:
-    """Apply the points rule to the tests that ran, component by component."""
+    """Apply the points rule to the tests that ran, component by component; ``chosen``: the
+    components a run asked for (--component), the others told NOT_CHOSEN."""
     uses = forbidden_uses(config, forbidden)
     by_component: dict[str, list[TestResult]] = {c.name: [] for c in config.components}
     for test in tests:
@@ -161,6 +166,8 @@ def score_modules(
     for component in config.components:
         zeroed = tuple(u.sentence for u in uses if u.component == component.name)
         own, result, score = _score_component(component, by_component[component.name], zeroed)
+        if chosen and component.name not in chosen and not own:
+            result = replace(result, problem=NOT_CHOSEN)
         scored += own
         components.append(result)
         total += score

@@ -296,3 +296,24 @@ def test_a_grade_cannot_be_changed_once_built(config):
         result.tests[0].status = "passed"  # type: ignore[misc]
     assert isinstance(result.tests, tuple) and isinstance(result.components, tuple)
     assert isinstance(result.forbidden, tuple) and isinstance(result.grader_errors, tuple)
+
+
+def test_a_component_a_run_did_not_ask_for_says_so_not_that_no_test_ran(config):
+    """`autograder grade . --component scale`: normalize scores zero as documented, but is
+    told it was not graded, not "No test of this component ran" (as if something broke); the
+    terminal names such components once, in one line."""
+    from autograder.reports.terminal import SKIPPED, first_problems
+    from autograder.results.points_rule import NOT_CHOSEN
+
+    tests = [run("scale", status="failed", message="Scale is off.")]
+    asked = build_grade(
+        config, tests, submission="a", seed=0, hidden_included=False, chosen=("scale",)
+    )
+    assert [(c.name, c.problem, c.score) for c in asked.components] == [
+        ("scale", "Scale is off.", 0.0),
+        ("normalize", NOT_CHOSEN, 0.0),
+    ]
+    lines = [line.plain for line in first_problems(asked)]
+    assert lines == ["Scaling: Scale is off.", SKIPPED.format(titles="Normalizing")]
+    every = build_grade(config, tests, submission="a", seed=0, hidden_included=False)
+    assert every.components[1].problem == NO_TESTS_RAN
