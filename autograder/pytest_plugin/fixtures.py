@@ -205,6 +205,8 @@ def _end_test(item: pytest.Item, session: Any, state: RunState) -> None:
 def _note_unavailable(item: pytest.Item, session: Any, state: RunState, component: str) -> None:
     """Tell the report which parts were placeholders in the tested module, since they failed
     to import on their own: the test involves them (results/dependencies.py)."""
+    if not session.unavailable:
+        return  # every module imported as it is: nothing to look up, test after test
     by_module = {c.module: c.name for c in state.course.components}
     module = next((c.module for c in state.course.components if c.name == component), None)
     for part in session.unavailable.get(module, ()):
