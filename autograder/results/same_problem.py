@@ -44,7 +44,10 @@ def _call_pattern(template: str) -> re.Pattern[str]:
     ``call`` is the call (everything before it when the template starts with the call)."""
     before, after = template.split("{call}", 1)
     literal = after.split("{", 1)[0]
-    return re.compile(re.escape(before) + r"(?P<call>.+?)" + re.escape(literal))
+    # Without text before the call, a search would try the lazy group from every position
+    # (quadratic in the message's length); the call then starts a line.
+    start = re.escape(before) if before else "(?m)^"
+    return re.compile(start + r"(?P<call>.+?)" + re.escape(literal))
 
 
 #: (why the call stopped, whether it was the call not run again, the sentence's pattern).

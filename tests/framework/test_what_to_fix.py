@@ -62,6 +62,13 @@ def test_stopped_call_finds_the_call_of_a_time_out_a_crash_and_their_calls_not_r
     assert stopped_call(VISIBLE_STUB) is None
 
 
+def test_stopped_call_takes_the_call_from_the_start_of_its_line_in_a_longer_message():
+    call = "The call scale(x)"
+    told = f"Fix Scaler first.\n{TIMEOUT.format(call=call, seconds=10)}"
+    assert stopped_call(told) == (TIMED_OUT, call, False)
+    assert stopped_call("scale(x) " * 400) is None  # long, and nothing stopped
+
+
 def test_a_problem_the_visible_and_hidden_tests_both_found_is_one_item_with_its_line():
     """ben's softmax stub was two items: the visible tests' (with its line) and the hidden
     tests' (without)."""
