@@ -8,6 +8,8 @@ A component's failing tests are one problem when:
    problem keeps the visible message, its line included;
 4. a call was not run again after it ran out of time (or its process ended) in earlier tests
    (same_problem.stopped_call): the problem is that time-out's, told by its sentence.
+5. their messages have one form once the numbers, sizes and arguments that change with a
+   test's inputs are left out (same_problem.alike_form): the problem keeps the first message.
 
 Problems keep the order of their first test.
 """
@@ -19,7 +21,7 @@ from dataclasses import dataclass, field
 
 from autograder.results import TestResult
 from autograder.results.mistake_tags import named_mistake_in_full
-from autograder.results.same_problem import hidden_form, stopped_call
+from autograder.results.same_problem import alike_form, hidden_form, stopped_call
 
 
 @dataclass
@@ -60,7 +62,7 @@ def problems(failing: Sequence[TestResult]) -> list[Problem]:
     found = _by_sentence(failing)
     for joining in (WITHOUT_LINE, NOT_RUN_AGAIN):
         found = _joined(found, joining)
-    return found
+    return _alike(found)
 
 
 def _by_sentence(failing: Sequence[TestResult]) -> list[Problem]:
@@ -90,6 +92,21 @@ def _joined(found: list[Problem], joining: Joining) -> list[Problem]:
         if not problem.mistake and joins(problem.sentence):
             host = hosts.get((problem.component, common(problem.sentence)))
         if host is None:
+            kept.append(problem)
+        else:
+            host.tests.extend(problem.tests)
+    return kept
+
+
+def _alike(found: list[Problem]) -> list[Problem]:
+    """Rule 5: each problem told by a message added to the first problem of its component
+    whose message has the same alike_form; catalogued mistakes as they were."""
+    hosts: dict[tuple[str, str], Problem] = {}
+    kept = []
+    for problem in found:
+        key = (problem.component, alike_form(problem.sentence))
+        host = None if problem.mistake else hosts.setdefault(key, problem)
+        if host is None or host is problem:
             kept.append(problem)
         else:
             host.tests.extend(problem.tests)

@@ -7,6 +7,10 @@
 * A call that ran out of time (or whose process ended) in earlier tests is not run again, and
   says so in other words ("... was not run again: it already ran past the time limit ...").
   ``stopped_call`` finds the call and why it stopped in both sentences.
+* Tests of one check on other inputs fail with one sentence told of other numbers ("returned
+  shape (4, 2, 5, 5); expected (2, 4, 5, 5)" and "... (4, 2, 3, 6); expected (2, 4, 3, 6)").
+  ``alike_form`` is a message without its numbers, sizes and arguments, a learner line's
+  number kept.
 
 summary.md's "What to fix" (reports/what_to_fix.py) gives each problem one item by them.
 """
@@ -28,6 +32,13 @@ from autograder.runtime.shared.messages import (
 #: " at FILE:LINE in FUNCTION"; a hidden message keeps " at FILE".
 _LINE_LOCATION = re.compile(r"(?<= at )(?P<file>[^\s:]+\.py):\d+ in [^\s:;,.]+")
 
+#: A parenthesised group with no parentheses inside: arguments, shapes, tolerances.
+_INNERMOST_GROUP = re.compile(r"\([^()]*\)")
+#: A number standing alone (not inside a name such as t101), a learner line's number left out.
+_NUMBER = re.compile(r"(?<![\w.:])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![\w.]\w)")
+#: How many entries differ: "3 of 20 entries differ(s)", or in a hidden test "all (some) of".
+_HOW_MANY_DIFFER = re.compile(r"(?<!\w)(?:# of #|all of|some of) (?:\w+ )?entries differs?\b")
+
 TIMED_OUT = "time-out"
 ENDED = "crash"
 
@@ -37,6 +48,17 @@ def hidden_form(message: str) -> str:
     it: "softmax(...) is not implemented yet: it raised NotImplementedError at
     assignments/t101/softmax.py:38 in softmax." -> "... at assignments/t101/softmax.py."."""
     return _LINE_LOCATION.sub(r"\g<file>", message)
+
+
+def alike_form(message: str) -> str:
+    """``message`` without what changes with a test's inputs: each parenthesised group and
+    each number outside a learner line ("file.py:38") is left out, and how many entries differ
+    is not said. Messages of one form tell one problem found on other inputs."""
+    form, before = message, None
+    while form != before:
+        before, form = form, _INNERMOST_GROUP.sub("", form)
+    form = _NUMBER.sub("#", form)
+    return _HOW_MANY_DIFFER.sub("entries differ", form)
 
 
 def _call_pattern(template: str) -> re.Pattern[str]:

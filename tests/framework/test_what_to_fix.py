@@ -7,7 +7,13 @@ import pytest
 from autograder.config import load_course
 from autograder.reports import summary_md
 from autograder.results import TestResult, build_grade
-from autograder.results.same_problem import ENDED, TIMED_OUT, hidden_form, stopped_call
+from autograder.results.same_problem import (
+    ENDED,
+    TIMED_OUT,
+    alike_form,
+    hidden_form,
+    stopped_call,
+)
 from autograder.runtime.shared.messages import (
     CRASH_SIGNAL,
     NOT_IMPLEMENTED,
@@ -101,6 +107,54 @@ def test_a_hidden_message_joins_only_the_visible_one_of_its_file_and_component()
         "  - 1 hidden test",
         f"- **Normalizing**: {HIDDEN_STUB} Found by 1 test:",
         "  - 1 hidden test",
+    ]
+
+
+ORDER = (
+    "The weights of Scaler({d}, 4)(x ({b}, 5, {d})) returned shape ({h}, {b}, 5); expected "
+    "({b}, {h}, 5). The sizes are right but in another order."
+)
+RAISED = "Scaler.forward(...) raised RuntimeError at assignments/toy/scale.py:{line} in forward: {e}"
+
+
+def test_alike_form_leaves_out_what_changes_with_the_inputs_and_keeps_a_learner_line():
+    assert alike_form(ORDER.format(d=16, b=2, h=4)) == alike_form(ORDER.format(d=8, b=1, h=2))
+    assert alike_form("200 of 200 entries differ (atol=1e-05).") == alike_form(
+        "The output: 1 of 20 entries differs (atol=1e-10)."
+    ).removeprefix("The output: ")
+    assert alike_form("all of its entries differ") == alike_form("some of its entries differ")
+    assert alike_form(RAISED.format(line=57, e="size 3")) == alike_form(
+        RAISED.format(line=57, e="size 6")
+    )
+    assert alike_form(RAISED.format(line=57, e="x")) != alike_form(RAISED.format(line=47, e="x"))
+    assert alike_form("in t101 and toy2") == "in t101 and toy2"
+
+
+def test_one_check_failing_on_other_inputs_is_one_item_with_its_first_message():
+    """einops_docs (a real-world multi-head attention) had ten items that each said its weights
+    came as (h, B, L, S), on other sizes; and two for one line raising on other sizes."""
+    first, second = ORDER.format(d=16, b=2, h=4), ORDER.format(d=8, b=3, h=2)
+    raised = [RAISED.format(line=57, e=f"got size {n}.") for n in (3, 6)]
+    other_line = RAISED.format(line=47, e="got size 3.")
+    tests = [
+        failed("a", "scale", first),
+        failed("b", "scale", raised[0]),
+        failed("c", "scale", second),
+        failed("d", "scale", raised[1]),
+        failed("e", "scale", other_line),
+        failed("f", "normalize", second),
+    ]
+    assert what_to_fix(tests) == [
+        f"- **Scaling**: {first} Found by 2 tests:",
+        "  - a",
+        "  - c",
+        f"- **Scaling**: {raised[0]} Found by 2 tests:",
+        "  - b",
+        "  - d",
+        f"- **Scaling**: {other_line} Found by 1 test:",
+        "  - e",
+        f"- **Normalizing**: {second} Found by 1 test:",
+        "  - f",
     ]
 
 
