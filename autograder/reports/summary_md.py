@@ -103,6 +103,8 @@ def _failure_lines(result: GradeResult, failing: list[TestResult]) -> list[str]:
     for problem in problems(failing):
         title = markdown_inline(titles.get(problem.component, problem.component), table=False)
         text = markdown_inline(problem.sentence, MESSAGE_LIMIT, table=False)
+        if not text.endswith((".", "!", "?", "…", ":")):  # an exception's own text, unended
+            text += "."
         count = len(problem.tests)
         if (problem.component, problem.sentence.strip()) in forbidden:
             zeroed = ZEROED.format(count=count) if count > 1 else ZEROED_ONE

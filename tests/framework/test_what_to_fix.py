@@ -173,6 +173,14 @@ def test_every_item_is_headed_by_its_component_alone_and_lists_its_tests():
     ]
 
 
+def test_an_unended_exception_text_ends_its_sentence_before_the_tests():
+    """einops_docs read "... at non-singleton dimension 2 Found by 1 test:"."""
+    raised = RAISED.format(line=47, e="must match at non-singleton dimension 2")
+    assert what_to_fix([failed("a", "scale", raised)])[0] == (
+        f"- **Scaling**: {raised}. Found by 1 test:"
+    )
+
+
 def test_a_call_not_run_again_after_a_time_out_is_that_time_outs_item():
     """kofi's one infinite loop was two items, 'did not finish' and 'was not run again'; as
     one, it says how many of its tests only repeated it (not that 5 ran out of time)."""
