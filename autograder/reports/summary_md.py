@@ -33,7 +33,10 @@ OUTPUT_LIMIT = 2000
 
 TITLE = "# {course}: grade for {submission}"
 TOTAL = "**Total: {score} / {max_score}**"
-RUN_LINE = "Seed {seed}; {tests} tests; hidden tests {hidden}; started {started_at}."
+RUN_LINE = (
+    "{tests} tests (hidden tests {hidden}) on the random inputs of `--seed {seed}`; "
+    "started {started_at}."
+)
 ALL_PASSED = "Every test passed. Well done."
 #: After a message several tests share; the tests follow as a nested list, one a line (a test
 #: name may hold any separator: a parametrized id, "; ", a comma).

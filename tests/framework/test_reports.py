@@ -186,6 +186,10 @@ def test_summary_has_total_table_and_one_sentence_per_failing_test(result):
     lines = text.splitlines()
     assert lines[0] == "# Toy Course: grade for bob | &lt;i>"
     assert summary_md.TOTAL.format(score="3.33", max_score="15.00") in lines
+    assert lines[4] == (
+        "4 tests (hidden tests included) on the random inputs of `--seed 0`; "
+        "started 2024-01-01T00:00:00+00:00."
+    )
     table = [line for line in lines if line.startswith("| ")]
     assert table[0] == "| Component | Score | Tests passed | First problem |"
     assert table[1] == "| --- | ---: | ---: | --- |"
