@@ -48,6 +48,11 @@ NOT_RUN_AGAIN = "{count} of them not run again after it"
 ZEROED_ONE = "1 test of this component scores zero for it."
 ZEROED = "{count} tests of this component score zero for it."
 TO_FIX = "## What to fix"
+#: Under TO_FIX: a test's name says what it checks, not one more thing that is wrong.
+TO_FIX_NOTE = (
+    "Each problem is told once, followed by the tests that found it; a test is named by what it "
+    "checks, not by what went wrong."
+)
 FORBIDDEN_HEADING = "## Forbidden library calls"
 REVIEW_HEADING = "## Flagged for your instructor's review"
 GRADER_ERRORS_HEADING = "## Grader errors (not your fault)"
@@ -87,7 +92,7 @@ def render_summary(result: GradeResult) -> str:
     if not failing and not result.grader_errors and result.all_passed:
         lines += [ALL_PASSED, ""]
     if failing:
-        lines += [TO_FIX, "", *_failure_lines(result, failing), ""]
+        lines += [TO_FIX, "", TO_FIX_NOTE, "", *_failure_lines(result, failing), ""]
     told = {(t.component, t.message.strip()) for t in failing}
     untold = [use.sentence for use in result.forbidden if (use.component, use.sentence) not in told]
     lines += _listed(FORBIDDEN_HEADING, untold)

@@ -367,7 +367,7 @@ def test_summary_lists_a_named_mistake_once_with_the_tests_that_found_it():
         TestResult("c", "t::c", "scale", status="failed", message="Something else. More."),
     ]
     result = build_grade(config, tests, submission="s", seed=0, hidden_included=False)
-    text = summary_md.render_summary(result).split(summary_md.TO_FIX, 1)[1]
+    text = summary_md.render_summary(result).split(summary_md.TO_FIX_NOTE, 1)[1]
     assert text.count("You added the factor") == 1
     assert "Read: course notes, Scaling. Found by 2 tests:\n  - a\n  - b\n" in text
     assert "- **Scaling**: Something else. More. Found by 1 test:\n  - c\n" in text
@@ -384,7 +384,7 @@ def test_summary_groups_a_repeated_message_and_never_names_hidden_tests():
         ),
     ]
     result = build_grade(config, tests, submission="s", seed=0, hidden_included=True)
-    text = summary_md.render_summary(result).split(summary_md.TO_FIX, 1)[1]
+    text = summary_md.render_summary(result).split(summary_md.TO_FIX_NOTE, 1)[1]
     assert text.count(stub) == 1
     assert f"{stub} Found by 2 tests:\n  - a\n  - 1 hidden test\n" in text
     assert "- **Normalizing**: Off. Found by 1 test:\n  - 1 hidden test" in text
@@ -449,7 +449,7 @@ def test_summary_lists_the_tests_of_a_shared_message_one_a_line_whatever_their_n
         for n in names
     ]
     result = build_grade(config, tests, submission="s", seed=0, hidden_included=False)
-    text = summary_md.render_summary(result).split(summary_md.TO_FIX, 1)[1]
+    text = summary_md.render_summary(result).split(summary_md.TO_FIX_NOTE, 1)[1]
     item = text.strip().splitlines()
     assert item[0] == "- **Scaling**: Masked too much. Found by 2 tests:"
     assert item[1:] == ["  - test_mask[causal; 2 heads]", "  - test_mask[padding, 1 head]"]

@@ -38,7 +38,7 @@ def what_to_fix(tests: list[TestResult]) -> list[str]:
     """The lines of summary.md's "What to fix" for these tests of the toy course."""
     config = load_course(TOY / "course.toml")
     result = build_grade(config, tests, submission="s", seed=0, hidden_included=True)
-    text = summary_md.render_summary(result).split(summary_md.TO_FIX, 1)[1]
+    text = summary_md.render_summary(result).split(summary_md.TO_FIX_NOTE, 1)[1]
     return text.strip().splitlines()
 
 
@@ -232,7 +232,7 @@ def test_a_forbidden_use_is_told_once_without_the_tests_it_zeroed():
     )
     sentence = result.forbidden[0].sentence
     text = summary_md.render_summary(result)
-    assert text.split(summary_md.TO_FIX, 1)[1].strip().splitlines() == [
+    assert text.split(summary_md.TO_FIX_NOTE, 1)[1].strip().splitlines() == [
         f"- **{config.components[1].title}**: {sentence} " + summary_md.ZEROED.format(count=3)
     ]
     assert summary_md.FORBIDDEN_HEADING not in text

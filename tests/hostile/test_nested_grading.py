@@ -87,7 +87,7 @@ def _section(out: Path, name: str) -> list[str]:
     summary = (out / name / "summary.md").read_text(encoding="utf-8")
     zeroed = re.escape(summary_md.ZEROED).replace(re.escape("{count}"), r"\d+")
     item = re.compile(rf"- \*\*[^*]+\*\*: (.*) (?:{zeroed}|{re.escape(summary_md.ZEROED_ONE)})")
-    fixes = summary.split(f"{summary_md.TO_FIX}\n\n", 1)[1].split("\n\n", 1)[0]
+    fixes = summary.split(f"{summary_md.TO_FIX_NOTE}\n\n", 1)[1].split("\n\n", 1)[0]
     told = [f"- {m.group(1)}" for m in map(item.fullmatch, fixes.splitlines()) if m]
     if summary_md.FORBIDDEN_HEADING not in summary:
         return told
