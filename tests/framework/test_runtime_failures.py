@@ -14,6 +14,7 @@ import pytest
 
 from autograder.runtime import LearnerError, LearnerSession, Limits
 from autograder.runtime.harness.cpu_time import STARVED_FACTOR, WALL_FACTOR
+from autograder.runtime.harness.stopped_at import STOPPED_AT
 from autograder.runtime.shared import messages
 from tests.framework.toy_sessions import toy_session
 from tests.processes import running_with
@@ -82,6 +83,12 @@ TOY = {
         def stall(x):
             while True:
                 x += 1
+
+
+        def chatter(x):
+            print("started")
+            while True:
+                x += 1
         """,
 }
 
@@ -138,9 +145,13 @@ def test_a_hanging_package_init_is_skipped_after_its_time_out(session, bad):
     assert bad.ok(1) == 2
     error = session.package_init_error
     assert error is not None and error.kind == "timeout"
-    assert error.feedback == messages.IMPORT_TIMEOUT_WAITING.format(  # it sleeps: 3 x 2 s
+    waiting = messages.IMPORT_TIMEOUT_WAITING.format(  # it sleeps: 3 x 2 s
         file="assignments/toypkg/__init__.py", seconds="6"
     )
+    assert error.feedback in [  # the sleep, or the loop around it, as it was stopped
+        f"{waiting} {STOPPED_AT.format(where=f'assignments/toypkg/__init__.py:{n} in <module>')}"
+        for n in (2, 3)
+    ]
 
 
 def test_an_infinite_loop_times_out_and_the_next_call_gets_a_fresh_worker(session, bad):
@@ -154,10 +165,12 @@ def test_an_infinite_loop_times_out_and_the_next_call_gets_a_fresh_worker(sessio
     # 2 s of CPU, in at most 2 x 9 s of wall time on a busy machine (cpu_time.py), then the kill
     assert 1.9 < time.monotonic() - started < 2 * (WALL_FACTOR + STARVED_FACTOR) + 10
     assert info.value.kind == "timeout"
-    assert info.value.feedback == (
+    assert info.value.feedback in [  # either line of the loop, as it was stopped
         "spin(...) did not finish within 2 s of computing (the time limit per test, counting "
-        "any process it started) — look for an infinite loop or a very slow step."
-    )
+        "any process it started) — look for an infinite loop or a very slow step. When it was "
+        f"stopped, it was running assignments/toypkg/bad.py:{line} in spin."
+        for line in (14, 15)
+    ]
     assert wait_gone(old_pid)
     with pytest.raises(LearnerError) as info:
         bad.ok(1)  # the test's budget is spent: this call gets no time at all
@@ -169,6 +182,19 @@ def test_an_infinite_loop_times_out_and_the_next_call_gets_a_fresh_worker(sessio
         model.value()
     assert info.value.kind == "crash"
     assert info.value.feedback == messages.STALE_OBJECT.format(type_name="Model")
+
+
+def test_a_time_out_names_its_line_and_the_stack_is_not_the_learners_output(session, bad):
+    session.begin_test("chatter")
+    with pytest.raises(LearnerError) as info:
+        bad.chatter(0)
+    test = session.end_test()
+    assert info.value.feedback.endswith(  # either line of the loop, as it was stopped
+        tuple(
+            STOPPED_AT.format(where=f"assignments/toypkg/bad.py:{n} in chatter") for n in (55, 56)
+        )
+    )
+    assert "".join(test.output) == "started\n"  # the stack the harness asked for is cut off
 
 
 def test_a_function_that_timed_out_in_two_tests_fails_at_once_in_the_third(session, bad):
@@ -196,9 +222,12 @@ def test_an_infinite_loop_at_import_fails_that_module_only_and_is_remembered(ses
     with pytest.raises(LearnerError) as info:
         hanging.anything()
     assert info.value.kind == "timeout"
-    assert info.value.feedback == messages.IMPORT_TIMEOUT.format(
-        file="assignments/toypkg/hang_at_import.py", seconds="2"
-    )
+    assert info.value.feedback in [  # either line of the loop, as it was stopped
+        messages.IMPORT_TIMEOUT.format(file="assignments/toypkg/hang_at_import.py", seconds="2")
+        + " "
+        + STOPPED_AT.format(where=f"assignments/toypkg/hang_at_import.py:{line} in <module>")
+        for line in (1, 2)
+    ]
     started = time.monotonic()
     with pytest.raises(LearnerError) as again:
         hanging.other()

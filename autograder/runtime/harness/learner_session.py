@@ -108,6 +108,7 @@ class LearnerSession:
         self._refs = RemoteRefs(self, self._channel, limits)
         self._imports = PackageImports(self._channel, self.display_dir, self._request, modules)
         self._files = frozenset(self._imports.file_of(name) for name in modules)
+        self._channel.module_files = self._files
 
     @property
     def limits(self) -> Limits:

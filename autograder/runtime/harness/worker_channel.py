@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from autograder.feedback import is_hidden
 from autograder.learner_files import LinkRefused
-from autograder.runtime.harness import cpu_time, failures, output_paths, process_tree
+from autograder.runtime.harness import cpu_time, failures, output_paths, process_tree, stopped_at
 from autograder.runtime.harness.answer_wait import CallClock, Wait, wait_for_answer
 from autograder.runtime.harness.budget import RequestBudget, charged_seconds, cpu_count
 from autograder.runtime.harness.limits import Limits
@@ -97,6 +98,9 @@ class WorkerChannel:
         #: Whether the running worker's output must not reach the learner (it holds what the
         #: learner may not read: standin_custody.StandInCustody.withheld); its owner sets it.
         self.output_withheld: Callable[[], bool] = lambda: False
+        #: The course's module files as messages name them, the only files a hidden test's
+        #: sentence may name ("assignments/t101/softmax.py"); its owner sets them.
+        self.module_files: frozenset[str] = frozenset()
         self._start_failure: Exception | None = None
         self._seq = 0  # the last request's number; its answer must repeat it (worker/serve.py)
         # The worker's CPU seconds when it last answered: where the next request's CPU time
@@ -196,8 +200,10 @@ class WorkerChannel:
         strike against the call, or MachineBusy when the machine starved it), too long an
         answer, or the worker's death."""
         if not wait.answered:
+            busy, hidden = wait.machine_busy(clock), is_hidden() or self.output_withheld()
+            stack = b"" if busy or wait.cut else stopped_at.ask(worker)  # before the kill
             self.stop()
-            if wait.machine_busy(clock):  # not the learner's: no strike, no time-out of theirs
+            if busy:  # not the learner's: no strike, no time-out of theirs
                 raise failures.machine_busy(wait.label, wait)
             if self.test is not None and phase == "test":
                 self.test.timed_out = True
@@ -207,7 +213,9 @@ class WorkerChannel:
             if phase == "test":
                 self.strikes.add(wait.label)
             # wait.waiting: the CPU budget was not used, it slept, waited or was blocked
-            raise self.budget.timeout_error(wait.label, waiting=wait.waiting)
+            error = self.budget.timeout_error(wait.label, waiting=wait.waiting)
+            where = (self.package_dir, self.package, self.display_dir)
+            raise stopped_at.told(error, stack, *where, hidden=hidden, files=self.module_files)
         if wait.too_large:
             self.stop()
             raise failures.too_large(wait.label, self.limits.max_wire_bytes)

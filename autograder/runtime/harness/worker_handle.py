@@ -164,6 +164,11 @@ class WorkerHandle:
     def root(self) -> Path:
         return self.copy.root
 
+    @property
+    def capture_fd(self) -> int:
+        """The harness's own descriptor of the capture file (opened before the worker ran)."""
+        return self._capture
+
     def take_output(self, cap: int) -> tuple[bytes, int]:
         """Read and clear what the worker wrote since the last call: (first cap bytes, total).
         One fstat when it wrote nothing (most requests), through the descriptor opened at

@@ -40,6 +40,7 @@ def serve(fd: int, memory_mb: int, file_mb: int, plan: dict[str, Any]) -> int:
     confined = confine(plan)
     apply_worker_limits(memory_mb, file_mb)
     conn = Connection(fd)
+    _stack_on_request()
 
     from autograder.runtime.shared import wire
     from autograder.runtime.worker.handler import RequestHandler
@@ -64,6 +65,18 @@ def serve(fd: int, memory_mb: int, file_mb: int, plan: dict[str, Any]) -> int:
         except (EOFError, OSError):
             return 0
         send(respond(serving, frame))
+
+
+def _stack_on_request() -> None:
+    """Write the Python stack of every thread to fd 2 (the capture file) on the signal the
+    harness sends before it kills a call that ran out of time (harness/stopped_at.py)."""
+    import faulthandler
+    import signal
+
+    try:
+        faulthandler.register(signal.SIGUSR2, file=sys.__stderr__, all_threads=True)
+    except (AttributeError, ValueError, OSError, RuntimeError):
+        pass  # no such signal here, or no stderr: a time-out then names no line
 
 
 class _Serving:
