@@ -1,10 +1,13 @@
 """One annotation per failing component, at its function in the learner's own file.
 
-The trusted process never imports learner code: it parses the file with `ast` to find where
-the failing callable is defined. The callable is read from the first problem's sentence, which
-starts with the call the grader made (`softmax(...)`, `MultiHeadAttention.forward(...)`); a
-component zeroed for a forbidden call points at that call's line instead. When nothing better
-is known the annotation goes to the first public function or class of the file, else line 1.
+A component zeroed for a forbidden call points at that call's line. Else the annotation goes
+to the line of the component's file that its first failing test's message names, if any (the
+line an exception came from, a time-out was stopped at, or a known mistake sits on:
+"assignments/t101/feed_forward.py:17"). Else the trusted process, which never imports learner
+code, parses the file with `ast` to find where the failing callable is defined, read from the
+first problem's sentence, which starts with the call the grader made (`softmax(...)`,
+`MultiHeadAttention.forward(...)`). When nothing better is known the annotation goes to the
+first public function or class of the file, else line 1.
 """
 
 from __future__ import annotations
@@ -48,6 +51,12 @@ def def_line(source: str, problem: str) -> int:
     return public[0].lineno if public else 1
 
 
+def named_line(message: str, file: str) -> int:
+    """The first line of ``file`` that ``message`` names as "FILE:LINE"; 0 when none."""
+    found = re.search(rf"(?<![\w/.]){re.escape(file)}:(\d+)\b", message)
+    return int(found.group(1)) if found else 0
+
+
 def component_annotations(
     config: CourseConfig, result: GradeResult, package_dir: Path
 ) -> list[Annotation]:
@@ -63,22 +72,28 @@ def component_annotations(
     # By name: the grade also has components course.toml does not list (a notebook), which
     # have no module file to annotate.
     outcomes = {outcome.name: outcome for outcome in result.components}
+    first: dict[str, str] = {c.name: "" for c in config.components}  # first failure's message
+    for test in result.tests:
+        if not test.passed and not first.get(test.component, "-"):
+            first[test.component] = test.message
     for component in config.components:
         outcome = outcomes[component.name]
         if outcome.score >= outcome.max_score and outcome.passed == outcome.total > 0:
             continue
-        line = forbidden_lines.get(component.name, 0)
-        if not line:
-            try:  # read as the grader reads learner files: through no link (learner_files)
-                source = read_file(Path(package_dir), component.module_file, max_bytes=2**24)
-                line = def_line(source.decode("utf-8", errors="replace"), outcome.problem)
-            except (OSError, TooLarge):
-                line = 0
+        file = str(repo_path / component.module_file)
+        line = forbidden_lines.get(component.name, 0) or named_line(first[component.name], file)
+        try:  # read as the grader reads learner files: through no link (learner_files)
+            source = read_file(Path(package_dir), component.module_file, max_bytes=2**24)
+            text = source.decode("utf-8", errors="replace")
+            if not 0 < line <= len(text.splitlines()):
+                line = def_line(text, outcome.problem)
+        except (OSError, TooLarge):
+            pass  # the line a message named stays unchecked; else 0
         annotations.append(
             Annotation(
                 level="error",
                 message=for_log(outcome.problem or outcome.title),
-                file=str(repo_path / component.module_file),
+                file=file,
                 line=line,
                 title=_title(outcome),
             )

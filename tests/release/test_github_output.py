@@ -154,3 +154,34 @@ def test_a_forbidden_call_charged_from_a_helper_file_is_not_annotated_at_its_lin
     )
     lines = {a.file: a.line for a in component_annotations(config, result, tmp_path)}
     assert lines == {"toypkg/scale.py": 4, "toypkg/normalize.py": 2}
+
+
+def test_the_line_the_first_failure_names_in_the_components_file_is_annotated(tmp_path):
+    """kofi's time-out was annotated at `def forward`, not at the loop's line the sentence
+    names; a line the file does not have, or another file's, falls back to the definition."""
+    from pathlib import Path
+
+    from autograder.config import load_course
+    from autograder.github.annotations import component_annotations, named_line
+    from autograder.results import build_grade
+
+    toy = Path(__file__).resolve().parents[1] / "framework" / "toy_course"
+    config = load_course(toy / "course.toml")
+    (tmp_path / "scale.py").write_text("\n\ndef scale(x, factor):\n    while True:\n        pass\n")
+    (tmp_path / "normalize.py").write_text("\n\ndef normalize(v):\n    pass\n")
+    stopped = (
+        "scale(...) did not finish. When it was stopped, it was running toypkg/scale.py:5 in scale."
+    )
+    tests = [
+        TestResult("a", "x::a", "scale", status="passed"),
+        TestResult("b", "x::b", "scale", message=stopped),
+        TestResult(
+            "c", "x::c", "normalize", message="normalize(...) raised at toypkg/normalize.py:9."
+        ),
+    ]
+    result = build_grade(config, tests, submission="s", seed=0, hidden_included=False)
+    lines = {a.file: a.line for a in component_annotations(config, result, tmp_path)}
+    assert lines == {"toypkg/scale.py": 5, "toypkg/normalize.py": 3}
+    assert named_line("at toypkg/scale.py:12 in f", "toypkg/scale.py") == 12
+    assert named_line("at other/toypkg/scale.py:12", "toypkg/scale.py") == 0
+    assert named_line("no line here", "toypkg/scale.py") == 0
