@@ -8,12 +8,13 @@ message prints as typed. rich is imported when a table is built, not with this m
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from autograder.learner_text import clean, first_sentence
+from autograder.learner_text import clean
 from autograder.results import GradeResult, Ungraded, points
 from autograder.results.points_rule import NOT_CHOSEN
 
@@ -23,6 +24,10 @@ if TYPE_CHECKING:
     from rich.text import Text
 
 PROBLEM_LIMIT = 300
+#: Where a sentence may end: after . ! or ? and a blank ("1.5" and "torch.nn" go on).
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+#: A sentence that names a file and line: "It was called in x.py at line 25.", "... x.py:17 ...".
+PLACE = re.compile(r"\bline \d+|\.py:\d+")
 #: After the first problems, the components a --component run did not grade (0 tests each).
 SKIPPED = "Not graded in this run (--component): {titles}."
 
@@ -61,8 +66,9 @@ def submission_table(result: GradeResult) -> Table:
 
 
 def first_problems(result: GradeResult) -> list[Text]:
-    """One line per component that lost points: its title, then its first problem and, when
-    a part it builds on fails too, the "Fix X first" note after it (as summary.md orders them)."""
+    """One line per component that lost points: its title, then its first problem (shortened)
+    and, when a part it builds on fails too, the "Fix X first" note after it (as summary.md
+    orders them)."""
     from rich.text import Text
 
     lines = []
@@ -70,9 +76,9 @@ def first_problems(result: GradeResult) -> list[Text]:
     for c in result.components:
         if c.problem and c.problem != NOT_CHOSEN:
             own = c.problem.removesuffix(c.note).strip() if c.note else c.problem
-            text = first_sentence(own) if own else ""
+            room = max(PROBLEM_LIMIT - len(c.note) - 1, PROBLEM_LIMIT // 2)
             line = Text(f"{clean(c.title, 200)}: ", style="bold")
-            line.append(_short(f"{text} {c.note}".strip()))
+            line.append(f"{shortened(own, room)} {shortened(c.note)}".strip())
             lines.append(line)
     if skipped:  # one line for the components a --component run left out
         lines.append(Text(SKIPPED.format(titles=", ".join(skipped))))
@@ -92,7 +98,7 @@ def class_table(results: list[GradeResult | Ungraded]) -> Table:
     table.add_column("Points lost in", overflow="fold")
     for result in results:
         if isinstance(result, Ungraded):
-            reason = Text(f"not graded: {_short(result.reason)}", style="red")
+            reason = Text(f"not graded: {shortened(result.reason)}", style="red")
             table.add_row(Text(clean(result.submission, 200)), "", reason)
             continue
         lost = [
@@ -108,13 +114,44 @@ def class_table(results: list[GradeResult | Ungraded]) -> Table:
     return table
 
 
-def _short(text: str) -> str:
-    """Learner text for one line or cell: cleaned, and past PROBLEM_LIMIT cut at the last word
-    boundary before it, with an ellipsis (a word is cut only when it alone is that long)."""
-    text = clean(text, len(text)).replace("\n", " ")
-    if len(text) <= PROBLEM_LIMIT:
+def shortened(text: str, limit: int = PROBLEM_LIMIT) -> str:
+    """Learner text for one line or cell, cleaned, and past limit cut between sentences.
+
+    The first sentence is kept, then the next ones while they fit; an ellipsis stands for
+    those left out (summary.md has them all). A later sentence that names a file and line
+    (PLACE, "It was called in x.py at line 25.") is kept after the ellipsis, so the learner
+    still reads where. Only a first sentence too long alone is cut inside, at the last word
+    boundary that leaves room for that place, with an ellipsis."""
+    text = clean(text, len(text)).replace("\n", " ").strip()
+    if len(text) <= limit:
         return text
-    cut = text[: PROBLEM_LIMIT - 1]
+    sentences = SENTENCE_END.split(text)
+    places = [i for i, s in enumerate(sentences) if i and PLACE.search(s)]
+    place = places[0] if places and len(sentences[places[0]]) <= limit // 2 else None
+    if len(_kept(sentences, 1, place)) > limit:  # the first sentence alone is too long
+        after = f" {sentences[place]}" if place is not None else ""
+        return _cut_at_word(sentences[0], limit - len(after)) + after
+    count = 1
+    while count < len(sentences) and len(_kept(sentences, count + 1, place)) <= limit:
+        count += 1
+    return _kept(sentences, count, place)
+
+
+def _kept(sentences: list[str], count: int, place: int | None) -> str:
+    """The first count sentences, an ellipsis if any are left out, then the place sentence
+    when it is not among them."""
+    parts = sentences[:count]
+    if count < len(sentences):
+        parts.append("…")
+    if place is not None and place >= count:
+        parts.append(sentences[place])
+    return " ".join(parts)
+
+
+def _cut_at_word(text: str, limit: int) -> str:
+    """text cut to at most limit characters at the last word boundary, with an ellipsis (a
+    word is cut only when it alone is that long)."""
+    cut = text[: limit - 1]
     space = cut.rfind(" ")
     if space > 0:
         cut = cut[:space]
@@ -140,7 +177,7 @@ def print_submission(result: GradeResult, console: Console) -> None:
     if not result.hidden_included:
         console.print(VISIBLE_ONLY)
     for note in result.notes:
-        console.print(Text(_short(note)), overflow="fold")
+        console.print(Text(shortened(note)), overflow="fold")
     problems = first_problems(result)
     if problems:
         console.print("First problem per component:")

@@ -1,0 +1,60 @@
+"""The terminal's one-line problems: shortened between sentences, keeping where it happened."""
+
+from pathlib import Path
+
+from autograder.config import load_course
+from autograder.reports.terminal import PROBLEM_LIMIT, first_problems, shortened
+from autograder.results import TestResult, build_grade
+
+TOY = Path(__file__).parent / "toy_course"
+FIRST = (
+    "The course asks you to build this yourself; torch.nn.MultiheadAttention is a library "
+    "implementation of it, so this component scores zero."
+)
+MIDDLE = (
+    "A sentence in the middle that says more about it, at some length, so that the whole "
+    "message no longer fits on one line of the terminal."
+)
+PLACE = "It was called in assignments/t101/multi_head_attention.py at line 25."
+
+
+def test_a_long_message_keeps_its_first_sentence_and_the_one_that_names_the_line():
+    text = f"{FIRST} {MIDDLE} {PLACE}"
+    assert len(text) > PROBLEM_LIMIT
+    assert shortened(text) == f"{FIRST} … {PLACE}"
+
+
+def test_a_message_that_fits_is_kept_whole_on_one_line():
+    assert shortened(f"{FIRST}\n{PLACE}") == f"{FIRST} {PLACE}"
+
+
+def test_the_sentences_that_fit_are_kept_in_order_and_the_cut_is_after_a_whole_one():
+    tail = " ".join(f"Detail number {i} of the problem." for i in range(20))
+    line = shortened(f"{FIRST} {PLACE} {tail}")
+    kept = " ".join(f"Detail number {i} of the problem." for i in range(2))
+    assert line == f"{FIRST} {PLACE} {kept} …"
+    assert len(line) <= PROBLEM_LIMIT
+
+
+def test_a_first_sentence_too_long_alone_is_cut_at_a_word_and_the_place_follows():
+    words = " ".join(f"word{i:03d}" for i in range(60))  # 479 characters, one sentence
+    line = shortened(f"{words}. {PLACE}")
+    assert line.endswith(f"… {PLACE}")
+    assert len(line) <= PROBLEM_LIMIT
+    kept = line.removesuffix(f"… {PLACE}").split()
+    assert kept == [f"word{i:03d}" for i in range(len(kept))] and len(kept) == 28
+
+
+def test_the_terminal_line_of_a_forbidden_call_names_its_file_and_line():
+    config = load_course(TOY / "course.toml")
+    tests = [
+        TestResult("s", "t::s", "scale", status="passed"),
+        TestResult("t", "t::t", "normalize", status="failed", message="Off."),
+    ]
+    forbidden = [("numpy.linalg.norm", "normalize.py", 3)]
+    graded = build_grade(
+        config, tests, submission="s", seed=0, hidden_included=False, forbidden=forbidden
+    )
+    (line,) = [line.plain for line in first_problems(graded)]
+    assert line.startswith("Normalizing: Write the norm yourself;")
+    assert line.endswith("It was called in toypkg/normalize.py at line 3.")
