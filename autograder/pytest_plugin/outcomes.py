@@ -27,6 +27,7 @@ from autograder.results import (
     GradeResult,
     TestResult,
     build_grade,
+    capitalised,
     points,
 )
 
@@ -124,7 +125,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 def _explain(error: BaseException | None, item: pytest.Item, state: RunState) -> tuple[str, str]:
-    """(learner-facing message, error kind) for the exception that failed a phase."""
+    """(learner-facing message, error kind) for the exception that failed a phase, the message
+    capitalised as the grade tells it ("The call softmax(...) is not implemented yet"), so that
+    `pytest` and `autograder grade` show the learner the same sentence."""
+    message, kind = _explained(error, item, state)
+    return capitalised(message), kind
+
+
+def _explained(error: BaseException | None, item: pytest.Item, state: RunState) -> tuple[str, str]:
+    """_explain's message as the exception gives it, and its kind."""
     from autograder.runtime import LearnerError, MachineBusy
 
     if isinstance(error, GradingFailure):

@@ -14,8 +14,8 @@ The points rule (docs/architecture.md):
 * A component none of whose tests ran scores zero out of its points.
 * Totals are exact sums (computed with fractions); only display rounds, to the cent, a half up.
 
-A failing test's message starts with a capital letter (capitalised): results.json, summary.md
-and the terminal show the same sentence.
+A failing test's message starts with a capital letter (capitalised, by the pytest plugin too):
+pytest's report, results.json, summary.md and the terminal show the same sentence.
 
 Dependencies between components add fix-first notes (dependencies.py).
 """

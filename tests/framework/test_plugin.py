@@ -209,11 +209,19 @@ def test_results_are_collected_with_component_weight_and_visibility(mini_run):
     assert all(r.duration >= 0 for r in collector.results)
 
 
-def test_a_failure_shows_its_sentence_and_no_traceback(mini_run):
-    _, collector, output = mini_run
+def test_a_failure_shows_its_sentence_and_no_traceback(shared_mini):
+    """The sentence pytest shows is the one the grade tells, capitalised alike."""
+    folder, (_, collector, output) = shared_mini
     message = by_name(collector)["test_sentence"].message
-    assert message.startswith("f(x) differs from the expected values: 1 of 2 entries differs")
+    assert message.startswith("The call f(x) differs from the expected values: 1 of 2 entries")
     assert f"::test_sentence - {message}" in output  # the -rf short summary line
+    config = load_course(folder / "course.toml")
+    grade = build_grade(config, collector.results, submission="m", seed=5, hidden_included=True)
+    assert [
+        t.message
+        for t in grade.tests
+        if t.nodeid == "graders/visible/test_mini_visible.py::test_sentence"
+    ] == [message]
     assert "Traceback" not in output
     assert "expect_close([1.0, 2.0]" not in output  # no grader source in the report
 
