@@ -1,13 +1,15 @@
-"""One annotation per failing component, at its function in the learner's own file.
+"""One annotation per failing component, at a line of the learner's own file.
 
 A component zeroed for a forbidden call points at that call's line. Else the annotation goes
 to the line of the component's file that its first failing test's message names, if any (the
 line an exception came from, a time-out was stopped at, or a known mistake sits on:
-"assignments/t101/feed_forward.py:17"). Else the trusted process, which never imports learner
-code, parses the file with `ast` to find where the failing callable is defined, read from the
-first problem's sentence, which starts with the call the grader made (`softmax(...)`,
-`MultiHeadAttention.forward(...)`). When nothing better is known the annotation goes to the
-first public function or class of the file, else line 1.
+"assignments/t101/feed_forward.py:17").
+
+Else the trusted process, which never imports learner code, parses the file with `ast` to find
+where the failing callable is defined, read from the first problem's sentence, which starts
+with the call the grader made (`softmax(...)`, `MultiHeadAttention.forward(...)`). When nothing
+better is known the annotation goes to the first public function or class of the file, else
+line 1.
 """
 
 from __future__ import annotations
