@@ -47,11 +47,29 @@ def clean(text: str, limit: int = OUTPUT_LIMIT) -> str:
     return cap(strip_control(text), limit)
 
 
+#: A sentence that names a file and line: "It was called in x.py at line 25.", "... x.py:17 ...".
+PLACE = re.compile(r"\bline \d+|\.py:\d+")
+#: Where a sentence may end: after . ! or ? and a blank ("1.5" and "torch.nn" go on).
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
 def first_sentence(text: str) -> str:
     """The first line of text, up to and including its first sentence end."""
     line = strip_control(text).strip().split("\n", 1)[0]
     match = re.search(r"[.!?](\s|$)", line)
     return line[: match.start() + 1] if match else line
+
+
+def first_sentence_and_place(text: str) -> str:
+    """first_sentence, then the first later sentence of its line that names a file and line
+    (PLACE) when the first does not: "... did not finish within 10 s ... When it was stopped,
+    it was running assignments/t101/feed_forward.py:17 in forward."."""
+    first = first_sentence(text)
+    if PLACE.search(first):
+        return first
+    rest = strip_control(text).strip().split("\n", 1)[0][len(first) :]
+    place = next((s for s in SENTENCE_END.split(rest.strip()) if PLACE.search(s)), "")
+    return f"{first} {place}" if place else first
 
 
 def markdown_inline(text: str, limit: int = OUTPUT_LIMIT, *, table: bool = True) -> str:

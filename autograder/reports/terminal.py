@@ -8,13 +8,12 @@ message prints as typed. rich is imported when a table is built, not with this m
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from autograder.learner_text import clean
+from autograder.learner_text import PLACE, SENTENCE_END, clean
 from autograder.results import GradeResult, Ungraded, points
 from autograder.results.points_rule import NOT_CHOSEN
 
@@ -24,10 +23,6 @@ if TYPE_CHECKING:
     from rich.text import Text
 
 PROBLEM_LIMIT = 300
-#: Where a sentence may end: after . ! or ? and a blank ("1.5" and "torch.nn" go on).
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-#: A sentence that names a file and line: "It was called in x.py at line 25.", "... x.py:17 ...".
-PLACE = re.compile(r"\bline \d+|\.py:\d+")
 #: After the first problems, the components a --component run did not grade (0 tests each).
 SKIPPED = "Not graded in this run (--component): {titles}."
 

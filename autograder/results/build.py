@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import Any
 
 from autograder.config import CourseConfig
-from autograder.learner_text import first_sentence
+from autograder.learner_text import first_sentence_and_place
 from autograder.results.commit import GradedCommit
 from autograder.results.late_penalty import penalised
 from autograder.results.model import ComponentResult, GradeResult, ReviewFlag, TestResult
@@ -123,6 +123,6 @@ def _score_notebook(part: NotebookPart) -> tuple[list[TestResult], ComponentResu
         max_score=float(value),
         passed=len(part.tests) - len(failing),
         total=len(part.tests),
-        problem=first_sentence(failing[0].message) if failing else "",
+        problem=first_sentence_and_place(failing[0].message) if failing else "",
     )
     return scored, component, score

@@ -67,7 +67,9 @@ class ComponentResult:
     passed: int
     total: int
     forbidden: tuple[str, ...] = ()  # the forbidden sentences that zeroed it
-    problem: str = ""  # the first thing to fix, one sentence ("" when full marks)
+    #: the first thing to fix: its first sentence, and the one naming its file and line when
+    #: that comes later (learner_text.first_sentence_and_place); "" when full marks
+    problem: str = ""
     fix_first: tuple[str, ...] = ()  # failing components it builds on
     note: str = ""  # FIX_FIRST for them, which `problem` ends with ("" when none)
 

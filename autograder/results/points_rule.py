@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from autograder.config import Component, CourseConfig
-from autograder.learner_text import first_sentence
+from autograder.learner_text import first_sentence_and_place
 from autograder.results.dependencies import note_dependencies
 from autograder.results.mistake_tags import named_mistake
 from autograder.results.model import ComponentResult, ForbiddenUse, NestedCall, TestResult
@@ -203,7 +203,9 @@ def _score_component(
     elif not problem and failing:
         # A catalogued mistake, named by any failing test, says more than the first failure.
         named = (named_mistake(t.message) for t in failing)
-        problem = next((n for n in named if n), None) or first_sentence(failing[0].message)
+        problem = next((n for n in named if n), None) or first_sentence_and_place(
+            failing[0].message
+        )
     result = ComponentResult(
         name=component.name,
         title=component.title,

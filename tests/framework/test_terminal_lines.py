@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from autograder.config import load_course
+from autograder.learner_text import first_sentence_and_place
 from autograder.reports.terminal import PROBLEM_LIMIT, first_problems, shortened
 from autograder.results import TestResult, build_grade
 
@@ -58,3 +59,24 @@ def test_the_terminal_line_of_a_forbidden_call_names_its_file_and_line():
     (line,) = [line.plain for line in first_problems(graded)]
     assert line.startswith("Normalizing: Write the norm yourself;")
     assert line.endswith("It was called in toypkg/normalize.py at line 3.")
+
+
+def test_a_components_problem_keeps_the_sentence_that_says_where_it_was_stopped():
+    """kofi's table row and terminal line said his forward did not finish, not where: the
+    problem was the failure's first sentence only."""
+    timeout = (
+        "Scaler.forward(...) did not finish within 10 s of computing. Look for an infinite "
+        "loop. When it was stopped, it was running toypkg/scale.py:17 in forward."
+    )
+    config = load_course(TOY / "course.toml")
+    tests = [TestResult("a", "t::a", "scale", message=timeout)]
+    result = build_grade(config, tests, submission="s", seed=0, hidden_included=False)
+    assert result.components[0].problem == (
+        "Scaler.forward(...) did not finish within 10 s of computing. When it was stopped, it "
+        "was running toypkg/scale.py:17 in forward."
+    )
+    located = "f(...) raised ValueError at toypkg/scale.py:3 in f: bad. It was line 4 too."
+    assert (
+        first_sentence_and_place(located)
+        == "f(...) raised ValueError at toypkg/scale.py:3 in f: bad."
+    )
