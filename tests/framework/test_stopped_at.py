@@ -100,3 +100,15 @@ def test_told_names_the_line_in_a_visible_test_and_only_a_course_file_in_a_hidde
     deep = stack(("/r/toypkg/deep/inner.py", 1, "<module>"))
     assert told(error, deep, package, "toypkg", DISPLAY, hidden=True, files=FILES) is error
     assert told(error, b"", package, "toypkg", DISPLAY, hidden=False, files=FILES) is error
+
+
+@pytest.mark.parametrize("line", ["9" * 5000, "\u0663"], ids=["too_many_digits", "not_ascii"])
+def test_a_line_number_faulthandler_never_writes_names_nothing(package, line):
+    # 5,000 digits made int() raise ValueError: the learner's time-out became "The grader
+    # itself failed ... this is not your fault"
+    forged = "Current thread 0x1 (most recent call first):\n"
+    forged += f'  File "/r/toypkg/loop.py", line {line} in spin\n'
+    assert place(forged.encode(), "toypkg", package, DISPLAY) == ("", "")
+    error = LearnerError("timeout", "spin(...) did not finish within 2 s.")
+    told_error = told(error, forged.encode(), package, "toypkg", DISPLAY, hidden=False, files=FILES)
+    assert told_error is error
