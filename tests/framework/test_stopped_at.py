@@ -102,12 +102,22 @@ def test_told_names_the_line_in_a_visible_test_and_only_a_course_file_in_a_hidde
     assert told(error, b"", package, "toypkg", DISPLAY, hidden=False, files=FILES) is error
 
 
-@pytest.mark.parametrize("line", ["9" * 5000, "\u0663"], ids=["too_many_digits", "not_ascii"])
-def test_a_line_number_faulthandler_never_writes_names_nothing(package, line):
-    # 5,000 digits made int() raise ValueError: the learner's time-out became "The grader
-    # itself failed ... this is not your fault"
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        ("/r/toypkg/loop.py", "9" * 5000),
+        ("/r/toypkg/loop.py", "\u0663"),
+        ("/r/toypkg/lo\x00op.py", "1"),
+        ("/r/toypkg/\u00e9.py", "1"),
+    ],
+    ids=["too_many_digits", "not_ascii_digit", "nul_in_path", "not_ascii_path"],
+)
+def test_a_frame_faulthandler_never_writes_names_nothing(package, path, line):
+    # 5,000 digits (int()) and a NUL byte (os.path.realpath) raised ValueError: the learner's
+    # time-out became "The grader itself failed ... this is not your fault"
+    (package / "\u00e9.py").write_text("x = 1\n")
     forged = "Current thread 0x1 (most recent call first):\n"
-    forged += f'  File "/r/toypkg/loop.py", line {line} in spin\n'
+    forged += f'  File "{path}", line {line} in spin\n'
     assert place(forged.encode(), "toypkg", package, DISPLAY) == ("", "")
     error = LearnerError("timeout", "spin(...) did not finish within 2 s.")
     told_error = told(error, forged.encode(), package, "toypkg", DISPLAY, hidden=False, files=FILES)

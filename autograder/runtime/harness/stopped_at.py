@@ -36,9 +36,10 @@ MAX_STACK_BYTES = 1 << 16
 MAX_FILE_BYTES = 1 << 20
 
 _CURRENT = re.compile(r"^Current thread 0x[0-9a-f]+ \(most recent call first\):$", re.M)
-#: A line's number as faulthandler writes it: ASCII digits, far fewer than int() refuses (a
-#: forged number of 5,000 digits raised ValueError, and the time-out became the grader's error).
-_FRAME = re.compile(r'^  File "(?P<path>[^"\n]+)", line (?P<line>[0-9]{1,9}) in (?P<function>.*)$')
+#: A frame as faulthandler writes it: a path in printable ASCII (it escapes any other
+#: character), a line of 1 to 9 ASCII digits. A forged path holding a NUL byte, or a line of
+#: 5,000 digits, raised ValueError, and the learner's time-out became the grader's error.
+_FRAME = re.compile(r'^  File "(?P<path>[ !#-~]+)", line (?P<line>[0-9]{1,9}) in (?P<function>.*)$')
 _FUNCTION = re.compile(r"<?[A-Za-z_]\w*>?")
 
 
@@ -137,5 +138,5 @@ def _has_line(package_dir: Path, relative: str, line: int) -> bool:
             return False
         with open(path, "rb") as file:
             return len(file.read(MAX_FILE_BYTES).splitlines()) >= line
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL byte in the path
         return False
