@@ -2,8 +2,8 @@
 
 * A visible test names the line of learner code an error came from ("... at
   assignments/t101/softmax.py:38 in softmax."); a hidden test never does, only the file ("... at
-  assignments/t101/softmax.py."). ``hidden_form`` is a visible message as a hidden test would
-  tell it.
+  assignments/t101/softmax.py."), nor where a time-out was stopped. ``hidden_form`` is a visible
+  message as a hidden test would tell it.
 * A call that ran out of time (or whose process ended) in earlier tests is not run again, and
   says so in other words ("... was not run again: it already ran past the time limit ...").
   ``stopped_call`` finds the call and why it stopped in both sentences.
@@ -31,6 +31,12 @@ from autograder.runtime.shared.messages import (
 #: A learner frame's place as a visible message names it (runtime/worker/describe.py):
 #: " at FILE:LINE in FUNCTION"; a hidden message keeps " at FILE".
 _LINE_LOCATION = re.compile(r"(?<= at )(?P<file>[^\s:]+\.py):\d+ in [^\s:;,.]+")
+#: Where a time-out was stopped (runtime/harness/stopped_at.py): "... it was running FILE:LINE in
+#: FUNCTION." in a visible test (the function only when it is a name), "... running FILE." in a
+#: hidden one.
+_STOPPED_LOCATION = re.compile(
+    r"(?<=, it was running )(?P<file>[^\s:]+\.py):\d+(?: in [^\s:;,.]+)?(?=\.)"
+)
 
 #: A parenthesised group with no parentheses inside: arguments, shapes, tolerances.
 _INNERMOST_GROUP = re.compile(r"\([^()]*\)")
@@ -47,7 +53,7 @@ def hidden_form(message: str) -> str:
     """``message`` with each learner line it names reduced to its file, as a hidden test tells
     it: "softmax(...) is not implemented yet: it raised NotImplementedError at
     assignments/t101/softmax.py:38 in softmax." -> "... at assignments/t101/softmax.py."."""
-    return _LINE_LOCATION.sub(r"\g<file>", message)
+    return _STOPPED_LOCATION.sub(r"\g<file>", _LINE_LOCATION.sub(r"\g<file>", message))
 
 
 def alike_form(message: str) -> str:

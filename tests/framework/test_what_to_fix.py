@@ -114,7 +114,9 @@ ORDER = (
     "The weights of Scaler({d}, 4)(x ({b}, 5, {d})) returned shape ({h}, {b}, 5); expected "
     "({b}, {h}, 5). The sizes are right but in another order."
 )
-RAISED = "Scaler.forward(...) raised RuntimeError at assignments/toy/scale.py:{line} in forward: {e}"
+RAISED = (
+    "Scaler.forward(...) raised RuntimeError at assignments/toy/scale.py:{line} in forward: {e}"
+)
 
 
 def test_alike_form_leaves_out_what_changes_with_the_inputs_and_keeps_a_learner_line():
@@ -249,3 +251,19 @@ def test_a_forbidden_use_no_test_told_keeps_its_section():
     assert text.split(f"{summary_md.FORBIDDEN_HEADING}\n\n", 1)[1].strip() == (
         f"- {result.forbidden[0].sentence}"
     )
+
+
+def test_a_time_out_stopped_in_a_visible_and_a_hidden_test_is_one_item_with_its_line():
+    """The sentence naming where a time-out was stopped has the line in a visible test and the
+    file alone in a hidden one: the call's visible and hidden time-outs were two items."""
+    timeout = TIMEOUT.format(call="The call scale(...)", seconds=1)
+    visible = f"{timeout} When it was stopped, it was running assignments/toy/scale.py:17 in scale."
+    no_name = f"{timeout} When it was stopped, it was running assignments/toy/scale.py:17."
+    hidden = f"{timeout} When it was stopped, it was running assignments/toy/scale.py."
+    assert hidden_form(visible) == hidden_form(no_name) == hidden
+    tests = [failed("a", "scale", visible), failed("h1", "scale", hidden, hidden=True)]
+    assert what_to_fix(tests) == [
+        f"- **Scaling**: {visible} Found by 2 tests:",
+        "  - a",
+        "  - 1 hidden test",
+    ]
