@@ -10,7 +10,7 @@
 * Tests of one check on other inputs fail with one sentence told of other numbers ("returned
   shape (4, 2, 5, 5); expected (2, 4, 5, 5)" and "... (4, 2, 3, 6); expected (2, 4, 3, 6)").
   ``alike_form`` is a message without its numbers, sizes and arguments, a learner line's
-  number kept.
+  number kept (but for the line a time-out was stopped at, a sample of its loop).
 
 summary.md's "What to fix" (reports/what_to_fix.py) gives each problem one item by them.
 """
@@ -24,6 +24,7 @@ from autograder.runtime.shared.messages import (
     CRASH_SIGNAL,
     NOT_RUN_AFTER_CRASHES,
     NOT_RUN_AFTER_HANGS,
+    STOPPED_AT,
     TIMEOUT,
     TIMEOUT_WAITING,
 )
@@ -35,7 +36,8 @@ _LINE_LOCATION = re.compile(r"(?<= at )(?P<file>[^\s:]+\.py):\d+ in [^\s:;,.]+")
 #: FUNCTION." in a visible test (the function only when it is a name), "... running FILE." in a
 #: hidden one.
 _STOPPED_LOCATION = re.compile(
-    r"(?<=, it was running )(?P<file>[^\s:]+\.py):\d+(?: in [^\s:;,.]+)?(?=\.)"
+    "(?<=" + re.escape(STOPPED_AT.split("{where}")[0]) + r")"
+    r"(?P<file>[^\s:]+\.py):\d+(?: in [^\s:;,.]+)?(?=\.)"
 )
 
 #: A parenthesised group with no parentheses inside: arguments, shapes, tolerances.
@@ -60,7 +62,8 @@ def alike_form(message: str) -> str:
     """``message`` without what changes with a test's inputs: each parenthesised group and
     each number outside a learner line ("file.py:38") is left out, and how many entries differ
     is not said. Messages of one form tell one problem found on other inputs."""
-    form, before = message, None
+    # where a time-out was stopped is a sample of its loop: two stops of one loop are one form
+    form, before = _STOPPED_LOCATION.sub(r"\g<file>", message), None
     while form != before:
         before, form = form, _INNERMOST_GROUP.sub("", form)
     form = _NUMBER.sub("#", form)

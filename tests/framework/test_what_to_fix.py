@@ -267,3 +267,19 @@ def test_a_time_out_stopped_in_a_visible_and_a_hidden_test_is_one_item_with_its_
         "  - a",
         "  - 1 hidden test",
     ]
+
+
+def test_one_loop_stopped_at_two_of_its_lines_is_one_item():
+    """Where a time-out is stopped is a sample of its loop: `while True:` in one test, its body
+    in the next, were two items."""
+    timeout = TIMEOUT.format(call="The call scale(...)", seconds=1)
+    stopped = [
+        f"{timeout} When it was stopped, it was running assignments/toy/scale.py:{n} in scale."
+        for n in (6, 7)
+    ]
+    tests = [failed("a", "scale", stopped[0]), failed("b", "scale", stopped[1])]
+    assert what_to_fix(tests) == [
+        f"- **Scaling**: {stopped[0]} Found by 2 tests:",
+        "  - a",
+        "  - b",
+    ]

@@ -22,12 +22,12 @@ import signal
 import time
 from pathlib import Path, PurePosixPath
 
+from autograder.learner_files import TooLarge, read_file
 from autograder.runtime.harness.worker_handle import WorkerHandle
 from autograder.runtime.shared.errors import LearnerError
+from autograder.runtime.shared.messages import STOPPED_AT
 
 STACK_SIGNAL = signal.SIGUSR2
-#: Sentence added to a time-out's when the stack names a place in the learner's package.
-STOPPED_AT = "When it was stopped, it was running {where}."
 #: Seconds the harness waits at most for the stack, and for its writing to end.
 WAIT, SETTLE = 0.5, 0.02
 #: Bytes of the stack read at most (faulthandler writes at most 100 frames a thread).
@@ -129,14 +129,12 @@ def _in_package(path: str, package: str) -> str:
 
 
 def _has_line(package_dir: Path, relative: str, line: int) -> bool:
-    """Whether the learner's file ``relative`` to the package, a regular file reached through
-    no link, has that many lines."""
-    root = os.path.realpath(package_dir)
-    path = os.path.join(root, relative)
-    try:
-        if os.path.realpath(path) != path or not os.path.isfile(path) or line < 1:
-            return False
-        with open(path, "rb") as file:
-            return len(file.read(MAX_FILE_BYTES).splitlines()) >= line
-    except (OSError, ValueError):  # ValueError: a NUL byte in the path
+    """Whether the learner's file ``relative`` to the package, a regular file read through no
+    link (learner_files), has that many lines within its first MAX_FILE_BYTES."""
+    if line < 1:
         return False
+    try:
+        text = read_file(package_dir, relative, max_bytes=MAX_FILE_BYTES)
+    except (OSError, ValueError, TooLarge):  # ValueError: a NUL byte in the path
+        return False
+    return len(text.splitlines()) >= line

@@ -102,6 +102,9 @@ TIMEOUT = (
     "{call} did not finish within {seconds} s of computing (the time limit per test, counting "
     "any process it started) — look for an infinite loop or a very slow step."
 )
+#: Added to a time-out's sentence when the worker's stack names a place in the learner's package
+#: (harness/stopped_at.py): its line in a visible test, the file alone in a hidden one.
+STOPPED_AT = "When it was stopped, it was running {where}."
 NOT_RUN_AFTER_HANGS = (
     "{call} was not run again: it already ran past the time limit ({seconds} s) in {count} "
     "earlier tests — look for an infinite loop, a very slow step or a wait that never ends."
