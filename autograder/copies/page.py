@@ -18,6 +18,7 @@ from pathlib import Path
 from autograder.atomic_files import atomic_write_text
 from autograder.copies import judge
 from autograder.copies.judge import Pair
+from autograder.copies.measure import MIN_TOKENS
 from autograder.copies.similarity_file import (
     CSV_COLUMNS,
     CSV_FILE,
@@ -43,6 +44,15 @@ CONVERGED = (
 )
 NO_SOURCE = "graded before grade-class kept their source; grade them again with --regrade"
 TOO_LITTLE = "too little code of their own on the whole package"
+NO_CUT = (
+    "no pair: its pairs are so alike that the cut ({value:.2f}) is above 1, the highest "
+    "similarity there is"
+)
+COMPARED = (
+    "A learner is compared in a component only with {tokens} tokens or more of their own code "
+    "in its module (the stubs left out), so a component can count fewer learners than the "
+    "whole package."
+)
 STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;max-width:90rem;
 margin:1.5rem auto;padding:0 1rem;color:#1f2328;line-height:1.45}
@@ -107,20 +117,36 @@ def _summary(check: Check) -> list[str]:
     if check.converged:
         line = CONVERGED.format(median=judge.CONVERGED, components=", ".join(check.converged))
         parts.append(f"<p>{_e(line)}</p>")
-    counts = {c: sum(p.flagged for p in check.pairs if p.component == c) for c in check.cuts}
-    rows = "".join(
-        f"<tr><td>{_e(c)}</td><td>{_cut_text(v)}</td><td>{counts[c]}</td></tr>"
-        for c, v in check.cuts.items()
-    )
-    parts.append(
-        "<h2>Cut per component</h2><table><thead><tr><th>Component</th><th>Flagged from</th>"
-        f"<th>Pairs flagged</th></tr></thead><tbody>{rows}</tbody></table>"
-    )
+    parts.append(_cut_table(check))
     return parts
 
 
+def _cut_table(check: Check) -> str:
+    """Each component's learners compared (and who not), pairs, cut and pairs flagged."""
+    rows = []
+    for component, value in check.cuts.items():
+        among = [p for p in check.pairs if p.component == component]
+        learners = {p.learner_a for p in among} | {p.learner_b for p in among}
+        left_out = ", ".join(sorted(set(check.documents) - learners)) or "none"
+        cells = (
+            component,
+            len(learners),
+            left_out,
+            len(among),
+            _cut_text(value),
+            sum(p.flagged for p in among),
+        )
+        rows.append("<tr>" + "".join(f"<td>{_e(cell)}</td>" for cell in cells) + "</tr>")
+    heads = ("Component", "Learners compared", "Not compared", "Pairs", "Flagged from", "Flagged")
+    head = "".join(f"<th>{h}</th>" for h in heads)
+    return (
+        f"<h2>Cut per component</h2><p>{_e(COMPARED.format(tokens=MIN_TOKENS))}</p>"
+        f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
 def _cut_text(value: float) -> str:
-    return f"{value:.2f}" if value <= 1 else f"{value:.2f} (no pair can reach it)"
+    return f"{value:.2f}" if value <= 1 else NO_CUT.format(value=value)
 
 
 def _flagged_table(check: Check) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from autograder.commands import similarity
-from autograder.copies import judge, sources
+from autograder.copies import judge, page, sources
 from autograder.copies.similarity_file import CSV_FILE, HTML_FILE, STAMP_FILE, WHOLE
 from autograder.gradebook import report, store
 
@@ -166,3 +166,26 @@ def test_judging_flags_only_pairs_far_above_the_class() -> None:
     judged, cuts, _ = judge.judge(pairs, WHOLE)
     assert [p.learner_a for p in judged if p.flagged] == ["x"]
     assert cuts[WHOLE] == pytest.approx(max(0.8, 0.5 + 1.5 * 0.1), abs=0.02)
+
+
+def test_the_page_counts_each_components_learners_and_says_a_cut_above_1_plainly() -> None:
+    """A learner with too little code in one module (the stubs of an unfinished component) is
+    compared on the whole package but not in that component: the page counts both and names
+    them; a cut above 1 (a component whose pairs are all alike) reads as no pair, not 1.02."""
+    pairs = [
+        judge.Pair("ada", "bo", WHOLE, 0.4),
+        judge.Pair("ada", "cy", WHOLE, 0.5),
+        judge.Pair("bo", "cy", WHOLE, 0.3),
+        judge.Pair("ada", "bo", "add_norm", 1.0),
+    ]
+    documents = {name: {WHOLE: "x"} for name in ("ada", "bo", "cy", "dee")}
+    check = page.Check(
+        "T101", pairs, {WHOLE: 0.9, "add_norm": 1.02}, documents, slices={}, skipped={}
+    )
+    html = page.render_html(check)
+    assert "<tr><td>all</td><td>3</td><td>dee</td><td>3</td><td>0.90</td><td>0</td></tr>" in html
+    assert (
+        "<tr><td>add_norm</td><td>2</td><td>cy, dee</td><td>1</td><td>no pair: its pairs are so "
+        "alike that the cut (1.02) is above 1, the highest similarity there is</td><td>0</td></tr>"
+    ) in html
+    assert "1.02 (no pair can reach it)" not in html
