@@ -26,6 +26,7 @@ from autograder.gradebook.report_model import (
     REVIEW_HEADING,
     ClassReport,
     LearnerRow,
+    split_test_name,
 )
 from autograder.learner_text import clean
 
@@ -170,6 +171,21 @@ def _learner_list_parts(report: ClassReport) -> list[str]:
     return parts
 
 
+def _tests_table(report: ClassReport) -> str:
+    """The pass rate per test: a test's description with its `code spans` as <code>, and its
+    parametrized id (if any) always <code> (report_markdown.test_cell)."""
+    if not report.tests:
+        return f"<p>{NONE}</p>"
+    rows = []
+    for name, passed, ran in report.tests:
+        description, test_id = split_test_name(name)
+        shown = _with_code(description)
+        shown += f" [<code>{_escape(test_id)}</code>]" if test_id else ""
+        rows.append(f"<tr><td>{shown}</td>{_td(f'{passed} / {ran}')}</tr>")
+    head = "<thead><tr><th>Test</th><th>Passed</th></tr></thead>"
+    return f"<table>{head}<tbody>{''.join(rows)}</tbody></table>"
+
+
 def _with_code(text: str) -> str:
     """Escaped text whose `code spans` (as report.md writes commands) are <code>."""
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", _escape(text))
@@ -211,6 +227,6 @@ def render_html(report: ClassReport) -> str:
     parts.append("<h2>Pass rate per test (most failed first)</h2>")
     if report.tests:
         parts.append(f"<p>{_escape(PASS_RATE_LINE)}</p>")
-    parts.append(_table(["Test", "Passed"], [[n, f"{p} / {r}"] for n, p, r in report.tests]))
+    parts.append(_tests_table(report))
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

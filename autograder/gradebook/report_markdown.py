@@ -5,6 +5,7 @@ and each links to the learner's summary.md."""
 
 from __future__ import annotations
 
+import re
 import statistics
 
 from autograder.gradebook.report_model import (
@@ -19,6 +20,7 @@ from autograder.gradebook.report_model import (
     REVIEW_HEADING,
     ClassReport,
     LearnerRow,
+    split_test_name,
 )
 from autograder.learner_text import clean, markdown_inline
 from autograder.points_text import points
@@ -67,6 +69,19 @@ def learner_cells(report: ClassReport, row: LearnerRow) -> list[str]:
 def _cell(text: str) -> str:
     """Text in a table cell, escaped only where Markdown would misread it (learner_text.py)."""
     return markdown_inline(text)
+
+
+def test_cell(name: str) -> str:
+    """A test's name in a table cell: its description escaped, its parametrized id (if any) a
+    code span whatever characters it holds (`[near_-1000]` and `[axis=0]` alike)."""
+    description, test_id = split_test_name(name)
+    if not test_id:
+        return _cell(name)
+    test_id = clean(test_id).replace("\n", " ")
+    fence = "`" * (max(map(len, re.findall("`+", test_id)), default=0) + 1)
+    pad = " " if test_id.startswith("`") or test_id.endswith("`") else ""
+    shown = f"{fence}{pad}{test_id}{pad}{fence}".replace("|", "\\|")
+    return f"{_cell(description)} [{shown}]"
 
 
 def _text(text: str) -> str:
@@ -167,7 +182,7 @@ def render_markdown(report: ClassReport) -> str:
     # Last: one row per test, the longest section (119 rows for this course).
     out += ["", "## Pass rate per test (most failed first)", ""]
     if report.tests:
-        rows = [[_cell(name), f"{p} / {n}"] for name, p, n in report.tests]
+        rows = [[test_cell(name), f"{p} / {n}"] for name, p, n in report.tests]
         out += [PASS_RATE_LINE, "", *_table(["Test", "Passed"], "---|---:", rows)]
     else:
         out.append(NONE)

@@ -6,6 +6,7 @@ COMPONENT_FIGURE_FILE (one histogram per component) beside them in DIR.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from autograder.learner_text import clean
@@ -79,6 +80,8 @@ LEARNERS_LINE = (
 LEARNERS_SORT = " Click a column's heading to sort by it."
 NOT_GRADED = "error (see the errored learners)"
 NOT_GRADED_YET = "not graded yet"
+# A parametrized test's name: its description, then " [id]" (pytest_plugin/collection.py).
+_PARAMETRIZED = re.compile(r"(.+) \[([^\[\]]+)\]")
 NOTHING_SUBMITTED = "nothing to grade (see the learners with nothing to grade)"
 PASS_RATE_LINE = (
     "Passed: how many of the learners counted for a test passed it. A test counts every graded "
@@ -210,3 +213,10 @@ class ClassReport:
     @property
     def with_similarity(self) -> bool:
         return bool(self.similarity_page)
+
+
+def split_test_name(name: str) -> tuple[str, str]:
+    """A test's name as its description and its parametrized id ("" when it has none), so that
+    both report formats show every id the same way, as code."""
+    match = _PARAMETRIZED.fullmatch(name)
+    return (match.group(1), match.group(2)) if match else (name, "")
