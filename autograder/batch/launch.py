@@ -24,7 +24,6 @@ from rich.progress import (
     Progress,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 
 from autograder.batch import fork_server
@@ -37,6 +36,7 @@ from autograder.gradebook.resume import error_row
 from autograder.gradebook.settings import JobSettings
 from autograder.progress.in_progress import InProgress, InProgressColumn
 from autograder.progress.log_lines import LogLines
+from autograder.progress.time_left import TimeLeft, TimeLeftColumn
 
 
 def grade_pending(
@@ -75,7 +75,7 @@ def grade_pending(
         args=(settings, pending, jobs, writer, scratch, command_temp),
         name="grade-session",
     )
-    shown = _Shown(settings, pending, total, err, label, noun, failed)
+    shown = _Shown(settings, pending, total, jobs, err, label, noun, failed)
     with shown.progress:
         try:
             _start_uninterrupted(process)
@@ -105,6 +105,7 @@ class _Shown:
         settings: JobSettings,
         pending: list[roster.Learner],
         total: int,
+        jobs: int,
         err: Console,
         label: str,
         noun: str,
@@ -112,14 +113,14 @@ class _Shown:
     ) -> None:
         self.out = settings.out
         self.in_progress = InProgress(settings.out, (learner.id for learner in pending))
+        self.time_left = TimeLeft(total, jobs)
         columns = (
             TextColumn(f"[bold]{label}"),
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("errors {task.fields[failed]}"),
             TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
+            TimeLeftColumn(self.seconds_left),
             InProgressColumn(self.in_progress),
         )
         self.done, self.failed = total - len(pending), failed
@@ -135,8 +136,14 @@ class _Shown:
             "grading", total=total, completed=self.done, failed=failed
         )
 
+    def seconds_left(self) -> float | None:
+        """The time left (time_left.py), None when unknown."""
+        return self.time_left.seconds(self.done, self.in_progress.since)
+
     def advance(self, learner_id: str) -> None:
         """One more learner done (an error row counted as one)."""
+        self.time_left.finished(self.in_progress.started_at(learner_id))
+        self.in_progress.refresh()  # their folder is in place: no longer running
         self.failed += error_row(store.read_record(self.out, learner_id))
         self.done += 1
         self.progress.update(self.task, advance=1, failed=self.failed)
@@ -145,7 +152,8 @@ class _Shown:
     def tick(self) -> None:
         """The plain lines' news (at least a line a minute, also while stuck)."""
         if self.lines is not None:
-            self.lines.update(self.done, self.failed, self.in_progress.describe())
+            running = self.in_progress.describe()
+            self.lines.update(self.done, self.failed, running, self.seconds_left())
 
 
 def _follow(

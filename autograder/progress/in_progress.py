@@ -37,15 +37,21 @@ class InProgress:
         self.ids = set(ids)
         self.clock = clock
         self.since: dict[str, float] = {}
+        self.refreshed = clock()  # when refresh() last read the folder
 
     def refresh(self) -> None:
         try:
             names = os.listdir(self.partial)
         except OSError:  # not made yet, or cleared
             names = []
-        now = self.clock()
+        now = self.refreshed = self.clock()
         found = {name.rsplit(".", 1)[0] for name in names if "." in name}
         self.since = {i: self.since.get(i, now) for i in sorted(found & self.ids)}
+
+    def started_at(self, learner: str) -> float:
+        """When the learner was first seen in progress; one done before any refresh saw them
+        started after the last refresh (at most that long ago)."""
+        return self.since.get(learner, self.refreshed)
 
     def clear(self) -> None:
         self.since = {}

@@ -30,7 +30,7 @@ def test_a_line_at_each_tenth_with_the_time_left():
     lines, stream, clock = _lines(total=100)
     for done in range(1, 101):
         clock.now += 0.5
-        lines.update(done, failed=done // 50)
+        lines.update(done, failed=done // 50, left=(100 - done) * 0.5)
     said = stream.getvalue().splitlines()
     assert len(said) == 10
     assert (
@@ -46,7 +46,7 @@ def test_the_lines_say_what_they_count():
     stream, clock = io.StringIO(), Clock()
     lines = LogLines(Console(file=stream, width=200), "checking", 2, 0, clock=clock, noun="cases")
     clock.now += 3.0
-    lines.update(2, failed=0)
+    lines.update(2, failed=0, left=0.0)
     assert stream.getvalue().splitlines() == [
         "checking: 2 of 2 cases done (errors 0), 0:00:03 so far"
     ]
@@ -54,23 +54,25 @@ def test_the_lines_say_what_they_count():
 
 def test_a_line_every_minute_while_no_learner_ends():
     lines, stream, clock = _lines(total=1000)
-    lines.update(1, 0)  # the first learner: not yet a tenth, not yet a minute
+    lines.update(1, 0, left=59940.0)  # the first learner: not yet a tenth, not yet a minute
     assert stream.getvalue() == ""
     clock.now += log_lines.INTERVAL
-    lines.update(1, 0)  # called each second by grade_pending while it waits
+    lines.update(1, 0, left=59940.0)  # called each second by grade_pending while it waits
     clock.now += 1.0
-    lines.update(1, 0)
+    lines.update(1, 0, left=59939.0)
     assert stream.getvalue().splitlines() == [
         "grading: 1 of 1000 learners done (errors 0), 0:01:00 so far, about 16:39:00 left"
     ]
 
 
-def test_learners_kept_from_before_do_not_count_for_the_time_left():
-    lines, stream, clock = _lines(total=20, started=10)
-    clock.now += 30.0
-    lines.update(12, 0)  # 2 graded in 30 s: 8 left take 120 s
+def test_a_time_left_nobody_knows_is_said_to_be_unknown():
+    """While kofi runs past every learner done (time_left.py), the line claims no time left."""
+    lines, stream, clock = _lines(total=12, started=10)
+    clock.now += log_lines.INTERVAL
+    lines.update(11, 0, "now: kofi 0:55", left=None)
     assert stream.getvalue().splitlines() == [
-        "grading: 12 of 20 learners done (errors 0), 0:00:30 so far, about 0:02:00 left"
+        "grading: 11 of 12 learners done (errors 0), 0:01:00 so far, time left unknown; "
+        "now: kofi 0:55"
     ]
 
 
