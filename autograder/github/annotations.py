@@ -26,7 +26,8 @@ from autograder.results import ComponentResult, GradeResult
 
 TITLE = "{title}: {failed} of {total} tests failed"
 TITLE_ZEROED = "{title}: scores zero"
-_CALL = re.compile(r"^\s*(?:Importing\s+)?([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*))?\s*\(")
+#: The call a problem starts with, after "Importing" or the "The call" capitalised puts first.
+_CALL = re.compile(r"^\s*(?:Importing\s+|The call\s+)?([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*))?\s*\(")
 
 
 def def_line(source: str, problem: str) -> int:

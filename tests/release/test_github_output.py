@@ -92,6 +92,9 @@ def test_def_line_finds_the_called_function_and_method():
     assert def_line(LEARNER_SOURCE, "softmax(x, axis=1) is not implemented yet") == 11
     assert def_line(LEARNER_SOURCE, "MultiHeadAttention.forward(...) raised ValueError") == 19
     assert def_line(LEARNER_SOURCE, "MultiHeadAttention(...) is not implemented yet") == 16
+    # as the grade tells it: results.capitalised puts "The call" before a lowercase call
+    two = "def first(x):\n    pass\n\n\ndef second(x):\n    pass\n"
+    assert def_line(two, "The call second(x) raised ValueError at line 6") == 5
 
 
 def test_def_line_falls_back_to_the_first_public_definition():
