@@ -75,7 +75,8 @@ def test_a_course_sets_the_largest_value_that_crosses(tmp_path, monkeypatch):
     (result,) = collector.results
     assert result.status == "failed"
     assert result.message == (
-        "big(...) returned a value the grader cannot read: an array of shape (262144,) (2 MiB) "
+        "The call big(...) returned a value the grader cannot read: an array of shape (262144,) "
+        "(2 MiB) "
         "is larger than the 1 MiB allowed for one value."
     )
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from autograder.config import load_course
-from autograder.results import SUMMARY_GRADER_ERRORS, build_grade
+from autograder.results import SUMMARY_GRADER_ERRORS, build_grade, capitalised
 from autograder.runtime import LearnerError, Limits, MachineBusy
 from autograder.runtime.harness import cpu_time, failures
 from autograder.runtime.harness.answer_wait import CallClock, Wait, wait_for_answer
@@ -313,7 +313,8 @@ def test_a_sleeping_call_on_a_busy_machine_is_still_told_it_waited(toy):
     # a sleeping thread waits on no run queue: only getting the request to the sleep was starved
     assert wall - 0.1 < took < wall + 1.0 + STOPPING
     assert error.kind == "timeout"
-    assert error.feedback == messages.TIMEOUT_WAITING.format(call="nap(...)", seconds="3")
+    waiting = messages.TIMEOUT_WAITING.format(call="nap(...)", seconds="3")
+    assert error.feedback.startswith(f"{waiting} {messages.STOPPED_AT.split('{where}')[0]}")
 
 
 # -- what a grader test makes of it ---------------------------------------------------------------
@@ -352,7 +353,8 @@ def test_a_call_the_machine_starved_fails_its_test_as_a_grader_error(tmp_path, m
     results = by_name(collector)
     for name in ("test_starved", "test_starved_hidden"):
         assert results[name].error_kind == "grader_error"
-        assert results[name].message == SENTENCE  # a hidden test's too: it holds no input
+        # a hidden test's too: it holds no input; capitalised as pytest and the grade tell it
+        assert results[name].message == capitalised(SENTENCE)
     assert sorted(collector.grader_errors) == [
         f"graders/hidden/test_busy_hidden.py::test_starved_hidden: {SENTENCE}",
         f"graders/visible/test_busy.py::test_starved: {SENTENCE}",

@@ -169,8 +169,8 @@ def test_only_our_annotations_take_effect(hostile):
     commands = [parse_command(c) for c in effective_commands(hostile["log"])]
     found = {(name, props.get("file"), props.get("line")) for name, props, _ in commands}
     assert found == {
-        ("error", "toypkg/scale.py", "6"),  # def scale in the hostile file
-        ("error", "toypkg/normalize.py", "6"),  # def normalize in the stub
+        ("error", "toypkg/scale.py", "10"),  # the hostile file's raise, which its failure names
+        ("error", "toypkg/normalize.py", "8"),  # the stub's raise NotImplementedError
         ("warning", TAMPERED, None),
     }
     for _, _props, message in commands:
