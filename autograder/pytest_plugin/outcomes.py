@@ -28,6 +28,7 @@ from autograder.results import (
     TestResult,
     build_grade,
     capitalised,
+    note_for_test,
     points,
 )
 
@@ -115,13 +116,25 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         else:  # failed without an exception through the wrappers (a strict xpass, say)
             error = call.excinfo.value if call.excinfo is not None else None
             message, kind = _explain(error, item, state)
-        report.longrepr = _Sentence(message)  # type: ignore[assignment]
+        report.longrepr = _Sentence(_shown(message, kind, item, info, state))  # type: ignore[assignment]
         outcome.status, outcome.message, outcome.error_kind = "failed", message, kind
         outcome.report = report
         outcome.ran = True
     if report.when == "teardown":
         _finish(item, info, outcome, state)
     return report
+
+
+def _shown(message: str, kind: str, item: pytest.Item, info: GraderInfo, state: RunState) -> str:
+    """The failure as pytest shows it: its message, then "Fix Softmax first: ..." when a part
+    of the learner's own that the test ran has failed its own tests so far (the grade notes
+    every test the same way once all have run: results.note_dependencies)."""
+    failing = {r.component for r in state.results if not r.passed}
+    test = TestResult(
+        info.name, item.nodeid, info.component, message=message, error_kind=kind, uses=_uses(item)
+    )
+    note = note_for_test(state.course, test, failing) if failing else ""
+    return f"{message} {note}" if note else message
 
 
 def _explain(error: BaseException | None, item: pytest.Item, state: RunState) -> tuple[str, str]:

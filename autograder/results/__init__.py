@@ -31,6 +31,7 @@ from autograder.results.dependencies import (
     FIX_FIRST,
     fix_first_sentence,
     note_dependencies,
+    note_for_test,
 )
 from autograder.results.mistake_tags import (
     MARKER,
@@ -127,6 +128,7 @@ __all__ = [
     "named_mistake",
     "named_mistake_in_full",
     "note_dependencies",
+    "note_for_test",
     "points",
     "score_modules",
 ]

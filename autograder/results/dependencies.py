@@ -7,8 +7,11 @@ that involve those parts. The component's own problem always comes first.
 * A test involves the parts its `uses` marker names, less those a stand-in replaced, and any
   part whose module file its failure's location names; a test without the marker involves
   every part.
-* No note for a test that failed on the component's own NotImplementedError or names a known
-  mistake of the component itself, nor for a component zeroed for its own forbidden call.
+* No note for a test that failed on the component's own NotImplementedError, nor for a
+  component zeroed for its own forbidden call. A test that names a known mistake of the
+  component itself gets it only for the parts of the learner's own it says it ran (`uses`): in
+  the learner's repository, where no stand-in replaces them, a wrong softmax makes a correct
+  attention look like `[attention/softmax-over-queries]`.
 
 Design: docs/internals/gradebook.md#fix-first-notes.
 """
@@ -72,15 +75,18 @@ def note_dependencies(
 
 def _involved(test: TestResult, parts: dict[str, str]) -> list[str]:
     """The parts a failing test may have failed because of, of those its component builds on
-    (parts: {component: its module file}, in depends_on order): none when the message names a
+    (parts: {component: its module file}, in depends_on order): when the message names a
     known mistake of the component itself (`[attention/no-scale]`: the graders matched the
-    result to that mistake made on top of correct parts); when the code raised
+    result to that mistake made on top of correct parts), only the parts of the learner's own
+    that the test says it ran (`uses`: no stand-in replaced them); when the code raised
     NotImplementedError, only those whose file the error's location names (`softmax.py`, not
     `attention.py`: a stub runs none of its parts); for a test that says which parts it runs
     (`uses`), those it runs and any whose file its failure's location names; otherwise all."""
     named = named_mistake(test.message)
     if named is not None and named.startswith(f"[{test.component}/"):
-        return []
+        # Matched on top of correct parts; a part of the learner's own that the test ran and
+        # that fails its own tests may explain the result as well: say both.
+        return [p for p in parts if test.uses is not None and p in test.uses]
     located = [p for p, file in parts.items() if _names_file(test.message, file)]
     if test.error_kind == "not_implemented":
         return located
@@ -94,3 +100,17 @@ def _names_file(message: str, file: str) -> bool:
     in a visible test, "...attention.py." in a hidden one (the file alone), never the
     "/attention.py" inside "/multi_head_attention.py"."""
     return re.search(rf"/{re.escape(file)}(?![\w/])", message) is not None
+
+
+def note_for_test(config: CourseConfig, test: TestResult, failing: set[str]) -> str:
+    """FIX_FIRST for one failing test, from the components with failing tests so far
+    (``failing``): what pytest shows under the test as it fails (the grade notes every test
+    once all have run)."""
+    component = next((c for c in config.components if c.name == test.component), None)
+    if component is None:
+        return ""
+    files = {c.name: c.module_file for c in config.components}
+    parts = {d: files[d] for d in component.depends_on if d in failing and d != component.name}
+    titles = {c.name: c.title for c in config.components}
+    involved = _involved(test, parts) if parts else []
+    return fix_first_sentence([titles[d] for d in involved]) if involved else ""

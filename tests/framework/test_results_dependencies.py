@@ -14,7 +14,7 @@ from autograder.config import load_course
 from autograder.reports.results_json import render_results_json
 from autograder.reports.summary_md import render_summary
 from autograder.reports.terminal import first_problems
-from autograder.results import TestResult, build_grade, fix_first_sentence
+from autograder.results import TestResult, build_grade, fix_first_sentence, note_for_test
 
 TOY = Path(__file__).parent / "toy_course"
 SCALE_FIRST = "Fix Scaling first: this part builds on it, and its own tests fail."
@@ -171,6 +171,23 @@ def test_a_test_that_names_the_components_own_known_mistake_gets_no_note(config)
     assert messages["p2"] == f"{parts} {SCALE_FIRST}"
     only_own = grade(config, [run("scale", "failed", "Scale is off.", "s"), tests[1]])
     assert (only_own.components[2].fix_first, only_own.components[2].note) == ((), "")
+
+
+def test_an_own_known_mistake_made_on_the_learners_own_failing_part_gets_the_note(config):
+    """A new-user trial's release with a softmax over axis 0: a correct attention that called it
+    was told [attention/softmax-over-queries] at its correct line, and nothing about the
+    softmax. On a part of the learner's own that the test ran (uses: no stand-in replaced it)
+    the part may explain the result as well: both are said."""
+    own = "Known mistake in the output: [pipeline/no-clip] The values are not clipped. Read: x."
+    ran_scale = replace(run("pipeline", "failed", own, "p1"), uses=("scale",))
+    replaced = replace(run("pipeline", "failed", own, "p2"), uses=())
+    tests = [run("scale", "failed", "Scale is off.", "s"), ran_scale, replaced]
+    messages = {t.name: t.message for t in grade(config, tests).tests}
+    assert messages["p1"] == f"{own} {SCALE_FIRST}"
+    assert messages["p2"] == own
+    assert note_for_test(config, ran_scale, {"scale"}) == SCALE_FIRST
+    assert note_for_test(config, ran_scale, {"normalize"}) == ""  # a part the test did not run
+    assert note_for_test(config, replaced, {"scale"}) == ""
 
 
 def test_the_terminal_gives_the_own_problem_then_the_note(config):
