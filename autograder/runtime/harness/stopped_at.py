@@ -58,17 +58,18 @@ def ask(worker: WorkerHandle) -> bytes:
         except OSError:
             pass
     size, changed, deadline = before, time.monotonic(), time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        time.sleep(SETTLE)
-        now = os.fstat(capture).st_size
-        if now != size:
-            size, changed = now, time.monotonic()
-        elif size > before and time.monotonic() - changed >= SETTLE:
-            break
     try:
-        stack = os.pread(capture, min(size - before, MAX_STACK_BYTES), before)
+        while time.monotonic() < deadline:
+            time.sleep(SETTLE)
+            now = os.fstat(capture).st_size
+            if now != size:
+                size, changed = now, time.monotonic()
+            elif size > before and time.monotonic() - changed >= SETTLE:
+                break
+        # the worker may have truncated its output below where the stack would start
+        stack = os.pread(capture, min(max(size - before, 0), MAX_STACK_BYTES), before)
         os.ftruncate(capture, before)
-    except OSError:
+    except (OSError, ValueError):
         return b""
     return stack
 
