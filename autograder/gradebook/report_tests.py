@@ -26,7 +26,7 @@ from autograder.gradebook.report_model import (
     TESTS_RUN,
 )
 from autograder.gradebook.store import LearnerRecord, learner_dir
-from autograder.learner_text import clean, first_sentence
+from autograder.learner_text import PLACE, SENTENCE_END, clean, first_sentence
 from autograder.reports import results_json
 from autograder.results import capitalised
 from autograder.results.mistake_tags import named_mistake_in_full
@@ -128,7 +128,9 @@ def _failure_key(output: str, component: str) -> FailureKey:
     if found is not None:
         mistake, sentence = found
         explanation = sentence.removeprefix(f"[{mistake}]").strip()
-        return mistake.split("/", 1)[0], mistake, as_sentence(explanation)
+        # the learner's own place ("Look at .../attention.py:23, ...") is not the class's
+        kept = [s for s in SENTENCE_END.split(explanation) if not PLACE.search(s)]
+        return mistake.split("/", 1)[0], mistake, as_sentence(" ".join(kept))
     message = normalise(first_sentence(_hang(text)))
     return component, "", as_sentence(message) if message else NO_MESSAGE
 

@@ -175,3 +175,26 @@ def test_a_call_not_run_again_after_a_hang_is_the_same_row_as_the_hang(tmp_path)
     assert "softmax(x (…)) did not finish within … s of computing (the time limit" in (
         report.failures[0].message
     )
+
+
+def test_a_known_mistake_at_other_lines_of_learners_files_is_one_row(tmp_path):
+    """A new-user trial's class had dara's softmax-over-queries at attention.py:23 and a copy's
+    at :25 as two rows of one learner each: a learner's own line is not the class's."""
+    at = (
+        "Your scores are not scaled: divide by sqrt(d_k). Look at a/f.py:{n}, the line. "
+        "Read: course notes, Class 06."
+    )
+    records = [
+        _results(tmp_path, name, [("t", "visible", f"Known mistake in f(Q): [a/no-scale] {at}")])
+        for name, at in (("kim", at.format(n=23)), ("sam", at.format(n=25)))
+    ]
+    report = build_report(tmp_path, records, PARTS, "Course")
+    assert report.mistakes == [
+        FailureRow(
+            2,
+            "Part A",
+            "a/no-scale",
+            "Your scores are not scaled: divide by sqrt(d_k). Read: course notes, Class 06.",
+            ("kim", "sam"),
+        )
+    ]
