@@ -64,12 +64,20 @@ def first_sentence_and_place(text: str) -> str:
     """first_sentence, then the first later sentence of its line that names a file and line
     (PLACE) when the first does not: "... did not finish within 10 s ... When it was stopped,
     it was running assignments/t101/feed_forward.py:17 in forward."."""
-    first = first_sentence(text)
-    if PLACE.search(first):
-        return first
-    rest = strip_control(text).strip().split("\n", 1)[0][len(first) :]
-    place = next((s for s in SENTENCE_END.split(rest.strip()) if PLACE.search(s)), "")
-    return f"{first} {place}" if place else first
+    return with_place(first_sentence(text), text)
+
+
+def with_place(sentence: str, text: str) -> str:
+    """``sentence`` (of text's first line), then the first sentence after it on that line
+    that names a file and line (PLACE), when ``sentence`` does not: a catalogued mistake's
+    sentence, then its "Look at assignments/t101/attention.py:23, the line that ..."."""
+    if PLACE.search(sentence):
+        return sentence
+    line = strip_control(text).strip().split("\n", 1)[0]
+    start = line.find(sentence)
+    rest = line[start + len(sentence) :].strip() if start >= 0 else ""
+    place = next((s for s in SENTENCE_END.split(rest) if PLACE.search(s)), "")
+    return f"{sentence} {place}" if place else sentence
 
 
 def markdown_inline(text: str, limit: int = OUTPUT_LIMIT, *, table: bool = True) -> str:

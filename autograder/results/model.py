@@ -67,8 +67,9 @@ class ComponentResult:
     passed: int
     total: int
     forbidden: tuple[str, ...] = ()  # the forbidden sentences that zeroed it
-    #: the first thing to fix: its first sentence, and the one naming its file and line when
-    #: that comes later (learner_text.first_sentence_and_place); "" when full marks
+    #: the first thing to fix: a catalogued mistake's sentence, else the first failure's first
+    #: sentence, each with the later one naming its file and line (learner_text.with_place);
+    #: "" when full marks
     problem: str = ""
     fix_first: tuple[str, ...] = ()  # failing components it builds on
     note: str = ""  # FIX_FIRST for them, which `problem` ends with ("" when none)

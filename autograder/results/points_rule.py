@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from autograder.config import Component, CourseConfig
-from autograder.learner_text import first_sentence_and_place
+from autograder.learner_text import first_sentence_and_place, with_place
 from autograder.results.dependencies import note_dependencies
 from autograder.results.mistake_tags import named_mistake
 from autograder.results.model import ComponentResult, ForbiddenUse, NestedCall, TestResult
@@ -202,10 +202,9 @@ def _score_component(
         problem = NO_TESTS_RAN
     elif not problem and failing:
         # A catalogued mistake, named by any failing test, says more than the first failure.
-        named = (named_mistake(t.message) for t in failing)
-        problem = next((n for n in named if n), None) or first_sentence_and_place(
-            failing[0].message
-        )
+        named = ((named_mistake(t.message), t.message) for t in failing)
+        found = next(((n, message) for n, message in named if n), None)
+        problem = with_place(*found) if found else first_sentence_and_place(failing[0].message)
     result = ComponentResult(
         name=component.name,
         title=component.title,

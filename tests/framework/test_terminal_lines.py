@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from autograder.config import load_course
-from autograder.learner_text import first_sentence_and_place
+from autograder.learner_text import first_sentence_and_place, with_place
 from autograder.reports.terminal import PROBLEM_LIMIT, first_problems, shortened
 from autograder.results import TestResult, build_grade
 
@@ -80,3 +80,20 @@ def test_a_components_problem_keeps_the_sentence_that_says_where_it_was_stopped(
         first_sentence_and_place(located)
         == "f(...) raised ValueError at toypkg/scale.py:3 in f: bad."
     )
+
+
+def test_a_known_mistakes_problem_keeps_its_look_at_line():
+    """dara's table row and terminal line named her mistake but not the line of it, which the
+    test's message gives after the mistake's sentence."""
+    sentence = "[scale/no-shift] The scale is not shifted."
+    message = (
+        f"Known mistake in scale(x): {sentence} Look at toypkg/scale.py:7, the line that "
+        "scales. Read: course notes, Class 06."
+    )
+    config = load_course(TOY / "course.toml")
+    tests = [TestResult("a", "t::a", "scale", message=message)]
+    result = build_grade(config, tests, submission="s", seed=0, hidden_included=False)
+    assert result.components[0].problem == (
+        f"{sentence} Look at toypkg/scale.py:7, the line that scales."
+    )
+    assert with_place(sentence, "no such sentence here") == sentence
