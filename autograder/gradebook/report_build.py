@@ -73,6 +73,7 @@ def build_report(
         columns=[(c.title, c.points) for c in components],
         similarity_note=similarity.note,
         similarity_page=similarity.page,
+        tamper_checked=_tamper_checked(out),
     )
     _add_components(report, graded, components)
     stale = [r.learner for r in graded if r.note]
@@ -149,6 +150,16 @@ def _run_notes(out: Path, records: list[LearnerRecord], graded: list[LearnerReco
     if missing:
         notes.append(missing)
     return notes
+
+
+def _tamper_checked(out: Path) -> bool:
+    """Whether DIR/run.json says the class was graded with --manifest (True when it does not
+    say: a folder from before run.json kept the options)."""
+    run = read_run(out)
+    options = run.get("options") if run else None
+    if not isinstance(options, dict) or "--manifest" not in options:
+        return True
+    return bool(options["--manifest"])
 
 
 def _late_notes(out: Path, graded: list[LearnerRecord]) -> list[str]:

@@ -24,6 +24,7 @@ from autograder.gradebook.report_model import (
     NONE,
     PASS_RATE_LINE,
     REVIEW_HEADING,
+    TAMPER_NOT_CHECKED,
     ClassReport,
     LearnerRow,
     split_test_name,
@@ -164,7 +165,10 @@ def _learner_list_parts(report: ClassReport) -> list[str]:
         if entries:
             parts += [f"<h2>{title}</h2>", _table(["Learner", "Why"], [[w, y] for w, y in entries])]
     parts.append("<h2>Tamper flags</h2>")
-    parts.append(_table(["Learner", "Files"], [[w, f] for w, f in report.tampered]))
+    if not report.tampered and not report.tamper_checked:
+        parts.append(f"<p>{_escape(TAMPER_NOT_CHECKED)}</p>")
+    else:
+        parts.append(_table(["Learner", "Files"], [[w, f] for w, f in report.tampered]))
     if report.review:
         parts.append(f"<h2>{_escape(REVIEW_HEADING)}</h2>")
         parts.append(_table(["Learner", "Where and what"], [[w, f] for w, f in report.review]))

@@ -18,6 +18,7 @@ from autograder.gradebook.report_model import (
     NOT_GRADED,
     PASS_RATE_LINE,
     REVIEW_HEADING,
+    TAMPER_NOT_CHECKED,
     ClassReport,
     LearnerRow,
     split_test_name,
@@ -142,7 +143,8 @@ def _learner_lists(report: ClassReport) -> list[str]:
             out += ["", f"## {title}", ""]
             out += [f"- `{_code(who)}`: {_text(why)}" for who, why in entries]
     out += ["", "## Tamper flags (changed visible tests; graded with pristine tests)", ""]
-    out += [f"- `{_code(who)}`: {_text(files)}" for who, files in report.tampered] or [NONE]
+    unchecked = _text(TAMPER_NOT_CHECKED) if not report.tamper_checked else NONE
+    out += [f"- `{_code(who)}`: {_text(files)}" for who, files in report.tampered] or [unchecked]
     if report.review:
         out += ["", f"## {REVIEW_HEADING}", ""]
         out += [f"- `{_code(who)}`: {_text(flags)}" for who, flags in report.review]

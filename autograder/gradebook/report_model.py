@@ -63,6 +63,11 @@ NOT_SUBMITTED = (
     "the others have an empty cell in gradebook.csv."
 )
 NONE = "None."
+#: Under "Tamper flags" when the class was graded without a manifest of the visible tests.
+TAMPER_NOT_CHECKED = (
+    "Not checked: the class was graded without `--manifest`, so changed visible tests were not "
+    "looked for."
+)
 REVIEW_HEADING = (
     "Flagged for review (the static check: dynamic reaches, unused library code, a notebook "
     "reaching into the IPython shell; tests that failed inside the graders)"
@@ -181,6 +186,8 @@ class ClassReport:
     # the similarity check's sentence and page ("" when `autograder similarity` has not run)
     similarity_note: str = ""
     similarity_page: str = ""
+    #: whether the class was graded with a manifest, so changed visible tests were looked for
+    tamper_checked: bool = True
 
     @property
     def showing(self) -> str:

@@ -71,3 +71,20 @@ def test_the_terminal_table_says_no_learner_graded_instead_of_means():
     assert "0.00" not in text
     rows = [line for line in text.splitlines() if "no learner graded" in line]
     assert len(rows) == 3  # Scaling, Normalizing and the total
+
+
+def test_tamper_flags_say_not_checked_when_the_class_was_graded_without_a_manifest(tmp_path):
+    """A new-user trial read "Tamper flags ... None." after grade-class without --manifest as
+    "checked, nothing changed": no changed test is looked for without the manifest."""
+    import json
+
+    from autograder.gradebook.report_model import TAMPER_NOT_CHECKED
+    from autograder.gradebook.store import RUN_FILE
+
+    records = [LearnerRecord("kim", components={"a": 10.0, "b": 5.0}, total=15.0, max_score=15.0)]
+    for manifest, said in (("", TAMPER_NOT_CHECKED), ("release/MANIFEST (1f2e)", "None.")):
+        (tmp_path / RUN_FILE).write_text(json.dumps({"options": {"--manifest": manifest}}))
+        report = build_report(tmp_path, records, PARTS, "Course")
+        tamper = render_markdown(report).split("## Tamper flags", 1)[1].split("\n\n", 2)[1]
+        assert tamper == said
+        assert _sections(render_html(report))["Tamper flags"] == f"<p>{said}</p>"
