@@ -36,6 +36,15 @@ SCALE = (
     "[a/no-scale] Your scores are not scaled: divide by sqrt(d_k). Read: course notes, Class 06."
 )
 
+#: The one "Known mistakes" row of kim's and sam's a/no-scale.
+NO_SCALE_ROW = FailureRow(
+    2,
+    "Part A",
+    "a/no-scale",
+    "Your scores are not scaled: divide by sqrt(d_k). Read: course notes, Class 06.",
+    ("kim", "sam"),
+)
+
 
 def _results(out, learner: str, tests: list[tuple[str, str, str]]) -> LearnerRecord:
     """A learner folder holding results.json with failing tests (name, visibility, output)."""
@@ -77,15 +86,7 @@ def test_failure_rows_group_a_named_mistake_and_normalise_other_messages(tmp_pat
         ),
     ]
     report = build_report(tmp_path, records, PARTS, "Course")
-    assert report.mistakes == [
-        FailureRow(
-            2,
-            "Part A",
-            "a/no-scale",
-            "Your scores are not scaled: divide by sqrt(d_k). Read: course notes, Class 06.",
-            ("kim", "sam"),
-        )
-    ]
+    assert report.mistakes == [NO_SCALE_ROW]
     assert report.failures == [
         FailureRow(
             2,
@@ -189,12 +190,4 @@ def test_a_known_mistake_at_other_lines_of_learners_files_is_one_row(tmp_path):
         for name, at in (("kim", at.format(n=23)), ("sam", at.format(n=25)))
     ]
     report = build_report(tmp_path, records, PARTS, "Course")
-    assert report.mistakes == [
-        FailureRow(
-            2,
-            "Part A",
-            "a/no-scale",
-            "Your scores are not scaled: divide by sqrt(d_k). Read: course notes, Class 06.",
-            ("kim", "sam"),
-        )
-    ]
+    assert report.mistakes == [NO_SCALE_ROW]
