@@ -22,6 +22,7 @@ import re
 from dataclasses import replace
 
 from autograder.config import CourseConfig
+from autograder.config.sections import Component
 from autograder.results.mistake_tags import named_mistake
 from autograder.results.model import ComponentResult, TestResult
 
@@ -48,10 +49,10 @@ def note_dependencies(
     noted: dict[str, dict[str, str]] = {}  # component -> {part: its file}
     for component in config.components:
         result = by_name[component.name]
-        blocked = [d for d in component.depends_on if d in failing and d != component.name]
+        parts = _failing_parts(component, files, failing)
+        blocked = list(parts)
         if component.name not in failing or result.forbidden or not blocked:
             continue
-        parts = {d: files[d] for d in blocked}
         own = [t for t in tests if t.component == component.name and not t.passed]
         involved = {p for t in own for p in _involved(t, parts)}
         if not involved:
@@ -71,6 +72,14 @@ def note_dependencies(
             t = replace(t, message=f"{t.message} {note}".strip())
         out.append(t)
     return [by_name[c.name] for c in components], out
+
+
+def _failing_parts(
+    component: Component, files: dict[str, str], failing: set[str]
+) -> dict[str, str]:
+    """{part: its module file} of the parts ``component`` builds on (depends_on order) that
+    have failing tests (``failing``)."""
+    return {d: files[d] for d in component.depends_on if d in failing and d != component.name}
 
 
 def _involved(test: TestResult, parts: dict[str, str]) -> list[str]:
@@ -109,8 +118,7 @@ def note_for_test(config: CourseConfig, test: TestResult, failing: set[str]) -> 
     component = next((c for c in config.components if c.name == test.component), None)
     if component is None:
         return ""
-    files = {c.name: c.module_file for c in config.components}
-    parts = {d: files[d] for d in component.depends_on if d in failing and d != component.name}
+    parts = _failing_parts(component, {c.name: c.module_file for c in config.components}, failing)
     titles = {c.name: c.title for c in config.components}
     involved = _involved(test, parts) if parts else []
     return fix_first_sentence([titles[d] for d in involved]) if involved else ""
