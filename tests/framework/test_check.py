@@ -8,12 +8,8 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
-import shutil
-from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -24,27 +20,9 @@ from autograder.mistakes import verdicts
 from autograder.mistakes.cases import NO_MUTANT, Case, plan_cases
 from autograder.mistakes.mutants import Edit
 from autograder.mistakes.verdicts import Outcome, judge
+from tests.framework.check_runs import TOY, copied_toy, run_main
 
-TOY = Path(__file__).parent / "toy_course"
 ADDS_FACTOR = "[scale/adds-factor] Your scale adds the factor to every entry."
-
-
-def run_main(**options) -> tuple[int, str, str]:
-    """check.main with stdout and stderr captured, printed 80 columns wide."""
-    out, err = io.StringIO(), io.StringIO()
-    saved = os.environ.get("COLUMNS")
-    os.environ["COLUMNS"] = "80"
-    try:
-        with redirect_stdout(out), redirect_stderr(err):
-            code = check.main(
-                **{"course": TOY / "course.toml", "jobs": 2, "quiet": True, **options}
-            )
-    finally:
-        if saved is None:
-            os.environ.pop("COLUMNS", None)
-        else:
-            os.environ["COLUMNS"] = saved
-    return code, out.getvalue(), err.getvalue()
 
 
 def table_rows(output: str) -> dict[str, list[str]]:
@@ -135,8 +113,7 @@ def test_keep_holds_each_case_repository_and_reports(toy_check, toy):
 
 
 def test_a_course_whose_graders_catch_every_mutant_exits_0(tmp_path):
-    course = tmp_path / "toy"
-    shutil.copytree(TOY, course, ignore=shutil.ignore_patterns("__pycache__", "submissions"))
+    course = copied_toy(tmp_path)
     (course / "solution/variants/normalize.toml").unlink()
     code, output, errors = run_main(
         course=course / "course.toml", components=["normalize"], quiet=False
@@ -208,8 +185,7 @@ def test_mutant_that_does_not_apply_and_mistake_without_mutant(toy, tmp_path):
 
 
 def test_a_catalogued_mistake_without_mutant_becomes_a_case(toy, tmp_path):
-    course = tmp_path / "toy"
-    shutil.copytree(TOY, course, ignore=shutil.ignore_patterns("__pycache__", "submissions"))
+    course = copied_toy(tmp_path)
     (course / "solution/mutants/scale.toml").unlink()
     plan = plan_cases(load_course(course / "course.toml"))
     kinds = [(c.kind, c.label) for c in plan.cases]
@@ -328,91 +304,7 @@ def test_a_mutant_named_by_only_some_failing_tests_is_partly_named(toy):
 def test_dependents_follow_depends_on_transitively(tmp_path):
     text = (TOY / "course.toml").read_text()
     text = text.replace('title = "Normalizing"', 'title = "Normalizing"\ndepends_on = ["scale"]')
-    course = tmp_path / "toy"
-    shutil.copytree(TOY, course, ignore=shutil.ignore_patterns("__pycache__", "submissions"))
+    course = copied_toy(tmp_path)
     (course / "course.toml").write_text(text)
     plan = plan_cases(load_course(course / "course.toml"))
     assert plan.dependents == {"scale": frozenset({"normalize"}), "normalize": frozenset()}
-
-
-# The check cannot run: exit 2 with one sentence ---------------------------------------------
-
-
-def test_unknown_component_exits_2(toy):
-    code, output, errors = run_main(components=["scaling"])
-    assert (code, output) == (2, "")
-    assert errors == (
-        f"--component scaling is not a component of {toy.path}; choose from: scale, normalize.\n"
-    )
-
-
-def test_bad_catalogue_exits_2(tmp_path):
-    course = tmp_path / "toy"
-    shutil.copytree(TOY, course, ignore=shutil.ignore_patterns("__pycache__", "submissions"))
-    bad = course / "mistakes/scale.toml"
-    bad.write_text(bad.read_text().replace('id = "adds-factor"', 'id = "Adds factor"'))
-    code, output, errors = run_main(course=course / "course.toml")
-    assert (code, output) == (2, "")
-    assert errors.startswith(f"The catalogue file {bad} is not valid: mistakes.0.id: expected")
-
-
-def test_course_without_references_exits_2(tmp_path):
-    course = tmp_path / "toy"
-    shutil.copytree(TOY, course, ignore=shutil.ignore_patterns("__pycache__", "submissions"))
-    path = course / "course.toml"
-    path.write_text(path.read_text().replace('reference_dir = "solution/toypkg"\n', ""))
-    code, _, errors = run_main(course=path)
-    assert code == 2
-    assert errors == (
-        f"The course file {path} names no reference_dir; autograder check grades the "
-        "references, so it needs them.\n"
-    )
-
-
-def test_a_component_module_the_references_do_not_have_exits_2(tmp_path):
-    """H43: module = "scalle" passed: the reference scored full marks, the stubs zero, and only
-    every mutant failed, without naming the key."""
-    course = tmp_path / "toy"
-    shutil.copytree(TOY, course, ignore=shutil.ignore_patterns("__pycache__", "submissions"))
-    path = course / "course.toml"
-    path.write_text(path.read_text().replace('module = "scale"', 'module = "scalle"', 1))
-    code, _, errors = run_main(course=path)
-    assert code == 2
-    assert errors == (
-        f"{path}: module of component \"scale\" is 'scalle', but "
-        f"{course / 'solution/toypkg'} has no "
-        "scalle.py; expected the module's path inside the package, dotted (the references and "
-        "the stubs must both have it).\n"
-    )
-
-
-@pytest.mark.parametrize(
-    ("options", "sentence"),
-    [
-        ({"jobs": 0}, "--jobs must be a whole number of at least 1; got 0.\n"),
-        (
-            {"test_timeout": -1.0},
-            "--timeout must be a positive number of seconds, at most 3,600; got -1.0.\n",
-        ),
-    ],
-)
-def test_bad_options_exit_2(options, sentence):
-    assert run_main(**options) == (2, "", sentence)
-
-
-def test_keep_folder_that_is_not_empty_exits_2(tmp_path):
-    (tmp_path / "old.txt").write_text("old")
-    code, _, errors = run_main(keep=tmp_path)
-    assert code == 2
-    assert errors == check.KEEP_NOT_EMPTY.format(path=tmp_path.resolve()) + "\n"
-
-
-def test_cli_check_help_lists_the_options():
-    from click.testing import CliRunner
-
-    from autograder.cli import cli
-
-    result = CliRunner().invoke(cli, ["check", "--help"])
-    assert result.exit_code == 0
-    for option in ("--course", "--jobs", "--component", "--keep", "--timeout"):
-        assert option in result.output
