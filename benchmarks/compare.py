@@ -30,95 +30,19 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from nb_checks import CELLS, SETUP  # noqa: E402
+from process_measure import Measure, run_measured  # noqa: E402
+from results_table import table, write_readme  # noqa: E402
 
 CLASS = ROOT / "examples" / "submissions"
 EXCLUDED = {"kofi"}  # the planted hang: we would be timing the time-out, not the grader
-SAMPLE_EVERY = 0.2  # seconds between memory samples, at least (see run_measured)
-README = ROOT / "benchmarks" / "README.md"
 #: Where benchmarks/README.md says to install otter-grader (a venv of its own, never ours).
 OTTER_VENV = "/tmp/otter-venv/bin/otter"
-START, END = "<!-- results:start -->", "<!-- results:end -->"
-
-
-@dataclass
-class Measure:
-    seconds: float
-    peak_mb: float
-    ok: bool
-    note: str = ""
-
-
-def run_measured(command: list[str], cwd: Path, env: dict | None = None) -> Measure:
-    """Run command; wall time and the peak memory (summed PSS) of its process tree."""
-    start = time.monotonic()
-    process = subprocess.Popen(
-        command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-    )
-    peak = [0.0]
-    done = threading.Event()
-
-    def sample() -> None:
-        # Reading a process's smaps_rollup walks its page tables (~7 ms for one holding torch):
-        # the sampler waits 20 times as long as its last sample took, so it uses at most ~5% of
-        # one core and does not slow down the system with the most processes (ours) more than
-        # the others.
-        while not done.is_set():
-            began = time.process_time()
-            peak[0] = max(peak[0], tree_memory_mb(process.pid))
-            done.wait(max(SAMPLE_EVERY, 20 * (time.process_time() - began)))
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    _, err = process.communicate()
-    done.set()
-    sampler.join()
-    seconds = time.monotonic() - start
-    note = "" if process.returncode in (0, 1) else err.strip().splitlines()[-1:]
-    return Measure(seconds, peak[0], process.returncode in (0, 1), str(note or ""))
-
-
-def tree_memory_mb(root: int) -> float:
-    """Memory (MB) of root and its descendants, from /proc: the sum of each process's PSS
-    (proportional set size: a page shared by k processes counts 1/k in each), so torch's pages,
-    shared by a fork server and every process forked from it, count once in all. A process
-    whose smaps_rollup cannot be read counts its RSS."""
-    children: dict[int, list[int]] = {}
-    rss: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-            fields = stat[stat.rindex(")") + 2 :].split()
-            children.setdefault(int(fields[1]), []).append(int(entry))
-            rss[int(entry)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
-        except (OSError, ValueError, IndexError):
-            continue
-    total, stack = 0, [root]
-    while stack:
-        pid = stack.pop()
-        total += _pss(pid, rss.get(pid, 0))
-        stack.extend(children.get(pid, []))
-    return total / 2**20
-
-
-def _pss(pid: int, fallback: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return fallback
 
 
 def learners() -> list[Path]:
@@ -307,68 +231,6 @@ def tool_version(command: list[str], prefix: str) -> str:
         if line.strip().startswith(prefix):
             return line.strip().removeprefix(prefix).strip()
     return "unknown"
-
-
-def table(rows: list[dict], torch_s: float, cold_s: float, versions: str = "") -> str:
-    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
-    lines = [
-        f"Measured {datetime.now(UTC).isoformat(timespec='minutes')} on {os.cpu_count()} cores "
-        f"(load average before the run: {rows[0]['load'] if rows else load}){versions}.",
-        "",
-        f'* `python -c "import torch"`: {torch_s:.1f} s; cold `autograder grade` of one '
-        f"submission: {cold_s:.1f} s ({cold_s / torch_s:.1f}x the torch import; target 1.5x).",
-        "",
-        "| N | ours: wall s | ours: s / submission | ours: peak MB "
-        "| nbgrader: wall s | nbgrader: s / submission | nbgrader: peak MB | nbgrader / ours "
-        "| otter: wall s | otter: s / submission | otter: peak MB | otter / ours |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for r in rows:
-        ours = r["ours"]
-        per_ours = ours.seconds / r["n"]
-        cells = [f"{r['n']}", f"{ours.seconds:.1f}", f"{per_ours:.2f}", f"{ours.peak_mb:.0f}"]
-        for other in (r["nbgrader"], r["otter"]):
-            if other.ok:
-                per = other.seconds / r["n"]
-                cells += [
-                    f"{other.seconds:.1f}",
-                    f"{per:.2f}",
-                    f"{other.peak_mb:.0f}",
-                    f"{per / per_ours:.1f}x",
-                ]
-            else:
-                cells += ["n/a", "n/a", "n/a", f"not run: {other.note}"]
-        lines.append("| " + " | ".join(cells) + " |")
-    lines += marginal(rows)
-    return "\n".join(lines)
-
-
-def marginal(rows: list[dict]) -> list[str]:
-    """Per pair of consecutive sizes measured by a system: (wall(N2) - wall(N1)) / (N2 - N1),
-    the time one more submission costs once the start-up (imports, fork servers, collection)
-    and the class report are paid; with the ratios to ours over the same pair."""
-    lines = []
-    for before, after in zip(rows, rows[1:], strict=False):
-        span = after["n"] - before["n"]
-        ours = (after["ours"].seconds - before["ours"].seconds) / span
-        parts = [f"ours {ours:.2f} s"]
-        for name in ("nbgrader", "otter"):
-            if before[name].ok and after[name].ok:
-                other = (after[name].seconds - before[name].seconds) / span
-                parts.append(f"{name} {other:.2f} s ({other / ours:.1f}x ours)")
-        lines.append(
-            f"* Marginal time per submission from N = {before['n']} to {after['n']}: "
-            + "; ".join(parts)
-            + "."
-        )
-    return [""] + lines if lines else []
-
-
-def write_readme(text: str) -> None:
-    readme = README.read_text(encoding="utf-8")
-    head, _, rest = readme.partition(START)
-    _, _, tail = rest.partition(END)
-    README.write_text(f"{head}{START}\n{text}\n{END}{tail}", encoding="utf-8")
 
 
 def main() -> None:
