@@ -233,7 +233,8 @@ def tool_version(command: list[str], prefix: str) -> str:
     return "unknown"
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
+    """The command line (see the module's docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="N = 10 only, one cold sample")
     parser.add_argument("--sizes", type=int, nargs="*", help="class sizes (default 10 100 1000)")
@@ -261,48 +262,57 @@ def main() -> None:
         metavar="K",
         help="grade classes of at most 100 K times with ours and report the median (default 3)",
     )
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def measure_size(n: int, work: Path, args: argparse.Namespace) -> dict:
+    """One row of the table: a class of n graded by ours, nbgrader and otter (as asked)."""
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    entries = build_class(work / f"class{n}", n)
+    run = work / f"run{n}"
+    run.mkdir()
+    ours = bench_ours(work / f"class{n}", run, args.ours_runs if n <= 100 else 1)
+    print(f"N={n} ours {ours.seconds:.1f} s peak {ours.peak_mb:.0f} MB", flush=True)
+    nb = Measure(0, 0, False, "skipped (--no-nbgrader)")
+    if args.nbgrader_up_to is not None and n > args.nbgrader_up_to:
+        nb = Measure(0, 0, False, f"skipped above N = {args.nbgrader_up_to} (time)")
+    elif not args.no_nbgrader:
+        nb = bench_nbgrader(entries, run)
+        print(f"N={n} nbgrader {nb.seconds:.1f} s peak {nb.peak_mb:.0f} MB {nb.note}", flush=True)
+    otter = Measure(0, 0, False, "skipped (--no-otter)")
+    if args.otter_up_to is not None and n > args.otter_up_to:
+        otter = Measure(0, 0, False, f"skipped above N = {args.otter_up_to} (time)")
+    elif not args.no_otter:
+        otter = bench_otter(entries, run, args.otter)
+        print(
+            f"N={n} otter {otter.seconds:.1f} s peak {otter.peak_mb:.0f} MB {otter.note}",
+            flush=True,
+        )
+    return {"n": n, "ours": ours, "nbgrader": nb, "otter": otter, "load": load}
+
+
+def versions_measured(args: argparse.Namespace) -> str:
+    """ "; nbgrader X, otter-grader Y" for the tools this run measured ("" for neither)."""
+    versions = []
+    if not args.no_nbgrader and nbgrader_command():
+        versions.append(
+            "nbgrader " + tool_version([nbgrader_command(), "--version"], "nbgrader version")
+        )
+    if not args.no_otter and args.otter:
+        otter_version = tool_version([args.otter, "--version"], "Otter-Grader version:")
+        versions.append(f"otter-grader {otter_version}")
+    return "; " + ", ".join(versions) if versions else ""
+
+
+def main() -> None:
+    args = parse_args()
     sizes = args.sizes or ([10] if args.quick else [10, 100, 1000])
     work = Path(tempfile.mkdtemp(prefix="t101-bench-"))
     try:
         torch_s, cold_s = cold_start(work, 1 if args.quick else 3)
         print(f"import torch {torch_s:.1f} s, cold grade {cold_s:.1f} s", flush=True)
-        rows = []
-        for n in sizes:
-            load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
-            entries = build_class(work / f"class{n}", n)
-            run = work / f"run{n}"
-            run.mkdir()
-            ours = bench_ours(work / f"class{n}", run, args.ours_runs if n <= 100 else 1)
-            print(f"N={n} ours {ours.seconds:.1f} s peak {ours.peak_mb:.0f} MB", flush=True)
-            nb = Measure(0, 0, False, "skipped (--no-nbgrader)")
-            if args.nbgrader_up_to is not None and n > args.nbgrader_up_to:
-                nb = Measure(0, 0, False, f"skipped above N = {args.nbgrader_up_to} (time)")
-            elif not args.no_nbgrader:
-                nb = bench_nbgrader(entries, run)
-                print(
-                    f"N={n} nbgrader {nb.seconds:.1f} s peak {nb.peak_mb:.0f} MB {nb.note}",
-                    flush=True,
-                )
-            otter = Measure(0, 0, False, "skipped (--no-otter)")
-            if args.otter_up_to is not None and n > args.otter_up_to:
-                otter = Measure(0, 0, False, f"skipped above N = {args.otter_up_to} (time)")
-            elif not args.no_otter:
-                otter = bench_otter(entries, run, args.otter)
-                print(
-                    f"N={n} otter {otter.seconds:.1f} s peak {otter.peak_mb:.0f} MB {otter.note}",
-                    flush=True,
-                )
-            rows.append({"n": n, "ours": ours, "nbgrader": nb, "otter": otter, "load": load})
-        versions = []
-        if not args.no_nbgrader and nbgrader_command():
-            versions.append(
-                "nbgrader " + tool_version([nbgrader_command(), "--version"], "nbgrader version")
-            )
-        if not args.no_otter and args.otter:
-            otter_version = tool_version([args.otter, "--version"], "Otter-Grader version:")
-            versions.append(f"otter-grader {otter_version}")
-        text = table(rows, torch_s, cold_s, "; " + ", ".join(versions) if versions else "")
+        rows = [measure_size(n, work, args) for n in sizes]
+        text = table(rows, torch_s, cold_s, versions_measured(args))
         print(text)
         if not args.no_write:
             write_readme(text)
