@@ -215,8 +215,9 @@ def test_a_run_killed_halfway_resumes_to_the_same_gradebook(whole: Path, toy_cla
     assert not (out / ".partial").exists()
 
 
-def test_shards_merged_equal_the_whole_run(whole: Path, toy_class: dict, tmp_path: Path) -> None:
-    shards = [tmp_path / "shard1", tmp_path / "shard2"]
+def _graded_shards(toy_class: dict, folder: Path) -> list[Path]:
+    """The toy class graded as two shards at once (folder/shard1, folder/shard2), one job each."""
+    shards = [folder / "shard1", folder / "shard2"]
     runs = [
         subprocess.Popen(
             [
@@ -243,6 +244,11 @@ def test_shards_merged_equal_the_whole_run(whole: Path, toy_class: dict, tmp_pat
     for run in runs:
         _, err = run.communicate(timeout=600)
         assert run.returncode in (0, 1), err
+    return shards
+
+
+def test_shards_merged_equal_the_whole_run(whole: Path, toy_class: dict, tmp_path: Path) -> None:
+    shards = _graded_shards(toy_class, tmp_path)
     first = [row["learner"] for row in read_gradebook(shards[0] / "gradebook.csv")]
     second = [row["learner"] for row in read_gradebook(shards[1] / "gradebook.csv")]
     assert (first, second) == (["empty", "late"], ["good", "mistake"])

@@ -70,12 +70,9 @@ def test_a_dead_parent_not_yet_collected_counts_as_gone() -> None:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
-def test_kill_9_of_the_session_process_records_stopped_rows_and_resumes(
-    toy_class: dict, tmp_path: Path
-) -> None:
-    out, scratch = tmp_path / "out", tmp_path / "tmp"
-    scratch.mkdir()
-    args = [
+def _one_job_args(toy_class: dict, out: Path) -> list[str]:
+    """grade-class of the toy class into out, by the deadline, one job, 2 s a test, quiet."""
+    return [
         "grade-class",
         str(toy_class["roster"]),
         "--out",
@@ -90,6 +87,14 @@ def test_kill_9_of_the_session_process_records_stopped_rows_and_resumes(
         "-j",
         "1",
     ]
+
+
+def test_kill_9_of_the_session_process_records_stopped_rows_and_resumes(
+    toy_class: dict, tmp_path: Path
+) -> None:
+    out, scratch = tmp_path / "out", tmp_path / "tmp"
+    scratch.mkdir()
+    args = _one_job_args(toy_class, out)
     process = subprocess.Popen(
         [sys.executable, "-m", "autograder", *args],
         cwd=toy_class["base"],

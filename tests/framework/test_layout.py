@@ -1,4 +1,5 @@
-"""The framework's shape: no import cycle, one name per module, pytest through its public API.
+"""The framework's shape: no import cycle, one name per module, pytest through its public API, and
+the sizes of the style: no module over 400 lines, no function over 60 (all of the project's Python).
 
 They read the source of autograder/ (never import it): a cycle is a pair of modules each of
 which needs the other at import time (imports inside functions, and those only for type
@@ -144,3 +145,39 @@ def test_no_two_modules_of_the_framework_share_a_name():
         if path.name not in ("__init__.py", "__main__.py"):
             seen.setdefault(path.name, []).append(str(path.relative_to(PACKAGE.parent)))
     assert {name: paths for name, paths in seen.items() if len(paths) > 1} == {}
+
+
+SIZED = ("autograder", "tests", "benchmarks", "solutions")  # the project's own Python
+MAX_MODULE_LINES, MAX_FUNCTION_LINES = 400, 60
+
+
+def _too_long(path: Path, root: Path) -> list[str]:
+    """`path` (named from root) and each of its functions if longer than the style allows."""
+    text = path.read_text(encoding="utf-8")
+    where = path.relative_to(root)
+    found = []
+    if len(text.splitlines()) > MAX_MODULE_LINES:
+        found.append(f"{where}: {len(text.splitlines())} lines")
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            length = node.end_lineno - node.lineno + 1
+            if length > MAX_FUNCTION_LINES:
+                found.append(f"{where}:{node.lineno}: {node.name} is {length} lines")
+    return found
+
+
+def test_no_module_over_400_lines_and_no_function_over_60():
+    """The style's sizes, in the framework, the tests, the benchmarks and the course's own code
+    (a function's decorators aside)."""
+    root = PACKAGE.parent
+    files = sorted(path for folder in SIZED for path in (root / folder).rglob("*.py"))
+    assert len(files) > 300  # the folders were read
+    assert [found for path in files for found in _too_long(path, root)] == []
+
+
+def test_the_size_check_finds_a_long_module_and_a_long_function(tmp_path):
+    module = tmp_path / "long.py"
+    module.write_text("def f():\n" + "    x = 1\n" * 60 + "\n" * 340, encoding="utf-8")
+    assert _too_long(module, tmp_path) == ["long.py: 401 lines", "long.py:1: f is 61 lines"]
+    module.write_text("def f():\n" + "    x = 1\n" * 59 + "\n" * 340, encoding="utf-8")
+    assert _too_long(module, tmp_path) == []

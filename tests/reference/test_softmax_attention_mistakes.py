@@ -146,6 +146,34 @@ def test_softmax_mutant_is_named(tmp_path, mutant):
 # -- attention -------------------------------------------------------------------------------
 
 
+def _module_case(attention, rng):
+    """A check of attention.SelfAttention against sdpa on its own projections."""
+
+    def check():
+        m = attention.SelfAttention(6, 4, 5)
+        state = {
+            "W_q.weight": tensor(rng, 4, 6),
+            "W_k.weight": tensor(rng, 4, 6),
+            "W_v.weight": tensor(rng, 5, 6),
+        }
+        m.load_state_dict(state)
+        x, mask = tensor(rng, 2, 3, 6), torch.from_numpy(key_mask(rng, 2, 3, 3))
+        Q, K, V = (to_numpy(x @ state[f"W_{p}.weight"].T) for p in "qkv")
+        with torch.no_grad():
+            got = m(x, mask)
+        mistakes = sdpa_mistakes(Q, K, V, mask.numpy(), d_model=6, got=got)
+        expect_pair(
+            got,
+            sdpa(Q, K, V, mask.numpy()),
+            what="module",
+            atol=1e-5,
+            array_type=torch.Tensor,
+            mistakes=mistakes,
+        )
+
+    return check
+
+
 def _attention_cases(attention):
     rng = np.random.default_rng(11)
     cases = []
@@ -186,29 +214,7 @@ def _attention_cases(attention):
 
     cases.append(self_attention_case)
 
-    def module_case():
-        m = attention.SelfAttention(6, 4, 5)
-        state = {
-            "W_q.weight": tensor(rng, 4, 6),
-            "W_k.weight": tensor(rng, 4, 6),
-            "W_v.weight": tensor(rng, 5, 6),
-        }
-        m.load_state_dict(state)
-        x, mask = tensor(rng, 2, 3, 6), torch.from_numpy(key_mask(rng, 2, 3, 3))
-        Q, K, V = (to_numpy(x @ state[f"W_{p}.weight"].T) for p in "qkv")
-        with torch.no_grad():
-            got = m(x, mask)
-        mistakes = sdpa_mistakes(Q, K, V, mask.numpy(), d_model=6, got=got)
-        expect_pair(
-            got,
-            sdpa(Q, K, V, mask.numpy()),
-            what="module",
-            atol=1e-5,
-            array_type=torch.Tensor,
-            mistakes=mistakes,
-        )
-
-    cases.append(module_case)
+    cases.append(_module_case(attention, rng))
     return cases
 
 
