@@ -281,3 +281,13 @@ def test_variant_whose_text_to_find_is_gone(toy, tmp_path):
         "The variant scale/v cannot be applied: its text to find occurs 0 times in scale.py; "
         "expected exactly once. Update it after changing the reference."
     )
+
+
+def test_the_course_notes_are_named_by_their_own_titles():
+    """The notes' titles read "Class 5: ..." and "Class 06: ...": a learner searches for what
+    the feedback names, so each entry starts with one of them and quotes a section heading."""
+    course = load_course(Path(__file__).resolve().parents[2] / "course.toml")
+    notes = [mistake.notes for mistake in course_catalogue(course)]
+    assert len(notes) > 50
+    odd = [n for n in notes if not n.startswith(('Class 5, "', 'Class 06, "'))]
+    assert odd == [], odd
