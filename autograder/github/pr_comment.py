@@ -24,12 +24,13 @@ from autograder.results import points
 
 INSTRUCTOR_MARKER = "<!-- t101-autograder:instructor-grade -->"
 HEADING = "## {course}: your instructor's grade, {score} / {max_score}"
-VERDICT = {"success": "✅ Passed.", "failure": "❌ Not passed yet."}
+VERDICT = {"success": "✅", "failure": "❌"}  # the status description says passed or not
 COMMIT = "Graded at commit `{sha}`."
 HIDDEN_NOTE = (
-    "These scores include the instructor's hidden tests, which are not shown. The same score "
-    "is the commit status **{context}** on that commit; it changes after each push, once your "
-    "instructor's next grading run has graded it."
+    "These scores include hidden tests, which your instructor runs but does not show you. The "
+    "commit status **{context}** on this commit shows the same score. After you push again, "
+    "this comment changes once your instructor's next grading run has graded your new commit. "
+    "To find out why a hidden test failed, ask your instructor for your summary.md."
 )
 APP_BOT = "[bot]"
 ACTIONS_BOT = "github-actions[bot]"  # a learner's own workflow posts as this account

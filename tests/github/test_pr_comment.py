@@ -59,6 +59,14 @@ def test_the_comment_is_created_once_then_edited(graded, server):
     assert "| Multi-head attention | 25.00 |" in body
     assert f"`{SHA['amara'][:12]}`" in body
     assert "test_" not in body  # no hidden test's name
+    assert "\n✅ 100.00 / 100.00 points with the hidden tests: passed" in body
+    assert body.rstrip().endswith(
+        "These scores include hidden tests, which your instructor runs but does not show you. "
+        "The commit status **Transformers 101 / hidden tests** on this commit shows the same "
+        "score. After you push again, this comment changes once your instructor's next grading "
+        "run has graded your new commit. To find out why a hidden test failed, ask your "
+        "instructor for your summary.md."
+    )
     assert [r.query.get("page") for r in server.made("GET", PULLS)] == [None, ["2"]]
     assert read_published(graded["out"], "amara")["comments"] == {"org/t101-amara#7": 99}
     # published again (--resend): the comment known from published.json is edited
