@@ -37,6 +37,11 @@ RUN_LINE = (
     "{tests} tests (hidden tests {hidden}) on the random inputs of `--seed {seed}`; "
     "started {started_at}."
 )
+#: Under the score table: a score is weighted, not "tests passed / tests x points".
+WEIGHTED = (
+    "Tests are weighted, so a component's score is not its share of tests passed: each test's "
+    "points are in results.json."
+)
 ALL_PASSED = "Every test passed. Well done."
 #: After a message several tests share; the tests follow as a nested list, one a line (a test
 #: name may hold any separator: a parametrized id, "; ", a comma).
@@ -85,7 +90,7 @@ def render_summary(result: GradeResult) -> str:
             f"| {markdown_inline(c.title)} | {points(c.score)} / {points(c.max_score)} "
             f"| {c.passed} / {c.total} | {markdown_inline(c.problem, MESSAGE_LIMIT)} |"
         )
-    lines.append("")
+    lines += ["", WEIGHTED, ""]
     for note in result.notes:
         lines += [markdown_inline(note, MESSAGE_LIMIT, table=False), ""]
     failing = [t for t in result.tests if not t.passed]

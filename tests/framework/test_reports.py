@@ -59,6 +59,13 @@ def test_summary_has_total_table_and_one_sentence_per_failing_test(result):
     assert table[3] == "| Normalizing | 0.00 / 5.00 | 0 / 2 | Short. |"
     for row in table:  # every row keeps exactly four cells
         assert row.replace("\\|", "").count("|") == 5
+    after_table = lines.index(table[-1]) + 1
+    assert lines[after_table : after_table + 3] == [
+        "",
+        "Tests are weighted, so a component's score is not its share of tests passed: each "
+        "test's points are in results.json.",
+        "",
+    ]
     assert summary_md.TO_FIX in lines
     assert "- **Scaling**: A | b `c`" in text  # no table: the pipe is plain
     assert "- **Normalizing**: Hid. Found by 1 test:\n  - 1 hidden test\n" in text  # unnamed
