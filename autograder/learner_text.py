@@ -158,10 +158,14 @@ def _markdown_plain(text: str, *, table: bool, math: bool) -> str:
 
 def _code_word(match: re.Match[str]) -> str:
     """A word whose underscore would open or close emphasis, as a code span (a sentence's
-    period stays outside); underscores alone are escaped."""
+    period stays outside); underscores alone are escaped, unless blanks stand on both sides
+    (`for _ in range(n)`): such a run can neither open nor close emphasis."""
     word = match.group()
     core = word.rstrip(".")
     if not core.strip("_"):
+        text, start, end = match.string, match.start(), match.end()
+        if word == core and text[start - 1 : start].isspace() and text[end : end + 1].isspace():
+            return word
         return word.replace("_", "\\_")
     before = match.string[: match.start()]
     odd = (len(before) - len(before.rstrip("\\"))) % 2  # that backslash would escape the `

@@ -54,6 +54,7 @@ PLAIN = [
     'softmax. Read: course notes, Class 06, "Why scaling comes before softmax".',
     "Importing assignments/t101/__init__.py raised NameError: name '_helper' is not defined",
     "mask < 0 and x > 1 hold; 2 * 3 is 6; a ~ b; costs $5",
+    "create a new one for each position: nn.ModuleList([EncoderLayer(...) for _ in range(n)]).",
 ]
 MARKUP = [
     "# not a heading",
@@ -69,6 +70,8 @@ MARKUP = [
     "the end #",
     "--",
     "a \\x_ backslash before a word that becomes a code span",
+    "_ lone _underscores_ at a line's start, ___ between blanks, _. before a stop and (_) _",
+    "___",
 ]
 
 
@@ -121,6 +124,7 @@ def test_markdown_inline_leaves_plain_sentences_readable_raw():
         "in `__init__`. Replace the `raise NotImplementedError` with your implementation."
     )
     assert markdown_inline(PLAIN[3]) == PLAIN[3]
+    assert markdown_inline(PLAIN[6]) == PLAIN[6]  # `for _ in`: a lone underscore stays plain
     assert (
         markdown_inline("a | b") == "a \\| b" and markdown_inline("a | b", table=False) == "a | b"
     )
