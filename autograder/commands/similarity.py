@@ -44,6 +44,8 @@ DONE = (
 FLAGGED_LINE = "Flagged on the whole package: {pairs}."
 FLAGGED_PARTS = "Flagged on a component only: {pairs}."
 NONE_FLAGGED = "No pair stands out from the class."
+#: After DONE: learners compared on the whole package but left out of some components.
+PARTLY = "Not compared in some components (too little code of their own there): {who}."
 EXIT_OK, EXIT_FLAGGED, EXIT_BAD = 0, 1, 2
 
 
@@ -95,6 +97,7 @@ def _check(config: CourseConfig, out_dir: Path, records: list[store.LearnerRecor
         documents=documents,
         slices=result["slices"],
         skipped={
+            page.NOT_GRADED: [r.learner for r in records if r.failed],
             page.NO_SOURCE: [r.learner for r in graded if r not in kept],
             page.TOO_LITTLE: [r.learner for r in kept if r.learner not in compared],
         },
@@ -164,6 +167,8 @@ def _say(check: page.Check, out_dir: Path, quiet: bool) -> int:
                 html=out_dir / HTML_FILE,
             )
         )
+        for line in _left_out(check, learners):
+            print(line)
     together = {(p.learner_a, p.learner_b) for p in flagged if p.component == WHOLE}
     on_whole = [f"{a} and {b} ({_where(check, a, b)})" for a, b in sorted(together)]
     on_parts = [
@@ -178,6 +183,26 @@ def _say(check: page.Check, out_dir: Path, quiet: bool) -> int:
     if not flagged and not quiet:
         print(NONE_FLAGGED)
     return EXIT_FLAGGED if flagged else EXIT_OK
+
+
+def _left_out(check: page.Check, compared: set[str]) -> list[str]:
+    """The learners the comparison left out, one sentence per reason (as the page says them),
+    then those compared on the whole package but not in some of its components."""
+    lines = [
+        page.SKIPPED.format(why=why, who=", ".join(who))
+        for why, who in check.skipped.items()
+        if who
+    ]
+    missing: dict[str, list[str]] = {}
+    for component in check.cuts:
+        among = [p for p in check.pairs if p.component == component]
+        present = {p.learner_a for p in among} | {p.learner_b for p in among}
+        for learner in sorted(compared - present):
+            missing.setdefault(learner, []).append(component)
+    if missing:
+        who = "; ".join(f"{name} ({', '.join(parts)})" for name, parts in sorted(missing.items()))
+        lines.append(PARTLY.format(who=who))
+    return lines
 
 
 def _where(check: page.Check, a: str, b: str) -> str:

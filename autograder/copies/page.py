@@ -43,7 +43,11 @@ CONVERGED = (
     "whole package: {components}."
 )
 NO_SOURCE = "graded before grade-class kept their source; grade them again with --regrade"
-TOO_LITTLE = "too little code of their own on the whole package"
+TOO_LITTLE = (
+    f"too little code of their own on the whole package: fewer than {MIN_TOKENS} tokens beyond "
+    "the released stubs"
+)
+NOT_GRADED = "no grade, so no graded code: an error, nothing to grade, or not graded yet"
 NO_CUT = (
     "no pair: its pairs are so alike that the cut ({value:.2f}) is above 1, the highest "
     "similarity there is"

@@ -69,6 +69,9 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
         _learner(out, example.name, example / "assignments" / "t101")
     _learner(out, "reference", ROOT / "solutions" / "t101")
     _learner(out, "planted", EXAMPLES / "amara" / "assignments" / "t101", disguised)
+    (out / "zoe").mkdir()
+    errored = store.LearnerRecord("zoe", error="Could not find assignments/t101 in zoe.")
+    (out / "zoe" / store.RECORD_FILE).write_text(errored.to_json())
     store.write_gradebook(out, ["softmax"])
     return out, similarity.main(out_dir=out, course=COURSE, quiet=True)
 
@@ -104,7 +107,14 @@ def test_untouched_stubs_are_not_compared(checked) -> None:
         "ben" in (r["learner_a"], r["learner_b"]) for r in _rows(out) if r["component"] == WHOLE
     )
     page = (out / HTML_FILE).read_text(encoding="utf-8")
-    assert "too little code of their own on the whole package): ben." in page
+    assert (
+        "Not compared (too little code of their own on the whole package: fewer than 100 tokens "
+        "beyond the released stubs): ben." in page
+    )
+    assert (
+        "Not compared (no grade, so no graded code: an error, nothing to grade, or not graded "
+        "yet): zoe." in page
+    )
 
 
 def test_the_page_shows_the_flagged_pair_side_by_side(checked) -> None:
@@ -189,3 +199,29 @@ def test_the_page_counts_each_components_learners_and_says_a_cut_above_1_plainly
         "alike that the cut (1.02) is above 1, the highest similarity there is</td><td>0</td></tr>"
     ) in html
     assert "1.02 (no pair can reach it)" not in html
+
+
+def test_the_terminal_names_who_was_left_out_and_why(tmp_path, capsys) -> None:
+    """What the page says of the learners left out, the terminal says too: ben (untouched
+    stubs) on the whole package, and chidi in the components he has not written."""
+    pairs = [
+        judge.Pair("amara", "chidi", WHOLE, 0.4),
+        judge.Pair("amara", "chidi", "softmax", 0.5),
+    ]
+    documents = {name: {WHOLE: "x"} for name in ("amara", "ben", "chidi")}
+    skipped = {page.TOO_LITTLE: ["ben"], page.NO_SOURCE: [], page.NOT_GRADED: ["zoe"]}
+    cuts = {WHOLE: 0.9, "softmax": 0.9, "encoder": 0.9}
+    check = page.Check("T101", pairs, cuts, documents, slices={}, skipped=skipped)
+    assert similarity._say(check, tmp_path, quiet=False) == similarity.EXIT_OK
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1:] == [
+        "Not compared (too little code of their own on the whole package: fewer than 100 tokens "
+        "beyond the released stubs): ben.",
+        "Not compared (no grade, so no graded code: an error, nothing to grade, or not graded "
+        "yet): zoe.",
+        "Not compared in some components (too little code of their own there): amara (encoder); "
+        "chidi (encoder).",
+        "No pair stands out from the class.",
+    ]
+    assert similarity._say(check, tmp_path, quiet=True) == similarity.EXIT_OK
+    assert capsys.readouterr().out == ""
