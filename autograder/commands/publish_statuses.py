@@ -49,6 +49,13 @@ NOT_IN_ROSTER = "{learner} has a row in {out} but is not in the roster {roster}.
 SUMMARY = (
     "{sent} sent, {unchanged} unchanged since sent, {failed} failed, {skipped} without a commit."
 )
+#: The last line of --dry-run (which else printed nothing for a class without commits).
+DRY_RUN_DONE = "Dry run: nothing was sent; requests for {shown} of {total} learners{above}."
+#: After DRY_RUN_DONE, for the learners whose row names no commit.
+DRY_RUN_NO_COMMIT = (
+    " {count} {have} no graded commit (a folder that is not a git repository, or nothing "
+    "submitted), so publish sends nothing for them: {who}."
+)
 _EXIT_OK, _EXIT_FAILED, _EXIT_BAD = 0, 1, 2
 
 
@@ -209,12 +216,15 @@ def _print_requests(
 ) -> None:
     """--dry-run: each request publish would send, without the token."""
     base = (env.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/")
+    shown, no_commit = 0, []
     for record, repo, status in planned:
         if status is None:
+            no_commit.append(record.learner)
             continue
         if repo is None or repo.error:
             print(f"{record.learner}: {repo.error if repo else 'not in the roster'}")
             continue
+        shown += 1
         if options.statuses:
             print(f"POST {base}{status.path} {json.dumps(status.payload(), ensure_ascii=False)}")
         if options.comment and status.state != "error":
@@ -224,6 +234,11 @@ def _print_requests(
             )
             body = comment_body(record, status, config.course.name, _titles(config))
             print("".join(f"    {line}\n" for line in body.splitlines()), end="")
+    line = DRY_RUN_DONE.format(shown=shown, total=len(planned), above=" above" if shown else "")
+    if no_commit:
+        have = "has" if len(no_commit) == 1 else "have"
+        line += DRY_RUN_NO_COMMIT.format(count=len(no_commit), have=have, who=", ".join(no_commit))
+    print(line)
 
 
 def _print_table(config: CourseConfig, outcomes: list[Outcome]) -> None:

@@ -181,7 +181,12 @@ def test_dry_run_prints_each_request_and_sends_nothing(graded, server, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith(f"POST {server.url}/repos/org/t101-amara/statuses/{SHA['amara']} ")
     assert json.loads(lines[0].split(" ", 2)[2])["state"] == "success"
-    assert len(lines) == 3
+    assert len(lines) == 4
+    assert lines[3] == (
+        "Dry run: nothing was sent; requests for 3 of 4 learners above. 1 has no graded commit "
+        "(a folder that is not a git repository, or nothing submitted), so publish sends nothing "
+        "for them: dara."
+    )
     assert not (graded["out"] / "amara" / PUBLISHED_FILE).exists()
 
 
