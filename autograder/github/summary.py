@@ -14,6 +14,7 @@ from autograder.github.commit_status import context_for
 from autograder.learner_text import markdown_github
 from autograder.release.manifest import ProtectedChange
 from autograder.reports.summary_md import render_summary
+from autograder.reports.terminal import shortened
 from autograder.results import GradeResult, points
 from autograder.results.pass_rule import PassRule
 
@@ -86,7 +87,7 @@ def score_table(result: GradeResult) -> list[str]:
         "| --- | ---: | ---: | --- |",
     ]
     for c in result.components:
-        problem = markdown_github(c.problem, PROBLEM_LIMIT) if c.problem else ""
+        problem = markdown_github(shortened(c.problem, PROBLEM_LIMIT)) if c.problem else ""
         lines.append(
             f"| {markdown_github(c.title)} | {points(c.score)} / {points(c.max_score)} "
             f"| {c.passed} / {c.total} | {problem} |"

@@ -188,3 +188,20 @@ def test_the_line_the_first_failure_names_in_the_components_file_is_annotated(tm
     assert named_line("at toypkg/scale.py:12 in f", "toypkg/scale.py") == 12
     assert named_line("at other/toypkg/scale.py:12", "toypkg/scale.py") == 0
     assert named_line("no line here", "toypkg/scale.py") == 0
+
+
+def test_the_comments_table_cuts_a_long_problem_at_a_word_and_keeps_where():
+    """The pull-request comment's cell ends with the place (as the terminal does), not with
+    "<br>… (12 more characters cut)" in the middle of the sentence that says where."""
+    from autograder.github.summary import PROBLEM_LIMIT, score_table
+
+    words = " ".join(f"word{i:03d}" for i in range(45))  # one sentence, past the limit
+    place = "Look at assignments/t101/encoder.py:27, the line that makes the layers."
+    problem = f"{words}. {place}"
+    assert len(problem) > PROBLEM_LIMIT
+    component = ComponentResult("c", "C", 50.0, 100.0, 0, 1, problem=problem)
+    test = TestResult(name="t", nodeid="n", component="c", status="failed")
+    result = GradeResult("sub", "Course", [test], [component], 50.0, 100.0, False, 0)
+    row = score_table(result)[2]
+    assert row.endswith(f"… {place} |") and row.startswith("| C | 50.00 / 100.00 | 0 / 1 | word000")
+    assert "<br>" not in row and "characters cut" not in row
