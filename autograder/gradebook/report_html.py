@@ -25,6 +25,7 @@ from autograder.gradebook.report_model import (
     PASS_RATE_LINE,
     REVIEW_HEADING,
     TAMPER_NOT_CHECKED,
+    TAMPER_VISIBLE_ONLY,
     ClassReport,
     LearnerRow,
     split_test_name,
@@ -169,6 +170,8 @@ def _learner_list_parts(report: ClassReport) -> list[str]:
         parts.append(f"<p>{_escape(TAMPER_NOT_CHECKED)}</p>")
     else:
         parts.append(_table(["Learner", "Files"], [[w, f] for w, f in report.tampered]))
+        if not report.tamper_checked:
+            parts.append(f"<p>{_escape(TAMPER_VISIBLE_ONLY)}</p>")
     if report.review:
         parts.append(f"<h2>{_escape(REVIEW_HEADING)}</h2>")
         parts.append(_table(["Learner", "Where and what"], [[w, f] for w, f in report.review]))

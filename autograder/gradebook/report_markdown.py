@@ -19,6 +19,7 @@ from autograder.gradebook.report_model import (
     PASS_RATE_LINE,
     REVIEW_HEADING,
     TAMPER_NOT_CHECKED,
+    TAMPER_VISIBLE_ONLY,
     ClassReport,
     LearnerRow,
     split_test_name,
@@ -142,9 +143,11 @@ def _learner_lists(report: ClassReport) -> list[str]:
         if entries:
             out += ["", f"## {title}", ""]
             out += [f"- `{_code(who)}`: {_text(why)}" for who, why in entries]
-    out += ["", "## Tamper flags (changed visible tests; graded with pristine tests)", ""]
+    out += ["", "## Tamper flags (files of the release a learner changed; graded with yours)", ""]
     unchecked = _text(TAMPER_NOT_CHECKED) if not report.tamper_checked else NONE
     out += [f"- `{_code(who)}`: {_text(files)}" for who, files in report.tampered] or [unchecked]
+    if report.tampered and not report.tamper_checked:
+        out += ["", _text(TAMPER_VISIBLE_ONLY)]
     if report.review:
         out += ["", f"## {REVIEW_HEADING}", ""]
         out += [f"- `{_code(who)}`: {_text(flags)}" for who, flags in report.review]

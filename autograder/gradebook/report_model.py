@@ -63,11 +63,14 @@ NOT_SUBMITTED = (
     "the others have an empty cell in gradebook.csv."
 )
 NONE = "None."
-#: Under "Tamper flags" when the class was graded without a manifest of the visible tests.
-TAMPER_NOT_CHECKED = (
-    "Not checked: the class was graded without `--manifest`, so changed visible tests were not "
-    "looked for."
+#: Under "Tamper flags" without --manifest: grade-class compares each learner's copy of the
+#: visible tests with yours anyway, but only the manifest names the release's other files.
+TAMPER_VISIBLE_ONLY = (
+    "Only the visible tests were compared: the class was graded without `--manifest`, so the "
+    "release's other protected files were not."
 )
+#: The same, when no learner changed the visible tests.
+TAMPER_NOT_CHECKED = "No learner changed the visible tests. " + TAMPER_VISIBLE_ONLY
 REVIEW_HEADING = (
     "Flagged for review (the static check: dynamic reaches, unused library code, a notebook "
     "reaching into the IPython shell; tests that failed inside the graders)"

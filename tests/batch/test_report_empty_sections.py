@@ -73,9 +73,13 @@ def test_the_terminal_table_says_no_learner_graded_instead_of_means():
     assert len(rows) == 3  # Scaling, Normalizing and the total
 
 
-def test_tamper_flags_say_not_checked_when_the_class_was_graded_without_a_manifest(tmp_path):
+def test_tamper_flags_say_what_was_compared_when_the_class_was_graded_without_a_manifest(
+    tmp_path,
+):
     """A new-user trial read "Tamper flags ... None." after grade-class without --manifest as
-    "checked, nothing changed": no changed test is looked for without the manifest."""
+    "checked, nothing changed": without the manifest only the visible tests are compared (each
+    learner's copy with yours), and the section says so, with or without a changed file."""
+    import html
     import json
 
     from autograder.gradebook.report_model import TAMPER_NOT_CHECKED
@@ -87,4 +91,16 @@ def test_tamper_flags_say_not_checked_when_the_class_was_graded_without_a_manife
         report = build_report(tmp_path, records, PARTS, "Course")
         tamper = render_markdown(report).split("## Tamper flags", 1)[1].split("\n\n", 2)[1]
         assert tamper == said
-        assert _sections(render_html(report))["Tamper flags"] == f"<p>{said}</p>"
+        assert _sections(render_html(report))["Tamper flags"] == f"<p>{html.escape(said)}</p>"
+    assert TAMPER_NOT_CHECKED == (
+        "No learner changed the visible tests. Only the visible tests were compared: the class "
+        "was graded without `--manifest`, so the release's other protected files were not."
+    )
+    (tmp_path / RUN_FILE).write_text(json.dumps({"options": {"--manifest": ""}}))
+    records[0].tamper = ["changed tests/graders/visible/test_a.py"]
+    text = render_markdown(build_report(tmp_path, records, PARTS, "Course"))
+    assert (
+        "- `kim`: changed tests/graders/visible/test_a.py\n\n"
+        "Only the visible tests were compared: the class was graded without `--manifest`, so "
+        "the release's other protected files were not.\n"
+    ) in text
