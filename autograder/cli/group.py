@@ -59,7 +59,7 @@ SHORT_HELP = {
     "grade": "Grade learner repositories; reports and a table of points.",
     "grade-class": "Grade a whole class (a roster) into a gradebook.",
     "merge": "Merge the output folders of grade-class --shard runs.",
-    "publish": "Send a gradebook's grades to GitHub as commit statuses.",
+    "publish": "Send a gradebook's grades to GitHub: statuses and PR comments.",
     "release": "Build the learner repository: stubs, visible graders, CI.",
     "similarity": "Flag pairs of learners whose code is unusually alike.",
 }
