@@ -23,6 +23,7 @@ from tests.graders.support.mha_mistakes import (
     mha,
     mha_mistakes,
 )
+from tests.graders.support.mha_packed import packing_hint
 from tests.graders.support.mistakes import hint_on_error
 from tests.graders.support.params import (
     expect_gradients,
@@ -79,7 +80,7 @@ def check(
         with torch.no_grad():
             expected = ref(q, k, v, mask)
     shown = (("query", q), ("key", k), ("value", v), ("mask", mask))
-    with mask_hints(mask, heads, q):
+    with mask_hints(mask, heads, q), packing_hint(q, k):
         got = m(q, k, v, mask)
     expect_mha_pair(
         got,
@@ -187,6 +188,7 @@ def test_gradients_match_reference(MHA, learner, reference, rng):
     with (
         hint_on_error(KV_FROM_QUERY_FAILED, when=kv_from_query_sizes(4, 5)),
         mask_hints(mask, 3, q),
+        packing_hint(q, kv),
         forward_first(forward),
     ):
         expect_gradients(learner, m, q, kv, kv, mask, cotangent=g, what=what)
@@ -202,7 +204,8 @@ def test_cross_attention_keeps_inputs_and_key_order(MHA, learner, reference, rng
     """inputs are not modified, and permuting keys with values changes nothing"""
     m, _, state = pair(MHA, reference, rng, 12, 2, learner=learner)
     q, k, v = tensor(rng, 1, 3, 12), tensor(rng, 1, 6, 12), tensor(rng, 1, 6, 12)
-    call = m.call(q.clone(), k.clone(), v.clone())
+    with packing_hint(q, k):
+        call = m.call(q.clone(), k.clone(), v.clone())
     for name, before, after in zip(("query", "key", "value"), (q, k, v), call.args, strict=True):
         expect_close(after, before, what=f"{name} after the call", atol=0)
     out = output_of(call.value, what="MultiHeadAttention(12, 2)(query, key, value)")

@@ -80,6 +80,20 @@ def _split(x: torch.Tensor, heads: int, *, strided: bool = False) -> torch.Tenso
     return x.view(B, T, heads, d_model // heads).transpose(1, 2)
 
 
+def packed_heads(state, heads: int, query, key, value) -> tuple[torch.Tensor, ...] | None:
+    """(q, k, v), each (B, h, T, d_k) in float64, that a per-head split of the packed
+    projection [W_q(query) | W_k(key) | W_v(value)] gives; None when it cannot be built (the
+    lengths differ) or equals the contract's split (one head)."""
+    if heads < 2 or query.shape != key.shape or key.shape != value.shape:
+        return None
+    s = _state64(state)
+    parts = [_project(_f64(x), s, n) for x, n in ((query, "W_q"), (key, "W_k"), (value, "W_v"))]
+    packed = torch.cat(parts, dim=-1)  # (B, T, 3 * d_model)
+    B, T, width = packed.shape
+    per_head = packed.view(B, T, heads, width // heads).transpose(1, 2)  # (B, h, T, 3 * d_k)
+    return per_head.chunk(3, dim=-1)
+
+
 def _merge(heads: torch.Tensor) -> torch.Tensor:
     B, h, L, d_k = heads.shape
     return heads.transpose(1, 2).reshape(B, L, h * d_k)
@@ -137,7 +151,7 @@ def locate(
     if w is None:
         return None
     if not _close(w, t.weights, atol):
-        return _weights_stage(t, w) or _scores_stage(state, heads, query, key, t, w, o)
+        return _weights_stage(t, w) or _scores_stage(state, heads, query, key, value, t, w, o)
     if o is not None and not _close(o, t.output, atol):
         return _after_weights(state, heads, query, key, value, t, w, o)
     return None
@@ -200,7 +214,7 @@ def _softmax_of(w: torch.Tensor, scores: torch.Tensor, allowed: torch.Tensor) ->
     return _close(logs, s, LOG_ATOL * max(1.0, float(s.abs().max())))
 
 
-def _scores_stage(state, heads, query, key, t: Trace, w, o) -> str:
+def _scores_stage(state, heads, query, key, value, t: Trace, w, o) -> str:
     """The weights are a softmax over the allowed keys, of the wrong scores."""
     usable = t.allowed & (w > MIN_WEIGHT)
     logs, s = _centered_logs(w, t.scores, usable)
@@ -224,7 +238,7 @@ def _scores_stage(state, heads, query, key, t: Trace, w, o) -> str:
                 "so that row i holds query i's scores"
             )
             return FOUND.format(stage="the per-head scores", detail=detail)
-    projection = _projection_hypothesis(state, heads, query, key, t, w)
+    projection = _projection_hypothesis(state, heads, query, key, value, t, w)
     if projection:
         return FOUND.format(stage="the projections", detail=projection)
     wrong = [str(i) for i in range(w.shape[1]) if not _close(w[:, i], t.weights[:, i], 1e-4)]
@@ -240,8 +254,9 @@ def _scores_stage(state, heads, query, key, t: Trace, w, o) -> str:
     )
 
 
-def _projection_hypothesis(state, heads, query, key, t: Trace, w) -> str | None:
-    """Q and K computed another way: a weight used without .T, no bias, every h-th feature."""
+def _projection_hypothesis(state, heads, query, key, value, t: Trace, w) -> str | None:
+    """Q and K computed another way: a weight used without .T, no bias, every h-th feature, a
+    per-head split of the packed [Q | K | V] (support.mha_packed)."""
     s = _state64(state)
     q, k = _f64(query), _f64(key)
     d_k = t.Q.shape[-1]
@@ -264,6 +279,9 @@ def _projection_hypothesis(state, heads, query, key, t: Trace, w) -> str | None:
     }
     if heads == 1:
         del tries[next(k for k in tries if "every h-th" in k)]
+    packed = packed_heads(state, heads, query, key, value)
+    if packed is not None:
+        tries[mistake("multi_head_attention/qkv-split-per-head")] = lambda: packed[:2]
     for detail, build in tries.items():
         Q, K = build()
         if _softmax_of(w, Q @ K.transpose(-2, -1) / math.sqrt(d_k), t.allowed):

@@ -21,6 +21,7 @@ from autograder.expected import expected_value
 from autograder.feedback import Lazy
 from tests.graders.support.catalogue import mistake
 from tests.graders.support.mha_combined import combined_mistakes, mask_shape_mistake
+from tests.graders.support.mha_packed import packed_mistakes
 from tests.graders.support.mistakes import Mistakes, split_pairs
 from tests.graders.support.torch_equivalents import torch_mha_forward, torch_mha_from
 
@@ -106,11 +107,16 @@ def mha_mistakes(
 
 
 def _all_mistakes(state, num_heads, query, key, value, mask) -> Mistakes:
-    """The combined mistakes (support.mha_combined) first, then the others."""
+    """The combined mistakes (support.mha_combined) first, then the others, then a per-head
+    split of a packed projection (support.mha_packed)."""
     outputs, weights = combined_mistakes(state, num_heads, query, key, value, mask)
     weights.update(mask_shape_mistake(mask, num_heads, query.shape[0]))
     more_outputs, more_weights = _mha_mistakes(state, num_heads, query, key, value, mask)
-    return {**outputs, **more_outputs}, {**weights, **more_weights}
+    packed_outputs, packed_weights = packed_mistakes(state, num_heads, query, key, value, mask)
+    return (
+        {**outputs, **more_outputs, **packed_outputs},
+        {**weights, **more_weights, **packed_weights},
+    )
 
 
 @expected_value

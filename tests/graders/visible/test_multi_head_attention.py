@@ -29,6 +29,7 @@ from tests.graders.support.mha_checks import (
 )
 from tests.graders.support.mha_compare import expect_mha_pair, output_of
 from tests.graders.support.mha_mistakes import mha, mha_mistakes, output_from_weights
+from tests.graders.support.mha_packed import packing_hint
 from tests.graders.support.params import (
     expect_gradients,
     expect_parameters,
@@ -71,7 +72,7 @@ def check_against_pytorch(m, state, heads, q, k, v, mask=None, *, name="MultiHea
     """The learner's (output, weights (B, h, L, S)) equal nn.MultiheadAttention's; a known
     mistake is named, and any other difference located (support.mha_compare)."""
     shown = (("query", q), ("key", k), ("value", v), ("mask", mask))
-    with mask_hints(mask, heads, q):
+    with mask_hints(mask, heads, q), packing_hint(q, k):
         got = m(q, k, v, mask)
     expect_mha_pair(
         got,
@@ -183,7 +184,8 @@ def test_keeps_float32_and_input(MHA, learner, rng):
     """keeps float32 and does not modify its inputs"""
     m, _ = loaded(MHA, learner, rng)
     q, kv = tensor(rng, 2, 3, D_MODEL), tensor(rng, 2, 4, D_MODEL)
-    call = m.call(q.clone(), kv.clone(), kv.clone())
+    with packing_hint(q, kv):
+        call = m.call(q.clone(), kv.clone(), kv.clone())
     expect_dtype(call.value[0], torch.float32, what="the output for float32 inputs")
     for name, before, after in zip(("query", "key", "value"), (q, kv, kv), call.args, strict=True):
         expect_close(
