@@ -25,6 +25,7 @@ BIAS_IGNORED = "multi_head_attention/bias-ignored"
 ADD_NORM_INSIDE = "multi_head_attention/add-norm-inside"
 MASK_NO_HEAD_AXIS = "multi_head_attention/mask-no-head-axis"
 MASK_HEAD_AXIS_ALWAYS = "multi_head_attention/mask-head-axis-always"
+HEADS_FIRST = "multi_head_attention/heads-first"
 MAX_PATTERNS = 64  # a row's dropout patterns tried at most (2**S)
 
 
@@ -71,7 +72,8 @@ def mask_hints(mask, heads: int, query) -> Iterator[None]:
     """Name a mask laid out on the wrong axis when the learner's call fails on it: a (B, L, S)
     mask used as it is meets the heads axis ("size of tensor a (B) must match ... (h)"); an
     (L, S) mask given a head axis meets it with its rows; a (B, h, L, S) mask given one more,
-    (B, 1, h, L, S), makes the scores 5-D, B times too large for the merge of the heads."""
+    (B, 1, h, L, S), makes the scores 5-D, B times too large for the merge of the heads; a
+    (B, h, L, S) mask meeting scores laid out head-first, (h, B, L, S), fails on h and B."""
     m = None if mask is None else torch.as_tensor(mask)
     if m is None or heads < 2 or m.dim() not in (2, 3, 4):
         yield
@@ -79,7 +81,11 @@ def mask_hints(mask, heads: int, query) -> Iterator[None]:
     if m.dim() == 4:
         B, L, d_model = query.shape
         when = f"invalid for input of size {B * B * L * d_model}"
-        with hint_on_error(mistake(MASK_HEAD_AXIS_ALWAYS), when=when):
+        swapped = ("must match", f"({heads})", f"({B})")  # scores (h, B, L, S)
+        with (
+            hint_on_error(mistake(MASK_HEAD_AXIS_ALWAYS), when=when),
+            _heads_first_hint(B, heads, swapped),
+        ):
             yield
         return
     size = m.shape[0]
@@ -88,6 +94,17 @@ def mask_hints(mask, heads: int, query) -> Iterator[None]:
         return
     slug = MASK_NO_HEAD_AXIS if m.dim() == 3 else MASK_HEAD_AXIS_ALWAYS
     with hint_on_error(mistake(slug), when=("must match", f"({size})", f"({heads})")):
+        yield
+
+
+@contextmanager
+def _heads_first_hint(batch: int, heads: int, when: tuple[str, ...]) -> Iterator[None]:
+    """Name heads laid out head-first when a (B, h, L, S) mask fails on the sizes of the batch
+    and head axes (only when they differ: the message then tells them apart)."""
+    if batch == heads:
+        yield
+        return
+    with hint_on_error(mistake(HEADS_FIRST), when=when):
         yield
 
 

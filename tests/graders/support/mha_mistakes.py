@@ -18,7 +18,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder.expected import expected_value
-from autograder.feedback import Lazy
+from autograder.feedback import Lazy, Satisfies
 from tests.graders.support.catalogue import mistake
 from tests.graders.support.mha_combined import combined_mistakes, mask_shape_mistake
 from tests.graders.support.mha_packed import packed_mistakes
@@ -35,6 +35,7 @@ KV_FROM_QUERY = "multi_head_attention/kv-from-query"
 NO_OUTPUT_PROJECTION = "multi_head_attention/no-output-projection"
 AVERAGED_WEIGHTS = "multi_head_attention/averaged-weights"
 DROPOUT_IN_EVAL = "multi_head_attention/dropout-in-eval"
+HEADS_FIRST = "multi_head_attention/heads-first"
 
 # A hint for an exception in cross-attention (L != S) with a mask (B, L, S): scores built from
 # the L queries alone are (B, h, L, L) and do not meet the mask.
@@ -108,15 +109,40 @@ def mha_mistakes(
 
 def _all_mistakes(state, num_heads, query, key, value, mask) -> Mistakes:
     """The combined mistakes (support.mha_combined) first, then the others, then a per-head
-    split of a packed projection (support.mha_packed)."""
+    split of a packed projection (support.mha_packed); every weights mistake also head-first."""
     outputs, weights = combined_mistakes(state, num_heads, query, key, value, mask)
     weights.update(mask_shape_mistake(mask, num_heads, query.shape[0]))
     more_outputs, more_weights = _mha_mistakes(state, num_heads, query, key, value, mask)
     packed_outputs, packed_weights = packed_mistakes(state, num_heads, query, key, value, mask)
-    return (
-        {**outputs, **more_outputs, **packed_outputs},
-        {**weights, **more_weights, **packed_weights},
-    )
+    weights = {**weights, **more_weights, **packed_weights}
+    expected = torch.nan_to_num(mha(state, num_heads, query, key, value, mask)[1])
+    weights.update(heads_first(weights, expected))
+    return {**outputs, **more_outputs, **packed_outputs}, weights
+
+
+def heads_first(weights: Mapping[str, object], expected: torch.Tensor) -> dict[str, object]:
+    """{sentence: weights (h, B, L, S)}: the expected weights and every weights mistake of
+    `weights` (not an output mistake, whose weights are the expected ones), laid out
+    head-first, each named with HEADS_FIRST as well."""
+    sentence = mistake(HEADS_FIRST)
+    found: dict[str, object] = {sentence: expected.transpose(0, 1)}
+    for other, wrong in weights.items():
+        if isinstance(wrong, Satisfies):
+            found[f"{other} {sentence}"] = Satisfies(_swapped(wrong))
+        elif isinstance(wrong, torch.Tensor) and wrong.dim() == 4 and not _same(wrong, expected):
+            found[f"{other} {sentence}"] = wrong.transpose(0, 1)  # a weights mistake
+    return found
+
+
+def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return a.shape == b.shape and bool(torch.allclose(a.double(), b.double(), atol=1e-6))
+
+
+def _swapped(wrong: Satisfies):
+    def test(have) -> bool:
+        return have.ndim == 4 and wrong.holds(have.swapaxes(0, 1))
+
+    return test
 
 
 @expected_value
