@@ -30,6 +30,7 @@ from autograder.runtime.shared.errors import LearnerError
 from tests.graders.support.blank_rows import normalised_rows, rows_match
 from tests.graders.support.catalogue import mistake
 from tests.graders.support.hints import hint_on_error
+from tests.graders.support.sdpa_combined import combined_mistakes, wrong_scales
 from tests.graders.support.softmax_mistakes import NAN_ALL_INF, axis_mistakes, softmax_over
 
 __all__ = [  # softmax_over and axis_mistakes moved to softmax_mistakes; still importable here
@@ -49,6 +50,7 @@ __all__ = [  # softmax_over and axis_mistakes moved to softmax_mistakes; still i
     "SCALE_BY_D_K",
     "SCALE_BY_D_MODEL",
     "SCALE_BY_D_V",
+    "SCALE_BY_KEY_LENGTH",
     "SMALL_NEGATIVE_FILL",
     "SOFTMAX_OVER_QUERIES",
     "MASK_BROADCAST_FAILED",
@@ -70,6 +72,7 @@ NO_SCALE = mistake("attention/no-scale")
 SCALE_BY_D_K = mistake("attention/scale-by-d-k")
 SCALE_BY_D_V = mistake("attention/scale-by-d-v")
 SCALE_BY_D_MODEL = mistake("attention/scale-by-d-model")
+SCALE_BY_KEY_LENGTH = mistake("attention/scale-by-key-length")
 FLOAT32_SCALE = mistake("attention/float32-inside")
 SOFTMAX_OVER_QUERIES = mistake("attention/softmax-over-queries")
 K_ALL_AXES_TRANSPOSED = mistake("attention/k-transposed-all-axes")
@@ -240,24 +243,17 @@ def _with_fitted_fill(Q, K, V, mask, *, d_model: int | None, got: object) -> Mis
 def _sdpa_mistakes(Q, K, V, mask=None, *, d_model: int | None = None) -> Mistakes:
     """sdpa_mistakes with the small negative fill at -1: the same for every learner, so computed
     once (the fill fitted to a learner's weights is theirs alone)."""
-    d_k, d_v = Q.shape[-1], V.shape[-1]
     found = {
-        NO_SCALE: sdpa(Q, K, V, mask, scale=1.0),
-        SCALE_BY_D_K: sdpa(Q, K, V, mask, scale=1.0 / d_k),
-        SOFTMAX_OVER_QUERIES: _softmax_over_queries(Q, K, V, mask),
+        sentence: sdpa(Q, K, V, mask, scale=scale)
+        for sentence, scale in wrong_scales(Q, K, V, d_model).items()
     }
-    if d_v != d_k:
-        found[SCALE_BY_D_V] = sdpa(Q, K, V, mask, scale=d_v**-0.5)
-    if d_model is not None and d_model != d_k:
-        found[SCALE_BY_D_MODEL] = sdpa(Q, K, V, mask, scale=d_model**-0.5)
-    rounded = float(np.sqrt(np.float32(d_k)))  # sqrt(d_k) in float32 (exact for 1, 4, 16...)
-    if rounded != d_k**0.5:
-        found[FLOAT32_SCALE] = sdpa(Q, K, V, mask, scale=1.0 / rounded)
+    found[SOFTMAX_OVER_QUERIES] = _softmax_over_queries(Q, K, V, mask)
     if mask is not None:
         found.update(_mask_mistakes(Q, K, V, np.asarray(mask, dtype=bool)))
     KT = np.swapaxes(np.asarray(K).T, -1, -2)  # the keys that Q @ K.T really uses
     if Q.ndim > 2 and KT.shape == np.shape(K):
         found[K_ALL_AXES_TRANSPOSED] = sdpa(Q, KT, V, mask)
+    found.update(combined_mistakes(Q, K, V, mask, d_model=d_model))  # after each alone
     return split_pairs(found)
 
 
