@@ -80,6 +80,8 @@ def _softmax_mistakes(x: np.ndarray, axis: int, got: object) -> dict[str, np.nda
     wanted = axis % np.ndim(x)
     for other in (a for a in range(np.ndim(x)) if a != wanted):  # two mistakes at once
         here = f"Here it normalises over axis {other}; expected axis={axis}."
+        if np.isneginf(np.asarray(x, dtype=np.float64)).all(axis=other).any():  # as above
+            found[f"{NAN_ALL_INF} {WRONG_AXIS} {here}"] = softmax_nan_on_blank(x, other)
         found[f"{NO_MAX_SHIFT} {WRONG_AXIS} {here}"] = _normalise(unshifted, other, empty)
     return found
 

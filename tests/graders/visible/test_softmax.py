@@ -77,18 +77,27 @@ def test_default_axis_is_last(softmax, rng):
 def test_equals_torch_softmax(softmax, rng):
     """equals torch.softmax on random logits"""
     x = array(rng, 5, 7, scale=3.0)
-    expect_close(softmax(x, axis=-1), softmax_over(x, -1), what="softmax(x, axis=-1)", atol=1e-10)
+    got = softmax(x, axis=-1)
+    expect_close(
+        got,
+        softmax_over(x, -1),
+        what="softmax(x, axis=-1)",
+        atol=1e-10,
+        mistakes=softmax_mistakes(x, -1, got),
+    )
 
 
 def test_shift_invariant(softmax, rng):
     """adding 100 to every logit changes nothing"""
     x = array(rng, 3, 6)
+    got = softmax(x + 100.0)
     expect_close(
-        softmax(x + 100.0),
+        got,
         softmax_over(x, -1),
         what="softmax(x + 100)",
         atol=1e-10,
         hint="softmax(x + c) equals softmax(x) for any constant c",
+        mistakes=softmax_mistakes(x + 100.0, -1, got),
     )
 
 
@@ -143,7 +152,9 @@ def test_float32_stays_float32(softmax, rng):
         f"softmax(x) with a float32 x returned dtype {got.dtype}; "
         "expected float32. Hint: do not convert to float64; np.exp and division keep float32.",
     )
-    expect_close(got, softmax_over(x, -1), what="softmax(x) with a float32 x", atol=1e-6)
+    what = "softmax(x) with a float32 x"
+    mistakes = softmax_mistakes(x, -1, got)
+    expect_close(got, softmax_over(x, -1), what=what, atol=1e-6, mistakes=mistakes)
 
 
 def test_integers_give_floats(softmax):
@@ -157,7 +168,8 @@ def test_integers_give_floats(softmax):
         f"{what} returned dtype {got.dtype}; expected a floating dtype."
         + (integer_output_sentence(got, what) or " Hint: convert with x.astype(float) first."),
     )
-    expect_close(got, softmax_over(x, -1), what="softmax(x) with an integer x", atol=1e-7)
+    mistakes = softmax_mistakes(x, -1, got)
+    expect_close(got, softmax_over(x, -1), what=what, atol=1e-7, mistakes=mistakes)
 
 
 def test_minus_inf_gets_zero(softmax, rng):
