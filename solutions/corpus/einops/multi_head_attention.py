@@ -1,12 +1,15 @@
-"""Multi-head attention after the einops documentation ("Writing better code with PyTorch and
-einops", MultiHeadAttentionNew): heads split head-first with rearrange 'b l (head k) -> head b
-l k', scores by einsum 'hblk,hbtk->hblt' divided by sqrt(d_k), the mask given a leading axis
-(mask[None]) and filled with -inf, the softmax over axis 3, the heads merged back with
-'head b l v -> b l (head v)', then fc and dropout; the weights returned as they are,
-head-first (h, B, L, S). w_qs, w_ks, w_vs and fc are the contract's W_q, W_k, W_v and W_o;
-einops' rearrange is written with view and permute; the contract's mask (True = may attend) is
-inverted to the documentation's (True = hidden); the residual and LayerNorm after fc are left
-to the contract's AddNorm."""
+"""Multi-head attention after the einops documentation's MultiHeadAttentionNew.
+
+From "Writing better code with PyTorch and einops": heads split head-first with rearrange
+'b l (head k) -> head b l k', scores by einsum 'hblk,hbtk->hblt' divided by sqrt(d_k), the
+mask given a leading axis (mask[None]) and filled with -inf, the softmax over axis 3, the heads
+merged back with 'head b l v -> b l (head v)', then fc and dropout; the weights returned as
+they are, head-first (h, B, L, S).
+
+w_qs, w_ks, w_vs and fc are the contract's W_q, W_k, W_v and W_o; einops' rearrange is written
+with view and permute; the contract's mask (True = may attend) is inverted to the
+documentation's (True = hidden); the residual and LayerNorm after fc are left to the contract's
+AddNorm."""
 
 import numpy as np
 import torch

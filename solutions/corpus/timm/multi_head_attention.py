@@ -1,10 +1,14 @@
-"""Multi-head attention after huggingface/pytorch-image-models (timm/models/vision_transformer.py
-and timm/layers/attention.py, Attention, its unfused path): one packed qkv projection reshaped
-to (B, N, 3, h, d_k) and permuted to (3, B, h, N, d_k), so that q, k and v each take their own
-third before the heads are split; q scaled by d_k ** -0.5 before the product; an additive mask
-added to the scores; softmax, attn_drop on the weights, proj and proj_drop on the output. The
-packed qkv is the concatenation of the contract's W_q(query), W_k(key) and W_v(value); proj is
-W_o; the contract's boolean mask made timm's additive one (-inf where False), added as it is."""
+"""Multi-head attention after pytorch-image-models' Attention (timm), its unfused path.
+
+From timm/models/vision_transformer.py and timm/layers/attention.py: one packed qkv projection
+reshaped to (B, N, 3, h, d_k) and permuted to (3, B, h, N, d_k), so that q, k and v each take
+their own third before the heads are split; q scaled by d_k ** -0.5 before the product; an
+additive mask added to the scores; softmax, attn_drop on the weights, proj and proj_drop on
+the output.
+
+The packed qkv is the concatenation of the contract's W_q(query), W_k(key) and W_v(value);
+proj is W_o; the contract's boolean mask made timm's additive one (-inf where False), added as
+it is."""
 
 import torch
 from torch import nn

@@ -3,10 +3,11 @@
 A tutorial written for tokens as columns, translated to rows, can scale by sqrt(S) and
 normalise over the queries at once, and ignore the mask besides: every combination of a wrong
 scale, the softmax over the query axis and the mask ignored is the built-in's computation with
-that scale, axis and mask, named with each of its mistakes. Two scale mistakes that give the
-same scale on a test's inputs (sqrt(S) and sqrt(d_v) when S == d_v) are named together: the
-result cannot tell them apart. Symbols: L queries, S keys, d_k query/key width, d_v value
-width, d_model model width. Arrays are float64 numpy.
+that scale, axis and mask, named with each of its mistakes.
+
+Two scale mistakes that give the same scale on a test's inputs (sqrt(S) and d_k when
+S == d_k ** 2) are named together: the result cannot tell them apart. Symbols: L queries, S
+keys, d_k query/key width, d_v value width, d_model model width. Arrays are float64 numpy.
 """
 
 from __future__ import annotations
