@@ -42,6 +42,8 @@ PROTECTED_NOTE = (
 COMMIT = "Commit `{sha}`."
 DETAILS = "What to fix, test by test: [the job summary of this run]({url})."
 DETAILS_NO_URL = "What to fix, test by test: the job summary of this workflow run."
+#: Where a problem cut short in the table continues (terminal.shortened).
+DETAILS_PLACE = "the job summary of this run"
 NOT_GRADED_HEADING = "## Not graded"
 CUT = "\n\n(The rest of this comment was cut: it was too long.)\n"
 
@@ -87,7 +89,11 @@ def score_table(result: GradeResult) -> list[str]:
         "| --- | ---: | ---: | --- |",
     ]
     for c in result.components:
-        problem = markdown_github(shortened(c.problem, PROBLEM_LIMIT)) if c.problem else ""
+        problem = (
+            markdown_github(shortened(c.problem, PROBLEM_LIMIT, rest=DETAILS_PLACE))
+            if c.problem
+            else ""
+        )
         lines.append(
             f"| {markdown_github(c.title)} | {points(c.score)} / {points(c.max_score)} "
             f"| {c.passed} / {c.total} | {problem} |"

@@ -109,27 +109,66 @@ def class_table(results: list[GradeResult | Ungraded]) -> Table:
     return table
 
 
-def shortened(text: str, limit: int = PROBLEM_LIMIT) -> str:
+#: Where a sentence cut inside continues; {rest} is the report that has it whole.
+CONTINUED = "… (continued in {rest})"
+_OPENING, _CLOSING = "([{", ")]}"
+
+
+def shortened(text: str, limit: int = PROBLEM_LIMIT, rest: str = "summary.md") -> str:
     """Learner text for one line or cell, cleaned, and past limit cut between sentences.
 
     The first sentence is kept, then the next ones while they fit; an ellipsis stands for
-    those left out (summary.md has them all). A later sentence that names a file and line
-    (PLACE, "It was called in x.py at line 25.") is kept after the ellipsis, so the learner
-    still reads where. Only a first sentence too long alone is cut inside, at the last word
-    boundary that leaves room for that place, with an ellipsis."""
+    those left out (rest, summary.md by default, has them all). A later sentence that names a
+    file and line (PLACE, "It was called in x.py at line 25.") is kept after the ellipsis, so
+    the learner still reads where. Only a first sentence too long alone is cut inside, before
+    any code span or bracket that would not fit whole (a fix such as
+    "nn.ModuleList([... for _ in range(n)])" is never cut in half), and says it continues in
+    rest. Sentences end only outside brackets and backticks."""
     text = clean(text, len(text)).replace("\n", " ").strip()
     if len(text) <= limit:
         return text
-    sentences = SENTENCE_END.split(text)
+    sentences = _sentences(text)
     places = [i for i, s in enumerate(sentences) if i and PLACE.search(s)]
     place = places[0] if places and len(sentences[places[0]]) <= limit // 2 else None
     if len(_kept(sentences, 1, place)) > limit:  # the first sentence alone is too long
         after = f" {sentences[place]}" if place is not None else ""
-        return _cut_at_word(sentences[0], limit - len(after)) + after
+        note = CONTINUED.format(rest=rest)
+        return _cut_outside_code(sentences[0], limit - len(after) - len(note)) + note + after
     count = 1
     while count < len(sentences) and len(_kept(sentences, count + 1, place)) <= limit:
         count += 1
     return _kept(sentences, count, place)
+
+
+def _sentences(text: str) -> list[str]:
+    """text split at its sentence ends, but not at one inside brackets or a code span ("e.g.
+    x" in parentheses goes on)."""
+    sentences: list[str] = []
+    for piece in SENTENCE_END.split(text):
+        if sentences and not _closed(sentences[-1]):
+            sentences[-1] += f" {piece}"
+        else:
+            sentences.append(piece)
+    return sentences
+
+
+def _closed(text: str) -> bool:
+    """Whether every bracket and code span (backticks) opened in text is closed again."""
+    return not _open_at(text)[-1]
+
+
+def _open_at(text: str) -> list[bool]:
+    """For each position 0..len(text): whether a bracket or code span is open just before it."""
+    depth, code, open_at = 0, False, [False]
+    for char in text:
+        if char == "`":
+            code = not code
+        elif not code and char in _OPENING:
+            depth += 1
+        elif not code and char in _CLOSING:
+            depth = max(depth - 1, 0)
+        open_at.append(code or depth > 0)
+    return open_at
 
 
 def _kept(sentences: list[str], count: int, place: int | None) -> str:
@@ -143,14 +182,15 @@ def _kept(sentences: list[str], count: int, place: int | None) -> str:
     return " ".join(parts)
 
 
-def _cut_at_word(text: str, limit: int) -> str:
-    """text cut to at most limit characters at the last word boundary, with an ellipsis (a
-    word is cut only when it alone is that long)."""
-    cut = text[: limit - 1]
-    space = cut.rfind(" ")
-    if space > 0:
-        cut = cut[:space]
-    return cut.rstrip(" ,;:") + "…"
+def _cut_outside_code(text: str, limit: int) -> str:
+    """text cut to at most limit characters at the last blank outside brackets and code
+    spans (at the last blank at all when there is none: a word is cut only when it alone is
+    that long)."""
+    open_at = _open_at(text)
+    blanks = [i for i, char in enumerate(text[: limit + 1]) if char == " "]
+    outside = [i for i in blanks if not open_at[i]]
+    cut = text[: (outside or blanks or [limit])[-1]]
+    return cut.rstrip(" ,;:")
 
 
 def new_console() -> Console:

@@ -236,16 +236,16 @@ def test_a_long_first_problem_is_cut_at_a_word_boundary_and_wrapped_at_words():
     ]
     graded = build_grade(config, tests, submission="s", seed=0, hidden_included=False)
     (line,) = terminal.first_problems(graded)
-    # 'Scaling: ' then the 37 whole words that fit in terminal.PROBLEM_LIMIT, then an ellipsis.
-    kept = "Word000 " + " ".join(f"word{i:03d}" for i in range(1, 37))
-    assert line.plain == f"Scaling: {kept}…"
+    # 'Scaling: ' then the 34 whole words that fit in terminal.PROBLEM_LIMIT with the note.
+    kept = "Word000 " + " ".join(f"word{i:03d}" for i in range(1, 34))
+    assert line.plain == f"Scaling: {kept}… (continued in summary.md)"
     console = Console(record=True, width=80, color_system=None)
     terminal.print_submission(graded, console)
     lines = console.export_text().splitlines()
     start = lines.index("First problem per component:") + 1
     wrapped = " ".join(lines[start:]).split()
     assert max(len(line) for line in lines) <= 80
-    assert " ".join(wrapped[1:]) == f"{kept}…"  # wrapped between words, none cut
+    assert " ".join(wrapped[1:]) == f"{kept}… (continued in summary.md)"  # none cut
 
 
 def test_two_submission_tables_are_apart_when_the_first_has_no_problem():

@@ -40,10 +40,42 @@ def test_the_sentences_that_fit_are_kept_in_order_and_the_cut_is_after_a_whole_o
 def test_a_first_sentence_too_long_alone_is_cut_at_a_word_and_the_place_follows():
     words = " ".join(f"word{i:03d}" for i in range(60))  # 479 characters, one sentence
     line = shortened(f"{words}. {PLACE}")
-    assert line.endswith(f"… {PLACE}")
+    assert line.endswith(f"… (continued in summary.md) {PLACE}")
     assert len(line) <= PROBLEM_LIMIT
-    kept = line.removesuffix(f"… {PLACE}").split()
-    assert kept == [f"word{i:03d}" for i in range(len(kept))] and len(kept) == 28
+    kept = line.removesuffix(f"… (continued in summary.md) {PLACE}").split()
+    assert kept == [f"word{i:03d}" for i in range(len(kept))] and len(kept) == 25
+
+
+JUN = (
+    "[encoder/shared-layer] Your Encoder puts one EncoderLayer object into self.layers "
+    "num_layers times, so every layer shares one set of weights; create a new one for each "
+    "position: nn.ModuleList([EncoderLayer(...) for _ in range(num_layers)]). Look at "
+    "assignments/t101/encoder.py:27, the line that makes the layers."
+)
+
+
+def test_a_fix_in_code_is_not_cut_in_half_and_the_line_says_where_it_continues():
+    """jun's terminal line read "nn.ModuleList([EncoderLayer(...) for _ in… Look at ...": the
+    fix was cut inside its brackets, which left out the part that mattered."""
+    assert len(JUN) > PROBLEM_LIMIT
+    assert shortened(JUN) == (
+        "[encoder/shared-layer] Your Encoder puts one EncoderLayer object into self.layers "
+        "num_layers times, so every layer shares one set of weights; create a new one for each "
+        "position… (continued in summary.md) Look at assignments/t101/encoder.py:27, the line "
+        "that makes the layers."
+    )
+    code = "Write it as `" + " ".join(["x = layer(x, mask)"] * 20) + "`."  # 390 characters
+    assert shortened(f"{code} {PLACE}") == f"Write it as… (continued in summary.md) {PLACE}"
+
+
+def test_a_sentence_end_inside_brackets_does_not_end_the_sentence():
+    """A fix with "e.g. x" in parentheses is one sentence: dropping what follows "e.g." would
+    leave its parenthesis open."""
+    fix = "Scale the scores (e.g. divide them by sqrt(d_k), the width of each key) first."
+    assert shortened(f"{fix} {MIDDLE} {PLACE}", 200) == f"{fix} … {PLACE}"
+    assert shortened(f"{fix} {PLACE}", 140) == (
+        f"Scale the scores… (continued in summary.md) {PLACE}"
+    )
 
 
 def test_the_terminal_line_of_a_forbidden_call_names_its_file_and_line():
