@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from autograder.learner_text import PLACE, SENTENCE_END, clean
+from autograder.points_text import lost_points
 from autograder.results import GradeResult, Ungraded, points
 from autograder.results.points_rule import NOT_CHOSEN
 
@@ -83,7 +84,8 @@ def first_problems(result: GradeResult) -> list[Text]:
 def class_table(results: list[GradeResult | Ungraded]) -> Table:
     """One row per submission: its total and the components that lost points, one a line, by
     title (as the submission's own table above names them) with the points lost, "Scaled
-    dot-product attention (-11.16)"; each submission's own table has every score."""
+    dot-product attention (-11.16)", the difference of the shown score and maximum (15.63 of
+    25.00 lost 9.37); each submission's own table has every score."""
     from rich.table import Table
     from rich.text import Text
 
@@ -97,7 +99,7 @@ def class_table(results: list[GradeResult | Ungraded]) -> Table:
             table.add_row(Text(clean(result.submission, 200)), "", reason)
             continue
         lost = [
-            f"{clean(c.title, 200)} (-{points(c.max_score - c.score)})"
+            f"{clean(c.title, 200)} (-{lost_points(c.score, c.max_score)})"
             for c in result.components
             if c.score < c.max_score - 1e-9
         ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from autograder.gradebook import store
-from autograder.points_text import points
+from autograder.points_text import lost_points, points
 from autograder.results import points as results_points
 
 
@@ -36,3 +36,17 @@ def test_the_gradebook_writes_totals_as_the_reports_show_them(tmp_path):
     store.write_gradebook(tmp_path, ["encoder"])
     text = (tmp_path / store.GRADEBOOK_FILE).read_text(encoding="utf-8")
     assert ",15.63," in text and ",90.63," in text
+
+
+@pytest.mark.parametrize(
+    ("score", "maximum", "lost"),
+    [
+        (15.625, 25.0, "9.37"),  # ivan: 25.00 - 15.63 on screen; the exact 9.375 rounds to 9.38
+        (8.84375, 20.0, "11.16"),
+        (0.0, 10.0, "10.00"),
+        (2.5, 15.0, "12.50"),
+    ],
+)
+def test_points_lost_are_the_difference_of_the_numbers_shown(score, maximum, lost):
+    assert lost_points(score, maximum) == lost
+    assert float(points(maximum)) - float(points(score)) == pytest.approx(float(lost))

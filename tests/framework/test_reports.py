@@ -190,6 +190,21 @@ def test_class_overview_names_the_components_that_lost_points_and_fits_80_column
     assert "15.00 / 15.00" in kim and "nothing" in kim
 
 
+def test_class_overview_loses_the_difference_of_the_points_it_shows():
+    """ivan's row read "15.63 / 25.00" and "(-9.38)": the exact loss 9.375 rounded, where
+    the numbers on screen give 9.37."""
+    config = load_course(TOY / "course.toml")  # scale 10 points, normalize 5
+    tests = [TestResult(f"s{i}", f"t::s{i}", "scale", status="passed") for i in range(9)]
+    tests += [TestResult(f"f{i}", f"t::f{i}", "scale", message="Off.") for i in range(7)]
+    tests.append(TestResult("n", "t::n", "normalize", status="passed"))
+    ivan = build_grade(config, tests, submission="ivan", seed=0, hidden_included=False)
+    assert ivan.components[0].score == 5.625  # 9 of 16 equal tests of 10 points
+    console = Console(record=True, width=80, color_system=None)
+    terminal.print_class([ivan], console)
+    (row,) = [line for line in console.export_text().splitlines() if "ivan" in line]
+    assert "10.63 / 15.00" in row and "Scaling (-4.37)" in row
+
+
 def test_summary_lists_a_named_mistake_once_with_the_tests_that_found_it():
     config = load_course(TOY / "course.toml")
     sentence = "[scale/added] You added the factor; multiply by it. Read: course notes, Scaling."
