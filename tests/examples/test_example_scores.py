@@ -274,6 +274,20 @@ def test_the_summary_names_the_mistake_first(graded, course, learner, component)
     assert any(phrase in line for phrase in EXPECTED[learner].phrases[component]), line
 
 
+def test_output_beside_the_stand_ins_says_plainly_why_it_is_not_shown(graded):
+    """jun's encoder tests ran beside the course's stand-ins, so what his code printed there is
+    withheld; the sentence said so in the grader's words ("it ran beside the course's
+    known-good modules, which the grader keeps to itself") and not what he could do."""
+    withheld = (
+        "(Not shown: in this test your code ran together with the course's own versions of the "
+        "parts it builds on, which are kept private, so nothing printed during it is shown. To "
+        "see what your code prints, run the tests in your own repository (pytest, or autograder "
+        "grade .): there they use your own parts and show everything your code prints.)"
+    )
+    encoder = [t["output"] for t in graded["jun"]["tests"] if t["tags"] == ["encoder"]]
+    assert any(withheld in output for output in encoder)
+
+
 def test_lena_is_zeroed_only_where_the_forbidden_call_is_made(graded):
     """The encoder imports lena's MultiHeadAttention, but only multi_head_attention.py makes the
     call, so only that component is zeroed, and the record names her file and line: the one

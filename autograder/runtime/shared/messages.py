@@ -70,9 +70,12 @@ NOT_A_MODULE = (
 )
 
 #: A test's output while its worker holds the course's stand-ins (harness/standin_custody.py).
+#: Learner-facing: why nothing is shown, and where they can see what their code prints.
 OUTPUT_WITHHELD = (
-    "(What your code printed in this test is not shown: it ran beside the course's known-good "
-    "modules, which the grader keeps to itself.)\n"
+    "(Not shown: in this test your code ran together with the course's own versions of the "
+    "parts it builds on, which are kept private, so nothing printed during it is shown. To see "
+    "what your code prints, run the tests in your own repository (pytest, or autograder "
+    "grade .): there they use your own parts and show everything your code prints.)\n"
 )
 SYNTAX_ERROR = (
     "{file} has a syntax error at line {line}: {message}. Fix it and run the tests again."
