@@ -26,9 +26,10 @@ PROBLEM_LIMIT = 300
 HEADING = "## {course}: {score} / {max_score}"
 HIDDEN_RAN = "The hidden tests ran too."
 HIDDEN_NOT_RUN = (
-    "Only the visible tests ran here. Your instructor grades with hidden tests too, in their "
-    "own repository: that score appears as the commit status **{context}** on your commit "
-    "once their next grading run has reached it."
+    "Only the visible tests ran here: the hidden tests are run by your instructor, not by this "
+    "workflow. After your instructor's next grading run, your score with the hidden tests "
+    "appears on the commit they graded, as the commit status **{context}**, and in a comment "
+    "on your pull request when your instructor posts one."
 )
 FEEDBACK_ONLY = (
     "This score is feedback. Your instructor's grade comes from their own run with the "

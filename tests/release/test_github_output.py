@@ -207,3 +207,15 @@ def test_the_comments_table_cuts_a_long_problem_at_a_word_and_keeps_where():
     assert row.endswith(f"{continued} {place} |")
     assert row.startswith("| C | 50.00 / 100.00 | 0 / 1 | word000")
     assert "<br>" not in row and "characters cut" not in row
+
+
+def test_the_workflows_note_says_who_runs_the_hidden_tests_and_where_their_grade_shows():
+    """It ended "...once their next grading run has reached it": reached what, and when?"""
+    from autograder.github.summary import hidden_not_run
+
+    assert hidden_not_run("Transformers 101") == (
+        "Only the visible tests ran here: the hidden tests are run by your instructor, not by "
+        "this workflow. After your instructor's next grading run, your score with the hidden "
+        "tests appears on the commit they graded, as the commit status **Transformers 101 / "
+        "hidden tests**, and in a comment on your pull request when your instructor posts one."
+    )
