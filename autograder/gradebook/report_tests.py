@@ -36,6 +36,9 @@ FailureKey = tuple[str, str, str]  # (component, mistake id, message)
 # A shape such as (2, 3, 4) or (5,), then any other number (not one inside a name: W_1, t101).
 _SHAPE = re.compile(r"\(\s*-?\d+\s*(?:,\s*-?\d+\s*)*,?\s*\)")
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?!\w)")
+# A time limit, which differs by course and run: "within 10 s", "the 120 s it may take".
+_WITHIN = re.compile(r"\bwithin \d+(?:\.\d+)? s(?:econds)?\b")
+_THE_SECONDS = re.compile(r"\bthe \d+(?:\.\d+)? s\b")
 
 
 @dataclass
@@ -154,7 +157,9 @@ def _hang(text: str) -> str:
 
 def normalise(message: str) -> str:
     """The message with its shapes and numbers replaced by `…`: one row for one failure seen
-    at several sizes, and no input or expected value of a hidden test."""
+    at several sizes, and no input or expected value of a hidden test. A time limit is said in
+    words ("did not finish within the allowed seconds of computing"), not as "within … s"."""
+    message = _THE_SECONDS.sub("the seconds", _WITHIN.sub("within the allowed seconds", message))
     return _NUMBER.sub("…", _SHAPE.sub("(…)", message))
 
 
