@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from rich.text import Text
 
 PROBLEM_LIMIT = 300
+#: Where a class overview's reason for not grading continues: `grade` prints it in full first.
+WHY_NOT_GRADED = "the line above that says it was not graded"
 #: After the first problems, the components a --component run did not grade (0 tests each).
 SKIPPED = "Not graded in this run (--component): {titles}."
 
@@ -95,7 +97,8 @@ def class_table(results: list[GradeResult | Ungraded]) -> Table:
     table.add_column("Points lost in", overflow="fold")
     for result in results:
         if isinstance(result, Ungraded):
-            reason = Text(f"not graded: {shortened(result.reason)}", style="red")
+            reason = shortened(result.reason, rest=WHY_NOT_GRADED)  # no summary.md to read
+            reason = Text(f"not graded: {reason}", style="red")
             table.add_row(Text(clean(result.submission, 200)), "", reason)
             continue
         lost = [

@@ -68,6 +68,22 @@ def test_a_fix_in_code_is_not_cut_in_half_and_the_line_says_where_it_continues()
     assert shortened(f"{code} {PLACE}") == f"Write it as… (continued in summary.md) {PLACE}"
 
 
+def test_a_long_reason_for_not_grading_continues_in_the_line_grade_printed_first():
+    """An ungraded submission has no summary.md: its overview row points to the full reason
+    that `autograder grade` printed before the overview."""
+    from rich.console import Console
+
+    from autograder.reports.terminal import print_class
+    from autograder.results import Ungraded
+
+    reason = "Your package folder " + "very/" * 80 + "deep could not be read."
+    console = Console(record=True, width=400, color_system=None)
+    print_class([Ungraded("gone", reason)], console)
+    text = console.export_text()
+    assert "… (continued in the line above that says it was not graded)" in text
+    assert "summary.md" not in text
+
+
 def test_a_sentence_end_inside_brackets_does_not_end_the_sentence():
     """A fix with "e.g. x" in parentheses is one sentence: dropping what follows "e.g." would
     leave its parenthesis open."""
