@@ -104,7 +104,7 @@ def class_table(results: list[GradeResult | Ungraded]) -> Table:
         lost = [
             f"{clean(c.title, 200)} (-{lost_points(c.score, c.max_score)})"
             for c in result.components
-            if c.score < c.max_score - 1e-9
+            if points(c.score) != points(c.max_score)  # as shown: no "(-0.00)"
         ]
         table.add_row(
             Text(clean(result.submission, 200)),

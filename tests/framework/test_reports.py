@@ -205,6 +205,20 @@ def test_class_overview_loses_the_difference_of_the_points_it_shows():
     assert "10.63 / 15.00" in row and "Scaling (-4.37)" in row
 
 
+def test_class_overview_lists_no_component_whose_shown_points_are_whole():
+    """A loss of less than half a cent shows as full points, so it is no "(-0.00)" either."""
+    config = load_course(TOY / "course.toml")
+    tests = [TestResult(f"s{i}", f"t::s{i}", "scale", status="passed") for i in range(2999)]
+    tests.append(TestResult("f", "t::f", "scale", message="Off."))
+    tests.append(TestResult("n", "t::n", "normalize", status="passed"))
+    near = build_grade(config, tests, submission="near", seed=0, hidden_included=False)
+    assert 0 < near.components[0].max_score - near.components[0].score < 0.005
+    console = Console(record=True, width=80, color_system=None)
+    terminal.print_class([near], console)
+    (row,) = [line for line in console.export_text().splitlines() if "near" in line]
+    assert "15.00 / 15.00" in row and "nothing" in row and "-0.00" not in row
+
+
 def test_summary_lists_a_named_mistake_once_with_the_tests_that_found_it():
     config = load_course(TOY / "course.toml")
     sentence = "[scale/added] You added the factor; multiply by it. Read: course notes, Scaling."
