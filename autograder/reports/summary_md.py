@@ -124,7 +124,7 @@ def _failure_lines(result: GradeResult, failing: list[TestResult]) -> list[str]:
             lines.append(f"- **{title}**: {text} {zeroed}")
             continue
         seen_in = SEEN_IN.format(count=count, tests="test" if count == 1 else "tests")
-        again = sum(1 for t in problem.tests if (stopped_call(t.message) or ("", "", False))[2])
+        again = sum(1 for t in problem.tests if _not_run_again(t))
         if again and again < count:  # a time-out (or crash) joined by the calls not run again
             seen_in = f"{seen_in[:-1]} ({NOT_RUN_AGAIN.format(count=again)}):"
         lines.append(f"- **{title}**: {text} {seen_in}")
@@ -134,6 +134,13 @@ def _failure_lines(result: GradeResult, failing: list[TestResult]) -> list[str]:
             output = neutralise_workflow_commands(shown.output)  # summaries reach logs
             lines += ["", _indent(markdown_block(output, OUTPUT_LIMIT)), ""]
     return lines
+
+
+def _not_run_again(test: TestResult) -> bool:
+    """Whether the harness did not run the test's call again after it stopped in earlier
+    tests (its error kind and sentence both say so, never its words alone)."""
+    found = stopped_call(test.message, test.error_kind)
+    return found is not None and found[2]
 
 
 def _listed(heading: str, sentences: Sequence[str], limit: int = INLINE_LIMIT) -> list[str]:

@@ -6,7 +6,9 @@
   message as a hidden test would tell it.
 * A call that ran out of time (or whose process ended) in earlier tests is not run again, and
   says so in other words ("... was not run again: it already ran past the time limit ...").
-  ``stopped_call`` finds the call and why it stopped in both sentences.
+  ``stopped_call`` finds the call and why it stopped in both sentences, in a failure of the
+  harness's own kind only ("timeout" or "crash", which no worker answer can name): a visible
+  test's message holds the learner's exception text, which may tell of a stop in the same words.
 * Tests of one check on other inputs fail with one sentence told of other numbers ("returned
   shape (4, 2, 5, 5); expected (2, 4, 5, 5)" and "... (4, 2, 3, 6); expected (2, 4, 3, 6)").
   ``alike_form`` is a message without its numbers, sizes and arguments, a learner line's
@@ -49,6 +51,9 @@ _HOW_MANY_DIFFER = re.compile(r"(?<!\w)(?:# of #|all of|some of) (?:\w+ )?entrie
 
 TIMED_OUT = "time-out"
 ENDED = "crash"
+#: The error kinds of a call the harness stopped, or did not run again for that
+#: (runtime/harness/failures.py); a worker's answer names none of them (failures.WORKER_KINDS).
+STOPPED_KINDS = frozenset(["timeout", "crash"])
 
 
 def hidden_form(message: str) -> str:
@@ -93,10 +98,13 @@ _STOPPED = [
 ]
 
 
-def stopped_call(message: str) -> tuple[str, str, bool] | None:
+def stopped_call(message: str, kind: str) -> tuple[str, str, bool] | None:
     """(TIMED_OUT or ENDED, the call, whether the message is the call not run again) when
     ``message`` says a call ran out of time or its process ended, or was not run again for
-    that; else None."""
+    that, and ``kind`` (the test's error kind) is one the harness gives such a failure; else
+    None. Words alone are the learner's: an exception's text can be any of these sentences."""
+    if kind not in STOPPED_KINDS:
+        return None
     for why, again, pattern in _STOPPED:
         found = pattern.search(message)
         if found is not None:

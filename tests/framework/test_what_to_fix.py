@@ -42,9 +42,14 @@ def what_to_fix(tests: list[TestResult]) -> list[str]:
     return text.strip().splitlines()
 
 
-def failed(name: str, component: str, message: str, hidden: bool = False) -> TestResult:
+def failed(
+    name: str, component: str, message: str, hidden: bool = False, kind: str = "failed"
+) -> TestResult:
+    """A failing test; ``kind``: its error kind ("timeout" and "crash" are the harness's)."""
     visibility = "hidden" if hidden else "visible"
-    return TestResult(name, f"t::{name}", component, message=message, visibility=visibility)
+    return TestResult(
+        name, f"t::{name}", component, message=message, visibility=visibility, error_kind=kind
+    )
 
 
 def test_hidden_form_keeps_the_file_of_a_line_and_leaves_other_text():
@@ -59,20 +64,36 @@ def test_hidden_form_keeps_the_file_of_a_line_and_leaves_other_text():
 
 def test_stopped_call_finds_the_call_of_a_time_out_a_crash_and_their_calls_not_run_again():
     call = "Scaler.forward(...)"
-    assert stopped_call(TIMEOUT.format(call=call, seconds=10)) == (TIMED_OUT, call, False)
+    timeout = TIMEOUT.format(call=call, seconds=10)
+    assert stopped_call(timeout, "timeout") == (TIMED_OUT, call, False)
     again = NOT_RUN_AFTER_HANGS.format(call=call, seconds=10, count=2)
-    assert stopped_call(again) == (TIMED_OUT, call, True)
+    assert stopped_call(again, "timeout") == (TIMED_OUT, call, True)
     crash = CRASH_SIGNAL.format(call=call, signal="SIGKILL", why="")
-    assert stopped_call(crash) == (ENDED, call, False)
-    assert stopped_call(NOT_RUN_AFTER_CRASHES.format(call=call, count=2)) == (ENDED, call, True)
-    assert stopped_call(VISIBLE_STUB) is None
+    assert stopped_call(crash, "crash") == (ENDED, call, False)
+    crashed_again = NOT_RUN_AFTER_CRASHES.format(call=call, count=2)
+    assert stopped_call(crashed_again, "crash") == (ENDED, call, True)
+    assert stopped_call(VISIBLE_STUB, "not_implemented") is None
+
+
+@pytest.mark.parametrize("kind", ["exception", "failed", "not_implemented", ""])
+def test_a_stop_told_in_a_failure_of_another_kind_is_the_learners_text(kind):
+    """Learner code can raise (or have its worker answer) any of these sentences: only the
+    harness's own kinds of failure stopped a call."""
+    call = "Scaler.forward(...)"
+    for sentence in (
+        TIMEOUT.format(call=call, seconds=10),
+        NOT_RUN_AFTER_HANGS.format(call=call, seconds=10, count=2),
+        CRASH_SIGNAL.format(call=call, signal="SIGKILL", why=""),
+        NOT_RUN_AFTER_CRASHES.format(call=call, count=2),
+    ):
+        assert stopped_call(sentence, kind) is None
 
 
 def test_stopped_call_takes_the_call_from_the_start_of_its_line_in_a_longer_message():
     call = "The call scale(x)"
     told = f"Fix Scaler first.\n{TIMEOUT.format(call=call, seconds=10)}"
-    assert stopped_call(told) == (TIMED_OUT, call, False)
-    assert stopped_call("scale(x) " * 400) is None  # long, and nothing stopped
+    assert stopped_call(told, "timeout") == (TIMED_OUT, call, False)
+    assert stopped_call("scale(x) " * 400, "timeout") is None  # long, and nothing stopped
 
 
 def test_a_problem_the_visible_and_hidden_tests_both_found_is_one_item_with_its_line():
@@ -190,11 +211,11 @@ def test_a_call_not_run_again_after_a_time_out_is_that_time_outs_item():
     timeout = TIMEOUT.format(call=call, seconds=10)
     again = NOT_RUN_AFTER_HANGS.format(call=call, seconds=10, count=2)
     tests = [
-        failed("a", "scale", timeout),
-        failed("b", "scale", timeout),
-        failed("c", "scale", again),
-        failed("h1", "scale", again, hidden=True),
-        failed("h2", "scale", again, hidden=True),
+        failed("a", "scale", timeout, kind="timeout"),
+        failed("b", "scale", timeout, kind="timeout"),
+        failed("c", "scale", again, kind="timeout"),
+        failed("h1", "scale", again, hidden=True, kind="timeout"),
+        failed("h2", "scale", again, hidden=True, kind="timeout"),
     ]
     assert what_to_fix(tests) == [
         f"- **Scaling**: {timeout} Found by 5 tests (3 of them not run again after it):",
@@ -210,7 +231,9 @@ def test_a_call_not_run_again_after_crashes_joins_the_crash_of_that_call_only(ot
     crash = CRASH_SIGNAL.format(call="Scaler.forward(...)", signal="SIGKILL", why="")
     again_call = "Scaler.other(...)" if other_call else "Scaler.forward(...)"
     again = NOT_RUN_AFTER_CRASHES.format(call=again_call, count=2)
-    lines = what_to_fix([failed("a", "scale", crash), failed("b", "scale", again)])
+    lines = what_to_fix(
+        [failed("a", "scale", crash, kind="crash"), failed("b", "scale", again, kind="crash")]
+    )
     if other_call:
         assert lines == [
             f"- **Scaling**: {crash} Found by 1 test:",
@@ -221,6 +244,28 @@ def test_a_call_not_run_again_after_crashes_joins_the_crash_of_that_call_only(ot
     else:
         seen = "Found by 2 tests (1 of them not run again after it):"
         assert lines == [f"- **Scaling**: {crash} {seen}", "  - a", "  - b"]
+
+
+def test_learner_text_in_a_stops_words_joins_no_real_stop_of_its_call():
+    """A ValueError telling "Scaler.forward(...) was not run again: ..." (or the crash's own
+    sentence, word for word) is not counted among the tests not run again after a real crash."""
+    crash = CRASH_SIGNAL.format(call="Scaler.forward(...)", signal="SIGKILL", why="")
+    again = NOT_RUN_AFTER_CRASHES.format(call="Scaler.forward(...)", count=2)
+    lines = what_to_fix(
+        [
+            failed("a", "scale", crash, kind="crash"),
+            failed("b", "scale", again, kind="exception"),
+            failed("c", "scale", crash, kind="exception"),
+        ]
+    )
+    assert lines == [
+        f"- **Scaling**: {crash} Found by 1 test:",
+        "  - a",
+        f"- **Scaling**: {again} Found by 1 test:",
+        "  - b",
+        f"- **Scaling**: {crash} Found by 1 test:",
+        "  - c",
+    ]
 
 
 def test_a_forbidden_use_is_told_once_without_the_tests_it_zeroed():
@@ -261,7 +306,10 @@ def test_a_time_out_stopped_in_a_visible_and_a_hidden_test_is_one_item_with_its_
     no_name = f"{timeout} When it was stopped, it was running assignments/toy/scale.py:17."
     hidden = f"{timeout} When it was stopped, it was running assignments/toy/scale.py."
     assert hidden_form(visible) == hidden_form(no_name) == hidden
-    tests = [failed("a", "scale", visible), failed("h1", "scale", hidden, hidden=True)]
+    tests = [
+        failed("a", "scale", visible, kind="timeout"),
+        failed("h1", "scale", hidden, hidden=True, kind="timeout"),
+    ]
     assert what_to_fix(tests) == [
         f"- **Scaling**: {visible} Found by 2 tests:",
         "  - a",
@@ -277,7 +325,10 @@ def test_one_loop_stopped_at_two_of_its_lines_is_one_item():
         f"{timeout} When it was stopped, it was running assignments/toy/scale.py:{n} in scale."
         for n in (6, 7)
     ]
-    tests = [failed("a", "scale", stopped[0]), failed("b", "scale", stopped[1])]
+    tests = [
+        failed("a", "scale", stopped[0], kind="timeout"),
+        failed("b", "scale", stopped[1], kind="timeout"),
+    ]
     assert what_to_fix(tests) == [
         f"- **Scaling**: {stopped[0]} Found by 2 tests:",
         "  - a",
