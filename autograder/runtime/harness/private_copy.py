@@ -1,6 +1,8 @@
 """The worker's private copy of the learner's package.
 
-Regular files only, read through no link, capped in size.
+Regular files only, read through no link, capped in size, and no compiled module (bytecode, an
+extension): Python would import one as it imports a source file, and the static check, which
+reads only sources, could not see what it calls.
 
 The copy is what the worker imports and the only folder it may write; the original submission
 is never handed to it (see harness/isolation.py).
@@ -8,6 +10,7 @@ is never handed to it (see harness/isolation.py).
 
 from __future__ import annotations
 
+import importlib.machinery
 import os
 import shutil
 import tempfile
@@ -19,6 +22,15 @@ from autograder.runtime.shared.confinement import FILES_PER_MB
 
 MAX_PACKAGE_BYTES = 20 * 1024 * 1024
 MAX_PACKAGE_FILES = 2000
+#: Endings of the files Python imports as compiled code (".pyc", ".cpython-311-...so", ".so").
+COMPILED_SUFFIXES = tuple(
+    {*importlib.machinery.BYTECODE_SUFFIXES, *importlib.machinery.EXTENSION_SUFFIXES, ".pyd"}
+)
+#: Why a compiled module is left out (the learner's import error names it).
+COMPILED = (
+    "compiled code (bytecode or an extension module), which the grader cannot read: submit "
+    "its .py source"
+)
 
 
 class PackageTooLarge(Exception):
@@ -80,17 +92,17 @@ def copy_package(package_dir: Path, package: str) -> PrivateCopy:
 def read_package(package_dir: Path) -> learner_files.Tree | None:
     """The package's folders and regular files, read through descriptors without following
     links (autograder/learner_files.py): a link inside the package to one of its own files is
-    read as that file, any other is refused with a reason; ``__pycache__`` is skipped. None
-    when there is no such folder. ``package_dir`` is the harness's real path of the folder:
-    learner_files.LinkRefused when a part of it has become a link since. Raises
-    PackageTooLarge past MAX_PACKAGE_BYTES or MAX_PACKAGE_FILES."""
+    read as that file, any other is refused with a reason, as is a compiled module
+    (COMPILED); ``__pycache__`` is skipped. None when there is no such folder. ``package_dir``
+    is the harness's real path of the folder: learner_files.LinkRefused when a part of it has
+    become a link since. Raises PackageTooLarge past MAX_PACKAGE_BYTES or MAX_PACKAGE_FILES."""
     home = Path(os.path.abspath(package_dir))
     try:
         folder = learner_files.open_real_folder(home)
     except (FileNotFoundError, NotADirectoryError):
         return None
     try:
-        return learner_files.read_tree(
+        tree = learner_files.read_tree(
             folder,
             max_bytes=MAX_PACKAGE_BYTES,
             max_files=MAX_PACKAGE_FILES,
@@ -101,3 +113,13 @@ def read_package(package_dir: Path) -> learner_files.Tree | None:
         raise PackageTooLarge() from None
     finally:
         os.close(folder)
+    return _without_compiled(tree)
+
+
+def _without_compiled(tree: learner_files.Tree) -> learner_files.Tree:
+    """The tree with each compiled module (COMPILED_SUFFIXES) moved from its files to the
+    entries refused, as COMPILED."""
+    for relative in [name for name in tree.files if name.endswith(COMPILED_SUFFIXES)]:
+        del tree.files[relative]
+        tree.refused[relative] = COMPILED
+    return tree
