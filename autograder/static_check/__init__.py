@@ -27,6 +27,7 @@ from autograder.static_check.graph import CallGraph
 from autograder.static_check.resolve import Resolver
 from autograder.static_check.scan import FORBIDDEN, REVIEW, TAMPER, Context, Finding, ModuleScan
 from autograder.static_check.step_budget import STEPS, BudgetSpent, StepBudget
+from autograder.static_check.unread_modules import unread_imports
 
 __all__ = ["StaticCheck", "check_package", "check_sources"]
 
@@ -131,6 +132,7 @@ def check_sources(
             break
         graph.add(scan.defines, scan.refers)
         findings += scan.findings
+    findings += unread_imports(package, trees, resolvers)  # code written while it runs
     result = StaticCheck(findings=findings, unreadable=unreadable, steps=budget.used)
     reaching = next(  # a check that ran out of steps is no evidence of a reach
         (f for f in findings if f.kind in (TAMPER, REVIEW) and f.what != TOO_COSTLY), None
