@@ -168,6 +168,16 @@ def test_learner_code_writes_nowhere_but_its_private_root(planted):
     assert session.isolation["root"] == "allow-list"
 
 
+def test_the_copy_of_the_package_is_read_only_to_learner_code(planted):
+    """The source the static check read is the source that runs: learner code that rewrote a
+    module before the harness imported it (or wrote one beside it) ran code no check read."""
+    search = planted["sessions"][0].module("search")
+    own_home, _ = search.home()
+    for path in (f"{own_home}/probe/search.py", f"{own_home}/probe/_gen.py"):
+        assert search.write(path) == "OSError", path  # a read-only file system
+    assert search.write(f"{own_home}/_gen.py") == "written"  # its home is its own
+
+
 def test_the_plan_allows_no_folder_of_the_course_or_the_harness(tmp_path):
     """The allow-list itself: the Python installation, system folders and a few host files,
     never the course (here the checkout holding the suite), home, cwd or the host's /tmp."""

@@ -106,3 +106,32 @@ def test_a_module_written_at_import_then_imported_is_flagged_for_review(tmp_path
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     review = results["extra_data"]["review"]
     assert [(flag["file"], flag["what"]) for flag in review] == [("attention.py", "t101._gen")]
+
+
+def test_a_module_rewritten_before_it_is_imported_runs_as_submitted(tmp_path: Path):
+    """__init__.py rewrote attention.py in the worker's copy before the harness imported it:
+    the text it wrote ran (its ValueError failed every attention test). The copy is read-only
+    now, so the write fails (and __init__.py with it) and attention.py runs as submitted."""
+    text = 'raise ValueError("REWRITTEN")\n'
+    codes = ", ".join(str(ord(c) ^ 7) for c in text)
+    learner = edited_reference(tmp_path / "rewriter", {})
+    init = learner / "assignments/t101/__init__.py"
+    init.write_text(
+        init.read_text(encoding="utf-8")
+        + "\nimport os as _os\n\n"
+        + '_target = _os.path.join(_os.path.dirname(__file__), "attention.py")\n'
+        + 'with open(_target, "w") as _f:\n'
+        + f'    _f.write("".join(chr(c ^ 7) for c in [{codes}]))\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "grades"
+    subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", str(learner), "--out", str(out)]
+        + ["--course", str(ROOT / "course.toml"), "--quiet", "--component", "attention"],
+        cwd=ROOT,
+        timeout=600,
+    )
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert "REWRITTEN" not in json.dumps(results)
+    attention = [t for t in results["tests"] if t["tags"] == ["attention"]]
+    assert attention and all(t["status"] == "passed" for t in attention)

@@ -142,6 +142,9 @@ def confine(plan: dict[str, Any]) -> dict[str, Any]:
         private = writable
     if become_nobody:
         _give_to_nobody(private)
+    if report.get("disk_mb"):  # the copy of the package is the source the check read
+        new_root.seal_copies(libc, private, report)
+    if become_nobody:
         os.setgroups([])
         os.setgid(NOBODY)
         os.setuid(NOBODY)

@@ -11,8 +11,9 @@ harness computed (harness/isolation.confinement_plan):
 * ``/dev`` holds null, zero, full, random and urandom, the ``fd``/``stdin``/... links and an
   empty private ``/dev/shm``; ``/proc`` is the worker's own (its PID namespace's);
 * the worker's private folder is bind-mounted read-only, and its private root (HOME, TMPDIR,
-  cwd, the copy of the package) is a fresh tmpfs of ``disk_mb`` MiB and a proportional number
-  of files: everything learner code writes counts against that quota;
+  cwd) is a fresh tmpfs of ``disk_mb`` MiB and a proportional number of files: everything
+  learner code writes counts against that quota; the copy of the package in it is read-only
+  (the source the static check read is the source that runs);
 * then ``pivot_root`` makes it the root, and the host's root is detached: no path leads back.
 
 What is not on the list does not exist for learner code: other checkouts of the course, /home,
@@ -149,6 +150,17 @@ def _private_root(libc: Any, plan: dict[str, Any], folder: str) -> int:
         raise OSError("Could not mount the worker's private root with its disk quota.")
     shutil.copytree(root, target, dirs_exist_ok=True, symlinks=True)
     return disk_mb
+
+
+def seal_copies(libc: Any, root: str, report: dict[str, Any]) -> None:
+    """Bind each folder of the private root ``root`` (the copy of the package: the source the
+    static check read) read-only onto itself, once the root is built and its owner set:
+    learner code that rewrote a module the harness imports later, or wrote one beside them,
+    would run code no check read. The rest of the private root (HOME, TMPDIR) stays
+    writable."""
+    for entry in sorted(os.scandir(root), key=lambda e: e.name):
+        if entry.is_dir(follow_symlinks=False):
+            _bind(libc, entry.path, entry.path, report)
 
 
 def _pivot(libc: Any, new: str) -> None:
