@@ -80,13 +80,29 @@ def test_a_name_bound_only_out_of_the_packages_top_level_does_not_hide_the_modul
     assert [flag.what for flag in result.review] == ["t101._gen"]
 
 
-def test_a_module_written_at_import_then_imported_is_flagged_for_review(tmp_path: Path):
+#: Where attention.py writes _gen.py at import, how it imports it, the name the check flags.
+WRITERS = {
+    "beside-itself": ("_os.path.dirname(__file__)", "from . import _gen", "t101._gen"),
+    "in-its-home": (
+        '_os.environ["HOME"]',
+        "import sys\nsys.path.insert(0, _home)\nimport _gen",
+        "_gen",
+    ),
+}
+
+
+@pytest.mark.parametrize("folder, importing, flagged", list(WRITERS.values()), ids=list(WRITERS))
+def test_a_module_written_at_import_then_imported_is_flagged_for_review(
+    tmp_path: Path, folder: str, importing: str, flagged: str
+):
+    """Beside itself, the write fails (the copy of the package is read-only) and attention.py
+    with it; in its home, the module runs as written, and the learner is flagged."""
     codes = ", ".join(str(ord(c) ^ 7) for c in HIDDEN)
     writer = (
-        "from .softmax import softmax\nimport os as _os\n\n"
-        'with open(_os.path.join(_os.path.dirname(__file__), "_gen.py"), "w") as _f:\n'
+        f"from .softmax import softmax\nimport os as _os\n\n_home = {folder}\n"
+        'with open(_os.path.join(_home, "_gen.py"), "w") as _f:\n'
         f'    _f.write("".join(chr(c ^ 7) for c in [{codes}]))\n'
-        "from . import _gen\n"
+        f"{importing}\n"
     )
     edits = {
         "attention.py": [
@@ -96,16 +112,17 @@ def test_a_module_written_at_import_then_imported_is_flagged_for_review(tmp_path
     }
     learner = edited_reference(tmp_path / "writer", edits)
     out = tmp_path / "grades"
-    subprocess.run(  # every test passes: the exit status is 0
+    subprocess.run(
         [sys.executable, "-m", "autograder", "grade", str(learner), "--out", str(out)]
         + ["--course", str(ROOT / "course.toml"), "--quiet", "--component", "attention"],
         cwd=ROOT,
-        check=True,
         timeout=600,
     )
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     review = results["extra_data"]["review"]
-    assert [(flag["file"], flag["what"]) for flag in review] == [("attention.py", "t101._gen")]
+    assert [(flag["file"], flag["what"]) for flag in review] == [("attention.py", flagged)]
+    if flagged == "t101._gen":
+        assert all(t["score"] == 0 for t in results["tests"] if t["tags"] == ["attention"])
 
 
 def test_a_module_rewritten_before_it_is_imported_runs_as_submitted(tmp_path: Path):
