@@ -165,6 +165,14 @@ class GradeResult:
         lines += [f"{REVIEW_LINE} {clean(flag.sentence)}" for flag in self.review]
         return "\n".join(lines)
 
+    def _duration(self) -> dict[str, float]:
+        """results.json's ``duration``, only when no hidden test ran: learner code can sleep in
+        a hidden test for as long as an input's value says, and a learner gets results.json
+        (the gradebook keeps every run's time for the instructor)."""
+        if any(test.visibility == "hidden" for test in self.tests):
+            return {}
+        return {"duration": round(self.duration, 3)}
+
     def to_gradescope(self) -> dict[str, Any]:
         """The Gradescope results.json document."""
         titles = {c.name: c.title for c in self.components}
@@ -202,12 +210,12 @@ class GradeResult:
                 "hidden_included": self.hidden_included,
                 "forbidden": [vars(use) for use in self.forbidden],
                 "grader_errors": list(self.grader_errors),
-                "duration": round(self.duration, 3),
                 "started_at": self.started_at,
                 "protected_files_changed": list(self.protected_changes),
                 "graded_commit": asdict(self.graded) if self.graded else None,
                 "test_timeout_s": self.test_timeout,
                 "review": [vars(flag) for flag in self.review],
+                **self._duration(),
                 **dict(self.extra),
             },
         }
