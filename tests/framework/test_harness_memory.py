@@ -7,7 +7,7 @@ import pytest
 from autograder import pytest_plugin as plugin
 from autograder.runtime import LearnerError, LearnerSession, Limits
 from autograder.runtime.shared import messages
-from tests.framework.test_plugin import make_course, run
+from tests.framework.mini_course import make_course, run
 
 #: float64 entries of one output: just over the bytes after which the harness frees memory
 ENTRIES = plugin.RELEASE_AFTER_BYTES // 8 + 1

@@ -17,7 +17,7 @@ from autograder.grading.graders_session import GradersSession, pytest_args, run_
 from autograder.grading.in_process import grade_in_process
 from autograder.grading.one_submission import Options, Submission, grade_in_session
 from autograder.grading.package_dir import grader_folders
-from tests.framework.test_plugin import make_course
+from tests.framework.mini_course import make_course
 
 GRADERS = {
     "graders/visible/test_quiet.py": """

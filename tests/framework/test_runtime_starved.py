@@ -21,7 +21,7 @@ from autograder.runtime import LearnerError, Limits, MachineBusy
 from autograder.runtime.harness import cpu_time, failures
 from autograder.runtime.harness.answer_wait import CallClock, Wait, wait_for_answer
 from autograder.runtime.shared import messages
-from tests.framework.test_plugin import by_name, make_course, run
+from tests.framework.mini_course import by_name, make_course, run
 from tests.framework.test_runtime_cpu_time import TOY  # work(seconds) computes, nap sleeps
 from tests.framework.toy_sessions import toy_session
 

@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 
 from autograder.results import TestResult, build_grade
+from tests.hostile.static_check_sources import COURSE
 
 from ..examples.edited import ROOT, edited_reference
-from .test_static_check import COURSE
 
 
 def grade(*visibilities: str):

@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.hostile.static_check_sources import MHA, check, mha
+
 from ..examples.edited import ROOT, edited_reference
 from .test_compiled_modules import HIDDEN, WEIGHTS
-from .test_static_check import MHA, check, mha
 
 UNREAD = {
     "relative": ("from . import _gen", "_gen.touch(q)"),
