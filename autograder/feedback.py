@@ -41,6 +41,9 @@ from autograder.english import (
 )
 from autograder.learner_lines import locating as locating  # graders import it from here
 from autograder.learner_lines import placed
+from autograder.mistake_match import AnyOf as AnyOf  # graders import them from here
+from autograder.mistake_match import Satisfies as Satisfies
+from autograder.mistake_match import matching
 
 if TYPE_CHECKING:  # imported when needed: importing autograder.runtime may import torch
     from autograder.runtime.shared.errors import LearnerError
@@ -67,35 +70,16 @@ FIRST_DIFFERENCE = (
 )
 SCALAR_DIFFERENCE = "It returned {got:.6g}; expected {expected:.6g}."
 KNOWN_MISTAKE = "Known mistake in {what}: {mistake}"
+# Two or more mistakes that give this same result: each is named, none chosen.
+KNOWN_MISTAKES = (
+    "Known mistakes in {what}, which these inputs cannot tell apart (each gives this result): "
+    "{mistakes}"
+)
 HINT = "Hint: {hint}"
 SHOULD_RAISE = "{what} should raise {exc_name} but returned normally."
 RAISED_OTHER = "{what} should raise {exc_name}, but it raised {got} instead{where}."
 
 _HIDDEN: ContextVar[bool] = ContextVar("autograder_hidden_test", default=False)
-
-
-class AnyOf:
-    """Several results one mistake can give (e.g. a ReLU moved after W_2, or added there too):
-    `expect_close(..., mistakes={sentence: AnyOf(a, b)})` names the mistake if any matches."""
-
-    def __init__(self, *arrays: object) -> None:
-        self.arrays = arrays
-
-
-class Satisfies:
-    """A mistake told by a property of the result rather than by one array (a result normalised
-    per token, say): `expect_close(..., mistakes={sentence: Satisfies(test)})` names it when
-    `test(have)` is true, `have` being the learner's result as a float64 numpy array (any
-    shape: the test checks it). A test that raises counts as false."""
-
-    def __init__(self, test: Callable[[np.ndarray], bool]) -> None:
-        self.test = test
-
-    def holds(self, have: np.ndarray) -> bool:
-        try:
-            return bool(self.test(have))
-        except Exception:  # noqa: BLE001  (a property that cannot be computed does not hold)
-            return False
 
 
 class Lazy(Mapping):
@@ -372,18 +356,10 @@ def _close(have: np.ndarray, want: np.ndarray, atol: float, rtol: float) -> np.n
 def _mistake(
     what: str, have: np.ndarray, mistakes: Mapping[str, object] | None, atol: float, rtol: float
 ) -> list[str]:
+    """The sentence naming every known mistake `have` matches (mistake_match), or none."""
     if mistakes is None:  # not `or {}`: the truth of a Lazy would compute it
         return []
-    for description, produced in mistakes.items():
-        if isinstance(produced, Satisfies):
-            if produced.holds(have):
-                return [KNOWN_MISTAKE.format(what=what, mistake=_sentence(description))]
-            continue
-        for candidate in produced.arrays if isinstance(produced, AnyOf) else (produced,):
-            try:
-                array = _as_float_array(candidate, "a known mistake")
-            except GradingFailure:
-                continue
-            if array.shape == have.shape and _close(have, array, atol, rtol).all():
-                return [KNOWN_MISTAKE.format(what=what, mistake=_sentence(description))]
-    return []
+    found = [_sentence(description) for description in matching(have, mistakes, atol, rtol)]
+    if len(found) == 1:
+        return [KNOWN_MISTAKE.format(what=what, mistake=found[0])]
+    return [KNOWN_MISTAKES.format(what=what, mistakes=" ".join(found))] if found else []

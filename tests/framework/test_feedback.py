@@ -370,3 +370,17 @@ def test_no_place_when_the_locator_finds_none_or_fails():
     for locate in (lambda mistake_id, message: None, broken):
         with fb.locating(locate):
             assert GradingFailure(NAMED).message == NAMED
+
+
+def test_two_mistakes_with_the_same_result_are_both_named():
+    """Inputs that cannot tell two mistakes apart: both are named, in the mapping's order; one
+    whose ids nest with an earlier match's (a combined mistake listed before its part) is not."""
+    x = np.arange(6.0).reshape(2, 3)
+    a = "[toy/no-scale] Your scores are not scaled. Read: course notes, Class 1."
+    b = "[toy/scale-by-d-k] You divide by d_k. Read: course notes, Class 1."
+    mistakes = {a: x + 1, b: x + 1, "unrelated": x * 5}
+    message = failure(expect_close, x + 1, x, what="f(x)", atol=1e-6, mistakes=mistakes)
+    assert message == fb.KNOWN_MISTAKES.format(what="f(x)", mistakes=f"{a} {b}")
+    combined = {f"{a} {b}": x + 1, a: x + 1, "[toy/other] Another. Read: x.": x * 5}
+    message = failure(expect_close, x + 1, x, what="f(x)", atol=1e-6, mistakes=combined)
+    assert message == fb.KNOWN_MISTAKE.format(what="f(x)", mistake=f"{a} {b}")
