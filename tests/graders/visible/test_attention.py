@@ -110,14 +110,19 @@ def test_weights_rows_sum_to_one(attention, rng):
 def test_scale_is_one_over_sqrt_dk(attention, rng):
     """the scores are scaled by 1/sqrt(d_k)"""
     Q, K, V = array(rng, 3, 16), array(rng, 4, 16), array(rng, 4, 2)
-    check_attention(attention, Q, K, V, hint=SCALE_HINT)
+    # d_k = 1, where 1/sqrt(d_k) is 1: right there, wrong here is the scale's doing
+    hint = hint_when_right(attention, Q[:, :1], K[:, :1], V, None, SCALE_HINT)
+    check_attention(attention, Q, K, V, hint=hint)
 
 
 @pytest.mark.weight(2)
 def test_masked_keys_weigh_zero(attention, rng):
     """masked keys get weight 0 (mask True = may attend)"""
     Q, K, V = array(rng, 4, 5), array(rng, 6, 5), array(rng, 6, 3)
-    check_attention(attention, Q, K, V, key_mask(rng, 4, 6), hint=MASK_HINT)
+    mask = key_mask(rng, 4, 6)
+    # a mask of all True masks nothing: right there, wrong here is the masking's doing
+    hint = hint_when_right(attention, Q, K, V, np.ones_like(mask), MASK_HINT)
+    check_attention(attention, Q, K, V, mask, hint=hint)
 
 
 def test_fully_masked_row_gives_zeros(attention, learner, rng):
@@ -125,7 +130,10 @@ def test_fully_masked_row_gives_zeros(attention, learner, rng):
     Q, K, V = array(rng, 3, 4), array(rng, 5, 4), array(rng, 5, 4)
     mask = key_mask(rng, 3, 5, blank_rows=1)
     note = " where row 0 of the mask is all False"
-    check_attention(attention, Q, K, V, mask, hint=BLANK_ROW_HINT, note=note, learner=learner)
+    allowed = mask.copy()
+    allowed[0] = True  # no blank row: right there, wrong here is the blank row's doing
+    hint = hint_when_right(attention, Q, K, V, allowed, BLANK_ROW_HINT)
+    check_attention(attention, Q, K, V, mask, hint=hint, note=note, learner=learner)
 
 
 def test_permuting_queries_and_keys(attention, rng):
@@ -175,7 +183,7 @@ def test_permuting_queries_and_keys(attention, rng):
 def test_batched_swaps_only_last_two_axes_of_k(attention, rng):
     """batched arrays (B, L, d_k): K is transposed on its last two axes only"""
     Q, K, V = array(rng, 4, 3, 4), array(rng, 4, 4, 4), array(rng, 4, 4, 2)
-    hint = batching_hint(attention, Q[0], K[0], V[0], None, "use np.swapaxes(K, -1, -2) for K^T")
+    hint = hint_when_right(attention, Q[0], K[0], V[0], None, "use np.swapaxes(K, -1, -2) for K^T")
     check_attention(attention, Q, K, V, hint=hint)
 
 
@@ -183,14 +191,14 @@ def test_leading_axes_broadcast(attention, rng):
     """leading batch axes broadcast: Q (2, 1, L, d_k) with K, V (3, S, ...) and a mask (L, S)"""
     Q, K, V = array(rng, 2, 1, 3, 4), array(rng, 3, 5, 4), array(rng, 3, 5, 2)
     mask = key_mask(rng, 3, 5)
-    hint = batching_hint(attention, Q[0, 0], K[0], V[0], mask, BATCH_HINT)
+    hint = hint_when_right(attention, Q[0, 0], K[0], V[0], mask, BATCH_HINT)
     check_attention(attention, Q, K, V, mask, hint=hint)
 
 
-def batching_hint(attention, Q, K, V, mask, hint: str) -> str | None:
-    """`hint`, about the batch axes, when the learner's attention is right on one batch
-    element alone (Q, K, V, mask: that element): only then is a batched failure the batch
-    axes'. None when that call fails too (its mistake is named by the unbatched tests)."""
+def hint_when_right(attention, Q, K, V, mask, hint: str) -> str | None:
+    """`hint` when the learner's attention is right on these inputs, on which the hint's cause
+    cannot matter (one batch element; d_k = 1 for the scale; a mask that masks nothing): only
+    then is the test's failure that cause's. None when this call fails too."""
     try:
         got, want = attention.scaled_dot_product_attention(Q, K, V, mask), sdpa(Q, K, V, mask)
         pairs = zip(got, want, strict=True)
