@@ -9,6 +9,7 @@ import torch
 
 from autograder.feedback import (
     KNOWN_MISTAKE,
+    KNOWN_MISTAKES,
     GradingFailure,
     Lazy,
     expect,
@@ -19,7 +20,8 @@ from autograder.feedback import (
 from tests.graders.support.divergence import FOUND, locate
 from tests.graders.support.mha_mistakes import dropout_in_eval, mha_mistakes
 
-_KNOWN = KNOWN_MISTAKE.split("{")[0]  # "Known mistake in "
+# "Known mistake in ", "Known mistakes in ": one named mistake, or several told apart by none
+_KNOWN = (KNOWN_MISTAKE.split("{")[0], KNOWN_MISTAKES.split("{")[0])
 FOUND_PREFIX = FOUND.split("{")[0]  # "First difference found at "
 
 
@@ -82,7 +84,7 @@ def expect_mha_pair(
 def _explained(message, got, state, heads, inputs, atol, hint) -> str:
     """The failure as expect_close wrote it; unless it names a known mistake, followed by where
     the computation first differs and the hint."""
-    if _KNOWN in message:
+    if any(known in message for known in _KNOWN):
         return message
     sentences = [message]
     where = locate(state, heads, *inputs, got[0], got[1], atol=atol)
