@@ -38,6 +38,17 @@ UNREAD = {
 }
 
 
+def attention_graded(learner: Path, out: Path) -> dict:
+    """results.json of `autograder grade` of learner's attention alone, hidden tests included."""
+    subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", str(learner), "--out", str(out)]
+        + ["--course", str(ROOT / "course.toml"), "--quiet", "--component", "attention"],
+        cwd=ROOT,
+        timeout=600,
+    )
+    return json.loads((out / "results.json").read_text(encoding="utf-8"))
+
+
 @pytest.mark.parametrize("imports, call", list(UNREAD.values()), ids=list(UNREAD))
 def test_importing_a_module_no_source_holds_is_flagged_for_review(imports, call):
     source = mha(call, imports)
@@ -112,14 +123,7 @@ def test_a_module_written_at_import_then_imported_is_flagged_for_review(
         ]
     }
     learner = edited_reference(tmp_path / "writer", edits)
-    out = tmp_path / "grades"
-    subprocess.run(
-        [sys.executable, "-m", "autograder", "grade", str(learner), "--out", str(out)]
-        + ["--course", str(ROOT / "course.toml"), "--quiet", "--component", "attention"],
-        cwd=ROOT,
-        timeout=600,
-    )
-    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    results = attention_graded(learner, tmp_path / "grades")
     review = results["extra_data"]["review"]
     assert [(flag["file"], flag["what"]) for flag in review] == [("attention.py", flagged)]
     if flagged == "t101._gen":
@@ -142,14 +146,7 @@ def test_a_module_rewritten_before_it_is_imported_runs_as_submitted(tmp_path: Pa
         + f'    _f.write("".join(chr(c ^ 7) for c in [{codes}]))\n',
         encoding="utf-8",
     )
-    out = tmp_path / "grades"
-    subprocess.run(
-        [sys.executable, "-m", "autograder", "grade", str(learner), "--out", str(out)]
-        + ["--course", str(ROOT / "course.toml"), "--quiet", "--component", "attention"],
-        cwd=ROOT,
-        timeout=600,
-    )
-    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    results = attention_graded(learner, tmp_path / "grades")
     assert "REWRITTEN" not in json.dumps(results)
     attention = [t for t in results["tests"] if t["tags"] == ["attention"]]
     assert attention and all(t["status"] == "passed" for t in attention)
