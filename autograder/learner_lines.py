@@ -10,15 +10,15 @@ feedback.GradingFailure applies `placed` to every message.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
+from autograder.results.mistake_tags import MARKER
+
 #: (mistake id, the whole message) -> the sentence giving its place in the learner's code.
 Locator = Callable[[str, str], "str | None"]
 _LOCATE: ContextVar[Locator | None] = ContextVar("autograder_locate_mistake", default=None)
-_NAMED = re.compile(r"\[([A-Za-z_][A-Za-z0-9_]*/[a-z0-9]+(?:-[a-z0-9]+)*)\] ")
 _READ = " Read: course notes, "
 
 
@@ -39,11 +39,11 @@ def placed(message: str) -> str:
     if locate is None or "[" not in message:
         return message
     out, done = [], 0
-    for match in _NAMED.finditer(message):
+    for match in MARKER.finditer(message):
         read = message.find(_READ, match.end())
         if read < done or read < 0:
             continue
-        following = _NAMED.search(message, match.end())
+        following = MARKER.search(message, match.end())
         if following is not None and following.start() < read:
             continue  # a marker with no "Read:" of its own
         try:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from autograder.learner_lines import _NAMED as NAMED_ID
+from autograder.results.mistake_tags import MARKER
 
 
 class AnyOf:
@@ -66,9 +66,9 @@ def _matches(have: np.ndarray, produced: object, atol: float, rtol: float) -> bo
 
 def _nested(description: str, found: list[str]) -> bool:
     """True when description repeats an earlier match, or its ids nest with an earlier one's."""
-    ids = set(NAMED_ID.findall(description))
+    ids = set(MARKER.findall(description))
     for earlier in found:
-        before = set(NAMED_ID.findall(earlier))
+        before = set(MARKER.findall(earlier))
         if description.strip() == earlier.strip() or (
             ids and before and (ids <= before or before <= ids)
         ):

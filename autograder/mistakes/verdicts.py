@@ -8,7 +8,6 @@ returns a Row: the table's cells and, when the case fails, a sentence saying why
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,10 +16,9 @@ from autograder.learner_text import first_sentence
 from autograder.mistakes.cases import Case, Plan, uncovered_sentence
 from autograder.reports import results_json
 from autograder.results import points
+from autograder.results.mistake_tags import MARKER
 
 EPSILON = 1e-9
-#: A named mistake in feedback: `[<component>/<slug>]`.
-NAMED = re.compile(r"\[([A-Za-z_][A-Za-z0-9_]*/[a-z0-9]+(?:-[a-z0-9]+)*)\]")
 
 # Short verdicts (the table's last column).
 OK = "ok"
@@ -211,7 +209,7 @@ def _judge_mutant(plan, case, outcome, row, scores, maxima, lost) -> Row:
     own = case.component
     also = [name for name in lost if name != own]
     failing = outcome.failures.get(own, [])
-    named_ids = {found for _, message in failing for found in NAMED.findall(message)}
+    named_ids = {found for _, message in failing for found in MARKER.findall(message)}
     verdicts = []
     if own not in lost:
         verdicts.append(MISSED)
@@ -246,7 +244,7 @@ def _judge_mutant(plan, case, outcome, row, scores, maxima, lost) -> Row:
 def _naming(plan, case, failing, named_ids, row) -> list[str]:
     """The naming verdicts of a caught mutant (and their reasons, added to row)."""
     own, ids = case.component, set(case.mistakes)
-    silent = [test for test, message in failing if not ids & set(NAMED.findall(message))]
+    silent = [test for test, message in failing if not ids & set(MARKER.findall(message))]
     unnamed = [full_id for full_id in case.mistakes if full_id not in named_ids]
     row.named = not silent and not unnamed
     row.named_in = (len(failing) - len(silent), len(failing))
