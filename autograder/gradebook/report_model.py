@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from autograder.learner_text import clean
+from autograder.runtime.shared.messages import NOT_IMPLEMENTED_WORDS
 
 MARKDOWN_FILE = "report.md"
 HTML_FILE = "report.html"
@@ -18,7 +19,7 @@ COMPONENT_FIGURE_FILE = "component_scores.png"
 TOP_FAILURES = 10
 WHO_SHOWN = 8  # learner ids named in a row of "Known mistakes" or the common messages
 SHOWING = "Showing the {shown} most common of {total} other failure messages."
-NOT_IMPLEMENTED_MARK = "is not implemented yet"
+NOT_IMPLEMENTED_MARK = NOT_IMPLEMENTED_WORDS
 NOT_IMPLEMENTED_ROW = "{count} {learners} not implemented {component} yet (or part of it): {who}."
 DEADLINE_NOTE = (
     "Graded at the deadline {deadline}: each learner's last commit whose committer time is at "

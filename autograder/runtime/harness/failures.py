@@ -11,6 +11,7 @@ from typing import Any
 from autograder.feedback import is_hidden
 from autograder.runtime.harness.limits import Limits
 from autograder.runtime.harness.part_labels import PartLabels
+from autograder.runtime.harness.worker_text import defused_fields
 from autograder.runtime.shared import messages
 from autograder.runtime.shared.errors import LearnerError
 from autograder.runtime.shared.messages import compose
@@ -50,7 +51,9 @@ def from_worker(
     them ("assignments/t101/softmax.py"), the only files a hidden sentence may name.
     ``withheld``: the worker holds the course's stand-ins (standin_custody.py), whose text learner
     code could copy into any field: the sentence is hidden_sentence's in a visible test too, and
-    the exception's class is named as a hidden test names it."""
+    the exception's class is named as a hidden test names it. Every string field is defused
+    first (worker_text.py): no report reads a named mistake or "not implemented" from it."""
+    error = defused_fields(error)
     kind = error.get("kind")
     kind = kind if kind in WORKER_KINDS else "exception"
     hidden = is_hidden() or withheld

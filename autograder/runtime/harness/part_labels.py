@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from autograder.runtime.harness.worker_text import defused
 from autograder.runtime.shared import wire
 
 
@@ -68,5 +69,5 @@ class ProgressFrames:
             return False
         if labels.label(part, type_name) is None or len(type_name) > 1000:
             return False
-        self.part, self.type_name = part, type_name
+        self.part, self.type_name = part, defused(type_name)
         return True

@@ -16,6 +16,7 @@ from autograder.runtime.harness import failures
 from autograder.runtime.harness.limits import Limits
 from autograder.runtime.harness.remote import RemoteObject
 from autograder.runtime.harness.worker_channel import WorkerChannel
+from autograder.runtime.harness.worker_text import defused
 from autograder.runtime.shared import wire
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ class RemoteRefs:
         def make(ref_id: int, type_name: str, ref_label: str) -> RemoteObject:
             remote = self._remotes.get(ref_id)
             if remote is None:
+                type_name, ref_label = defused(type_name), defused(ref_label)
                 remote = RemoteObject(self.session, ref_id, type_name, ref_label, generation)
                 self._remotes[ref_id] = remote
                 if ref_id in self.channel.pending_release:  # its last proxy died; it lives on
@@ -105,4 +107,5 @@ class RemoteRefs:
             return
         for type_name, names in list(methods.items())[:MAX_TYPES_PER_RESPONSE]:
             if isinstance(type_name, str) and isinstance(names, list):
-                self._methods[type_name] = frozenset(n for n in names if isinstance(n, str))
+                own = frozenset(n for n in names if isinstance(n, str))
+                self._methods[defused(type_name)] = own

@@ -28,8 +28,11 @@ EXCEPTION_HIDDEN = (
 #: How a hidden test names an exception class that is not one of Python's own: by its nearest
 #: built-in base, since a class's name is a string the learner's code can build at run time.
 OWN_EXCEPTION_CLASS = "an exception of a class of your own derived from {base}"
+#: The words that tell a component is not started; the class report counts them (only the
+#: harness writes them: runtime/harness/worker_text.py).
+NOT_IMPLEMENTED_WORDS = "is not implemented yet"
 NOT_IMPLEMENTED = (
-    "{call} is not implemented yet: it raised NotImplementedError{where}. "
+    "{call} " + NOT_IMPLEMENTED_WORDS + ": it raised NotImplementedError{where}. "
     "Replace the `raise NotImplementedError` with your implementation."
 )
 EXIT = (
