@@ -46,6 +46,14 @@ BLANK_ROW_HINT = (
 )
 SCALE_HINT = "scores = Q @ K^T / sqrt(d_k), with d_k = Q.shape[-1]"
 BATCH_HINT = "use @ (np.matmul) and np.swapaxes(K, -1, -2): both broadcast the batch axes"
+ROWS_HINT = (
+    "each query's row of weights must sum to 1, as a softmax of the scores (L, S) over the key "
+    "axis (-1) gives"
+)
+COLUMNS_HINT = (
+    "the columns sum to 1 instead, as a softmax over the query axis (-2) gives: apply it over "
+    "the key axis (-1) of the scores (L, S)"
+)
 
 
 @pytest.fixture
@@ -101,9 +109,21 @@ def test_weights_rows_sum_to_one(attention, rng):
         np.ones(4),
         what=f"weights.sum(axis=-1) of {what}",
         atol=1e-10,
-        hint="apply the softmax over the key axis (-1) of the scores (L, S)",
+        hint=rows_hint(weights),
         mistakes=Lazy(lambda: {s: w.sum(axis=-1) for s, w in mistaken_weights.items()}),
     )
+
+
+def rows_hint(weights: object) -> str:
+    """What the weights' sums show: the columns summing to 1 (a softmax over the query axis,
+    in a form no known mistake predicts) is said as such; otherwise only what each row must
+    do, since no softmax, an unnormalised one or another axis would all fail the same way."""
+    try:
+        columns = np.asarray(weights, dtype=float).sum(axis=-2)
+        over_queries = bool(np.allclose(columns, 1.0, atol=1e-10))
+    except (TypeError, ValueError, np.exceptions.AxisError):
+        over_queries = False
+    return COLUMNS_HINT if over_queries else ROWS_HINT
 
 
 @pytest.mark.weight(2)
