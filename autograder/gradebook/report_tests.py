@@ -29,7 +29,7 @@ from autograder.gradebook.store import LearnerRecord, learner_dir
 from autograder.learner_text import PLACE, SENTENCE_END, clean, first_sentence
 from autograder.reports import results_json
 from autograder.results import capitalised
-from autograder.results.mistake_tags import named_mistake_in_full
+from autograder.results.mistake_tags import named_mistake_in_full, named_mistakes
 from autograder.runtime.shared.messages import NOT_RUN_AFTER_HANGS, TIMEOUT
 
 FailureKey = tuple[str, str, str]  # (component, mistake id, message)
@@ -127,13 +127,18 @@ def _failure_key(output: str, component: str) -> FailureKey:
     """failure_key of one (message, component): a class repeats the same few hundred, and
     normalising each again was most of the report's time for a class of a thousand."""
     text = clean(output)
-    found = named_mistake_in_full(text)
-    if found is not None:
-        mistake, sentence = found
-        explanation = sentence.removeprefix(f"[{mistake}]").strip()
-        # the learner's own place ("Look at .../attention.py:23, ...") is not the class's
-        kept = [s for s in SENTENCE_END.split(explanation) if not PLACE.search(s)]
-        return mistake.split("/", 1)[0], mistake, as_sentence(" ".join(kept))
+    found = named_mistakes(text)
+    if found:
+        explanations = []
+        for mistake, sentence in found:
+            explanation = sentence.removeprefix(f"[{mistake}]").strip()
+            # the learner's own place ("Look at .../attention.py:23, ...") is not the class's
+            kept = [s for s in SENTENCE_END.split(explanation) if not PLACE.search(s)]
+            explanations.append(as_sentence(" ".join(kept)))
+        # several a failure could not tell apart are one row: counting each would blame them all
+        mistakes = " or ".join(mistake for mistake, _ in found)
+        shown = explanations[0] if len(found) == 1 else " Or: ".join(explanations)
+        return found[0][0].split("/", 1)[0], mistakes, shown
     message = normalise(first_sentence(_hang(text)))
     return component, "", as_sentence(message) if message else NO_MESSAGE
 

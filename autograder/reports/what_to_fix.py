@@ -21,7 +21,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 
 from autograder.results import TestResult
-from autograder.results.mistake_tags import named_mistake_in_full
+from autograder.results.mistake_tags import named_mistakes, told_together
 from autograder.results.same_problem import STOPPED_KINDS, alike_form, hidden_form, stopped_call
 
 
@@ -76,8 +76,9 @@ def _by_sentence(failing: Sequence[TestResult]) -> list[Problem]:
     harness stopped apart from learner text in the same words)."""
     groups: dict[tuple[str, str, str, str], Problem] = {}
     for test in failing:
-        named = named_mistake_in_full(test.message)
-        mistake, sentence = named if named is not None else ("", test.message)
+        named = named_mistakes(test.message)
+        mistake = " or ".join(m for m, _ in named)
+        sentence = told_together([s for _, s in named]) if named else test.message
         kind = test.error_kind if test.error_kind in STOPPED_KINDS and not mistake else ""
         key = (test.component, mistake, sentence if not mistake else "", kind)
         problem = groups.setdefault(key, Problem(test.component, sentence, mistake, kind=kind))

@@ -38,6 +38,8 @@ from autograder.results.mistake_tags import (
     SENTENCE,
     named_mistake,
     named_mistake_in_full,
+    named_mistakes,
+    told_together,
 )
 from autograder.results.model import (
     PRINTED,
@@ -127,6 +129,8 @@ __all__ = [
     "left_out_entries",
     "named_mistake",
     "named_mistake_in_full",
+    "named_mistakes",
+    "told_together",
     "note_dependencies",
     "note_for_test",
     "points",

@@ -23,7 +23,7 @@ from dataclasses import replace
 
 from autograder.config import CourseConfig
 from autograder.config.sections import Component
-from autograder.results.mistake_tags import named_mistake
+from autograder.results.mistake_tags import named_mistakes
 from autograder.results.model import ComponentResult, TestResult
 
 FIX_FIRST = "Fix {parts} first: this part builds on {them}, and {their} own tests fail."
@@ -91,8 +91,8 @@ def _involved(test: TestResult, parts: dict[str, str]) -> list[str]:
     NotImplementedError, only those whose file the error's location names (`softmax.py`, not
     `attention.py`: a stub runs none of its parts); for a test that says which parts it runs
     (`uses`), those it runs and any whose file its failure's location names; otherwise all."""
-    named = named_mistake(test.message)
-    if named is not None and named.startswith(f"[{test.component}/"):
+    named = named_mistakes(test.message)
+    if named and named[0][0].startswith(f"{test.component}/"):
         # Matched on top of correct parts; a part of the learner's own that the test ran and
         # that fails its own tests may explain the result as well: say both.
         return [p for p in parts if test.uses is not None and p in test.uses]

@@ -222,3 +222,20 @@ def test_a_known_mistake_at_other_lines_of_learners_files_is_one_row(tmp_path):
     ]
     report = build_report(tmp_path, records, PARTS, "Course")
     assert report.mistakes == [NO_SCALE_ROW]
+
+
+def test_mistakes_a_failure_could_not_tell_apart_are_one_row_never_the_first_alone(tmp_path):
+    by_d_k = "[a/by-d-k] Your scores are divided by d_k. Read: course notes, Class 06."
+    both = (
+        "Known mistakes in f(Q (3, 4)), which these inputs cannot tell apart (each gives this "
+        f"result): {SCALE} {by_d_k}"
+    )
+    records = [_results(tmp_path, "kim", [("small", "visible", both)])]
+    report = build_report(tmp_path, records, PARTS, "Course")
+    (row,) = report.mistakes
+    assert row.mistake == "a/no-scale or a/by-d-k"
+    assert row.message == (
+        "Your scores are not scaled: divide by sqrt(d_k). Read: course notes, Class 06. Or: "
+        "Your scores are divided by d_k. Read: course notes, Class 06."
+    )
+    assert row.who == ("kim",)

@@ -317,3 +317,16 @@ def test_a_component_a_run_did_not_ask_for_says_so_not_that_no_test_ran(config):
     assert lines == ["Scaling: Scale is off.", SKIPPED.format(titles="Normalizing")]
     every = build_grade(config, tests, submission="a", seed=0, hidden_included=False)
     assert every.components[1].problem == NO_TESTS_RAN
+
+
+def test_mistakes_a_failure_could_not_tell_apart_are_the_problem_together(config):
+    both = (
+        "Known mistakes in scale(x), which these inputs cannot tell apart (each gives this "
+        "result): [scale/added] You added the factor; multiply. Read: course notes, Scaling. "
+        "[scale/squared] You squared it. Read: course notes, Scaling."
+    )
+    (scale, _) = grade(config, [run("scale", status="failed", message=both, name="a")]).components
+    assert scale.problem == (
+        "One of two known mistakes that give this same result: [scale/added] You added the "
+        "factor; multiply. [scale/squared] You squared it."
+    )

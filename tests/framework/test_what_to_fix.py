@@ -334,3 +334,17 @@ def test_one_loop_stopped_at_two_of_its_lines_is_one_item():
         "  - a",
         "  - b",
     ]
+
+
+def test_mistakes_a_failure_could_not_tell_apart_are_one_item_told_together():
+    added = "[scale/adds-factor] You added the factor. Read: course notes, Scaling."
+    other = "[scale/accepts-infinity] You let infinity through. Read: course notes, Limits."
+    both = (
+        "Known mistakes in scale(x), which these inputs cannot tell apart (each gives this "
+        f"result): {added} {other}"
+    )
+    lines = what_to_fix([failed("a", "scale", both), failed("b", "scale", both)])
+    assert lines[0] == (
+        "- **Scaling**: One of two known mistakes that give this same result: "
+        f"{added} {other} Found by 2 tests:"
+    )
