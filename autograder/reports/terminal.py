@@ -125,7 +125,9 @@ def shortened(text: str, limit: int = PROBLEM_LIMIT, rest: str = "summary.md") -
     The first sentence is kept, then the next ones while they fit; an ellipsis stands for
     those left out (rest, summary.md by default, has them all). A later sentence that names a
     file and line (PLACE, "It was called in x.py at line 25.") is kept after the ellipsis, so
-    the learner still reads where. Only a first sentence too long alone is cut inside, before
+    the learner still reads where, even past limit when the first sentence fits alone (a place
+    is at most half of limit: a fix is never cut for it). Only a first sentence too long alone
+    is cut inside, before
     any code span or bracket that would not fit whole (a fix such as
     "nn.ModuleList([... for _ in range(n)])" is never cut in half), and says it continues in
     rest. Sentences end only outside brackets and backticks."""
@@ -135,7 +137,7 @@ def shortened(text: str, limit: int = PROBLEM_LIMIT, rest: str = "summary.md") -
     sentences = _sentences(text)
     places = [i for i, s in enumerate(sentences) if i and PLACE.search(s)]
     place = places[0] if places and len(sentences[places[0]]) <= limit // 2 else None
-    if len(_kept(sentences, 1, place)) > limit:  # the first sentence alone is too long
+    if len(sentences[0]) > limit:  # the first sentence alone is too long
         after = f" {sentences[place]}" if place is not None else ""
         note = CONTINUED.format(rest=rest)
         return _cut_outside_code(sentences[0], limit - len(after) - len(note)) + note + after
@@ -180,7 +182,7 @@ def _kept(sentences: list[str], count: int, place: int | None) -> str:
     """The first count sentences, an ellipsis if any are left out, then the place sentence
     when it is not among them."""
     parts = sentences[:count]
-    if count < len(sentences):
+    if any(i != place for i in range(count, len(sentences))):
         parts.append("…")
     if place is not None and place >= count:
         parts.append(sentences[place])

@@ -54,15 +54,21 @@ JUN = (
 )
 
 
-def test_a_fix_in_code_is_not_cut_in_half_and_the_line_says_where_it_continues():
-    """jun's terminal line read "nn.ModuleList([EncoderLayer(...) for _ in… Look at ...": the
-    fix was cut inside its brackets, which left out the part that mattered."""
+def test_a_first_sentence_that_fits_alone_keeps_its_fix_and_its_place_follows():
+    """jun's terminal line cut the fix, nn.ModuleList([...]), to make room for "Look at ...":
+    a first sentence that fits the limit alone is kept whole, the place after it."""
     assert len(JUN) > PROBLEM_LIMIT
-    assert shortened(JUN) == (
+    assert shortened(JUN) == JUN
+
+
+def test_a_fix_in_code_is_not_cut_in_half_and_the_line_says_where_it_continues():
+    """jun's terminal line once read "nn.ModuleList([EncoderLayer(...) for _ in… Look at
+    ...": a first sentence too long alone is cut outside its brackets."""
+    first, place = JUN.split(" Look at ")
+    assert shortened(f"{first} Look at {place}", 200) == (
         "[encoder/shared-layer] Your Encoder puts one EncoderLayer object into self.layers "
-        "num_layers times, so every layer shares one set of weights; create a new one for each "
-        "position… (continued in summary.md) Look at assignments/t101/encoder.py:27, the line "
-        "that makes the layers."
+        "num_layers times… (continued in summary.md) Look at assignments/t101/encoder.py:27, "
+        "the line that makes the layers."
     )
     code = "Write it as `" + " ".join(["x = layer(x, mask)"] * 20) + "`."  # 390 characters
     assert shortened(f"{code} {PLACE}") == f"Write it as… (continued in summary.md) {PLACE}"
@@ -89,9 +95,7 @@ def test_a_sentence_end_inside_brackets_does_not_end_the_sentence():
     leave its parenthesis open."""
     fix = "Scale the scores (e.g. divide them by sqrt(d_k), the width of each key) first."
     assert shortened(f"{fix} {MIDDLE} {PLACE}", 200) == f"{fix} … {PLACE}"
-    assert shortened(f"{fix} {PLACE}", 140) == (
-        f"Scale the scores… (continued in summary.md) {PLACE}"
-    )
+    assert shortened(f"{fix} {PLACE}", 60) == "Scale the scores… (continued in summary.md)"
 
 
 def test_the_terminal_line_of_a_forbidden_call_names_its_file_and_line():
