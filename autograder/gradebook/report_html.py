@@ -167,11 +167,11 @@ def _learner_list_parts(report: ClassReport) -> list[str]:
             parts += [f"<h2>{title}</h2>", _table(["Learner", "Why"], [[w, y] for w, y in entries])]
     parts.append("<h2>Tamper flags</h2>")
     if not report.tampered and not report.tamper_checked:
-        parts.append(f"<p>{_escape(TAMPER_NOT_CHECKED)}</p>")
+        parts.append(f"<p>{_with_code(TAMPER_NOT_CHECKED)}</p>")
     else:
         parts.append(_table(["Learner", "Files"], [[w, f] for w, f in report.tampered]))
         if not report.tamper_checked:
-            parts.append(f"<p>{_escape(TAMPER_VISIBLE_ONLY)}</p>")
+            parts.append(f"<p>{_with_code(TAMPER_VISIBLE_ONLY)}</p>")
     if report.review:
         parts.append(f"<h2>{_escape(REVIEW_HEADING)}</h2>")
         parts.append(_table(["Learner", "Where and what"], [[w, f] for w, f in report.review]))
@@ -217,7 +217,7 @@ def render_html(report: ClassReport) -> str:
         "<h2>Score distribution</h2>",
         _image(report.figure, "Score distribution")
         if report.figure
-        else f"<p>{_escape(figure_text(report))}</p>",
+        else f"<p>{_with_code(figure_text(report))}</p>",
         "<h2>Score per component</h2>",
         _table(
             ["Component", "Mean", "Full marks"],

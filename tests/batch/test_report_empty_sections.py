@@ -91,7 +91,9 @@ def test_tamper_flags_say_what_was_compared_when_the_class_was_graded_without_a_
         report = build_report(tmp_path, records, PARTS, "Course")
         tamper = render_markdown(report).split("## Tamper flags", 1)[1].split("\n\n", 2)[1]
         assert tamper == said
-        assert _sections(render_html(report))["Tamper flags"] == f"<p>{html.escape(said)}</p>"
+        shown = html.escape(said).replace("`--manifest`", "<code>--manifest</code>")
+        assert _sections(render_html(report))["Tamper flags"] == f"<p>{shown}</p>"
+        assert ("<code>--manifest</code>" in shown) == (manifest == "")  # no raw backticks
     assert TAMPER_NOT_CHECKED == (
         "No learner changed the visible tests. Only the visible tests were compared: the class "
         "was graded without `--manifest`, so the release's other protected files were not."
