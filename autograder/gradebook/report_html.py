@@ -184,7 +184,7 @@ def _tests_table(report: ClassReport) -> str:
     if not report.tests:
         return f"<p>{NONE}</p>"
     rows = []
-    for name, passed, ran in report.tests:
+    for name, passed, ran in report.tests_failed:
         description, test_id = split_test_name(name)
         shown = _with_code(description)
         shown += f" [<code>{_escape(test_id)}</code>]" if test_id else ""
@@ -234,6 +234,9 @@ def render_html(report: ClassReport) -> str:
     parts.append("<h2>Pass rate per test (most failed first)</h2>")
     if report.tests:
         parts.append(f"<p>{_escape(PASS_RATE_LINE)}</p>")
-    parts.append(_tests_table(report))
+    if report.tests_failed or not report.tests:
+        parts.append(_tests_table(report))
+    if report.tests_all_passed:
+        parts.append(f"<p>{_escape(report.tests_all_passed)}</p>")
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

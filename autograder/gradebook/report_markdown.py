@@ -184,11 +184,13 @@ def render_markdown(report: ClassReport) -> str:
         out += ["", f"![Score distribution per component]({COMPONENT_FIGURE_FILE})"]
     out += ["", *_learners_section(report), ""]
     out += [*_failure_sections(report), "", *_learner_lists(report)]
-    # Last: one row per test, the longest section (119 rows for this course).
+    # Last: one row per test some learner failed, the longest section.
     out += ["", "## Pass rate per test (most failed first)", ""]
     if report.tests:
-        rows = [[test_cell(name), f"{p} / {n}"] for name, p, n in report.tests]
-        out += [PASS_RATE_LINE, "", *_table(["Test", "Passed"], "---|---:", rows)]
+        rows = [[test_cell(name), f"{p} / {n}"] for name, p, n in report.tests_failed]
+        out += [PASS_RATE_LINE, ""]
+        out += [*_table(["Test", "Passed"], "---|---:", rows), ""] if rows else []
+        out += [report.tests_all_passed] if report.tests_all_passed else []
     else:
         out.append(NONE)
     return "\n".join(out) + "\n"

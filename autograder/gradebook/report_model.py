@@ -91,6 +91,9 @@ NOT_GRADED = "error (see the errored learners)"
 NOT_GRADED_YET = "not graded yet"
 # A parametrized test's name: its description, then " [id]" (pytest_plugin/collection.py).
 _PARAMETRIZED = re.compile(r"(.+) \[([^\[\]]+)\]")
+#: After the pass-rate table, which lists only the tests some learner failed.
+ALL_PASSED_OTHERS = "Every learner counted for them passed the other {tests}."
+ALL_PASSED_EVERY = "Every learner counted for them passed {every}."
 NOTHING_SUBMITTED = "nothing to grade (see the learners with nothing to grade)"
 PASS_RATE_LINE = (
     "Passed: how many of the learners counted for a test passed it. A test counts every graded "
@@ -199,6 +202,22 @@ class ClassReport:
         if self.other_failures <= len(self.failures):
             return ""
         return SHOWING.format(shown=len(self.failures), total=self.other_failures)
+
+    @property
+    def tests_failed(self) -> list[tuple[str, int, int]]:
+        """The rows of the pass-rate table: the tests some counted learner failed (or that
+        counted none), most failed first; those every one passed are said in one sentence."""
+        return [(name, p, n) for name, p, n in self.tests if p < n or n == 0]
+
+    @property
+    def tests_all_passed(self) -> str:
+        """ALL_PASSED for the tests every counted learner passed, "" when there are none."""
+        count = len(self.tests) - len(self.tests_failed)
+        if not count:
+            return ""
+        if self.tests_failed:
+            return ALL_PASSED_OTHERS.format(tests="test" if count == 1 else f"{count} tests")
+        return ALL_PASSED_EVERY.format(every="the one test" if count == 1 else f"all {count} tests")
 
     def not_implemented_lines(self) -> list[str]:
         return [

@@ -118,7 +118,10 @@ def test_each_learner_has_reports_and_the_class_report_is_written(
     assert DEADLINE_NOTE.format(deadline=DEADLINE, later=1) in report
     assert "| Scaling | 7.50 / 10.00 | 1 / 2 |" in report
     assert "| Normalizing | 5.00 / 5.00 | 2 / 2 |" in report
-    assert "| Scaling: scale(x, nan) raises ValueError | 2 / 2 |" in report
+    # the pass-rate table lists the tests some learner failed; a sentence counts the others
+    assert "| Scaling: scale(x, nan) raises ValueError |" not in report
+    assert "| Scaling: scale(x, 3.0) multiplies every entry by 3 | 1 / 2 |" in report
+    assert report.endswith("\n\nEvery learner counted for them passed the other 4 tests.\n")
     assert "| 1 | Scaling | Known mistake in scale(x, …): It adds the factor" in report
     assert "- `late`: The repository" in report
     assert "- `mistake`: changed tests/graders/visible/test_toy_scale.py" in report

@@ -239,3 +239,31 @@ def test_mistakes_a_failure_could_not_tell_apart_are_one_row_never_the_first_alo
         "Your scores are divided by d_k. Read: course notes, Class 06."
     )
     assert row.who == ("kim",)
+
+
+def test_the_pass_rate_table_lists_the_tests_some_learner_failed_and_counts_the_others(tmp_path):
+    records = [
+        _results(tmp_path, "kim", [("small", "visible", ""), ("large", "visible", "Off.")]),
+        _results(tmp_path, "sam", [("small", "visible", ""), ("large", "visible", "Off.")]),
+    ]
+    for record in records:  # "small" passed for both
+        path = tmp_path / record.learner / "results.json"
+        document = json.loads(path.read_text())
+        document["tests"][0]["status"] = "passed"
+        path.write_text(json.dumps(document))
+    report = build_report(tmp_path, records, PARTS, "Course")
+    assert report.tests_failed == [("large", 0, 2)]
+    markdown = render_markdown(report)
+    assert "| large | 0 / 2 |" in markdown and "| small |" not in markdown
+    assert markdown.endswith("\n\nEvery learner counted for them passed the other test.\n")
+    assert "<p>Every learner counted for them passed the other test.</p>" in render_html(report)
+    for record in records:  # now every test passed: no table, one sentence
+        path = tmp_path / record.learner / "results.json"
+        document = json.loads(path.read_text())
+        document["tests"][1]["status"] = "passed"
+        path.write_text(json.dumps(document))
+    report = build_report(tmp_path, records, PARTS, "Course")
+    markdown = render_markdown(report)
+    assert "| Test | Passed |" not in markdown
+    assert markdown.endswith("\n\nEvery learner counted for them passed all 2 tests.\n")
+    assert "<th>Test</th>" not in render_html(report)
