@@ -1,14 +1,15 @@
 """Text a worker sent, quoted so that no report can read it as the harness's own markup.
 
 Reports read two things from a failure's words, both the harness's to write: a named mistake's
-``[component/slug] `` marker (results/mistake_tags.MARKER: the points rule's first problem,
-summary.md's "What to fix", the class report's known mistakes) and the words "is not implemented
+``[component/slug] `` marker (results/mistake_tags.MARKER) and the words "is not implemented
 yet" (the class report leaves a learner whose every test of a component says them out of that
-component's pass rates). Every string a worker sends is learner-made: an exception's message or
-class name, a type name, a label. ``defused`` gives it with a no-break space (U+00A0) in place
-of the space after each marker and of the one before "implemented": it reads the same, and
-neither pattern matches it. The harness applies it where worker text enters a message
-(failures.from_worker, part_labels.ProgressFrames, remote_refs.RemoteRefs.decode).
+component's pass rates).
+
+Every string a worker sends is learner-made: an exception's message or class name, a type name,
+a label. ``defused`` gives it with a no-break space (U+00A0) in place of the space after each
+marker and of the one before "implemented": it reads the same, and neither pattern matches it.
+The harness applies it where worker text enters a message (failures.from_worker,
+part_labels.ProgressFrames, remote_refs.RemoteRefs.decode).
 """
 
 from __future__ import annotations
