@@ -24,7 +24,7 @@ from autograder.config import CourseConfig, SubmissionError
 from autograder.feedback import hidden_context
 from autograder.pytest_plugin.collection import seed_for
 from autograder.pytest_plugin.state import INFO, OUTCOME, STATE, Outcome, RunState
-from autograder.results import NestedCall
+from autograder.results import NestedCall, TestResult
 
 NO_COURSE = (
     "The {fixture} fixture needs a course, but no course.toml was found here or above; "
@@ -88,6 +88,14 @@ def _state(config: pytest.Config, fixture: str) -> RunState:
     if state is None:
         pytest.fail(NO_COURSE.format(fixture=fixture), pytrace=False)
     return state
+
+
+def earlier_results() -> tuple[TestResult, ...]:
+    """The results of this run's tests that finished before the running one, in order: what a
+    grader may weigh of an earlier component's own tests (what they charged), rather than ask
+    learner code again in a later test, where it can tell the question apart."""
+    item = _running("earlier_results")
+    return tuple(_state(item.config, "earlier_results").results)
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,4 @@
-"""A softmax that answers the attention graders' probe with NaN, and nothing else, graded end to end.
+"""A softmax that answers the attention graders' probe with NaN, and nothing else, graded.
 
 The attention graders do not charge NaN on fully masked queries when it comes from the learner's
 own softmax (support.mistakes.charged_to_softmax: "a learner pays once for one mistake"). They

@@ -26,6 +26,8 @@ import torch.nn.functional as F
 
 from autograder.expected import expected_value
 from autograder.feedback import Lazy, Satisfies
+from autograder.pytest_plugin import earlier_results
+from autograder.results.mistake_tags import named_mistakes
 from autograder.runtime.shared.errors import LearnerError
 from tests.graders.support.blank_rows import normalised_rows, rows_match
 from tests.graders.support.catalogue import mistake
@@ -79,6 +81,8 @@ K_ALL_AXES_TRANSPOSED = mistake("attention/k-transposed-all-axes")
 MASK_FILL_ZERO = mistake("attention/mask-fill-zero")
 MASK_FILL_SMALL_NEGATIVE = mistake("attention/mask-fill-small-negative")
 BLANK_ROW_UNIFORM = mistake("attention/blank-row-uniform")
+#: The id a softmax test names when the learner's softmax gives NaN for an all -inf slice.
+NAN_ALL_INF_ID = "softmax/nan-all-inf"
 MASK_AFTER_SOFTMAX = mistake("attention/mask-after-softmax")
 MASK_INVERTED = mistake("attention/mask-inverted")
 PADDING_OVER_QUERIES = mistake("attention/padding-over-queries")
@@ -355,11 +359,32 @@ def charged_to_softmax(learner, got: object, Q, K, V, mask, *, atol: float) -> b
     mask = np.asarray(mask, dtype=bool)
     if mask.any(axis=-1).all() or not _pair_close(got, _masked(Q, K, V, mask), atol):
         return False
+    paid = _softmax_paid_for_nan()
+    if paid is not None:
+        return paid
     try:
         probe = learner.module("softmax").softmax(np.full((2, 3), -np.inf))
         return bool(np.isnan(np.asarray(probe, dtype=np.float64)).all())
     except (LearnerError, TypeError, ValueError):
         return False
+
+
+def _softmax_paid_for_nan() -> bool | None:
+    """Whether a softmax test of this run charged softmax/nan-all-inf; None when no softmax
+    test ran (a run of some components only: then the learner's softmax is asked).
+
+    Asking the learner's softmax inside an attention test (a (2, 3) all -inf probe) let learner
+    code answer the probe alone with NaN, right in every softmax test: an attention giving NaN
+    on fully masked queries then passed, paid for nowhere (tests/hostile/test_softmax_probe.py).
+    The softmax's own tests, which run first, decide instead. A softmax that gives NaN in only
+    some of them still pays there, at least the cheapest one."""
+    own = [r for r in earlier_results() if r.component == "softmax"]
+    if not own:
+        return None
+    return any(
+        not r.passed and any(tag == NAN_ALL_INF_ID for tag, _ in named_mistakes(r.message))
+        for r in own
+    )
 
 
 def _pair_close(got: object, expected: tuple, atol: float) -> bool:
