@@ -98,6 +98,8 @@ def kept_dropout(sublayer) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
 
+#: The second probability the dropout test builds an EncoderLayer with.
+OTHER_P = 0.15
 DROPOUT_NOT_PASSED = (
     "{what} gives its sublayers another dropout: {wrong}; expected {p:g} each. Pass dropout on "
     "to every sublayer, e.g. MultiHeadAttention(d_model, num_heads, dropout)."
@@ -106,22 +108,37 @@ DROPOUT_NOT_PASSED = (
 
 def test_layer_gives_each_sublayer_its_dropout(encoder_module, learner):
     """EncoderLayer(..., dropout=p) builds each sublayer with dropout p (their .dropout.p)"""
-    p, what = 0.3, f"EncoderLayer({D_MODEL}, {HEADS}, {D_FF}, dropout=0.3)"
-    layer = encoder_module.EncoderLayer(D_MODEL, HEADS, D_FF, p)
-    wrong = []
-    for name, module, cls, arguments in wiring.SUBLAYERS:
-        try:  # the sublayers' own contract: self.dropout = nn.Dropout(dropout)
-            got = kept_dropout(getattr(layer, name))
-            # What the learner's own class keeps of dropout=p: its own graders judge that.
-            alone = getattr(learner.module(module), cls)(*arguments(D_MODEL, HEADS, D_FF), p)
-            own = kept_dropout(alone)
-        except LearnerError:
-            continue  # a sublayer without one: its own graders say so, not this test
-        if got is None or own is None:
-            continue  # a dropout kept another way (a float, two modules): nothing to compare
-        if got != own:
-            wrong.append(f"{name}.dropout.p is {got!r}")
-    expect(not wrong, DROPOUT_NOT_PASSED.format(what=what, wrong=", ".join(wrong), p=p))
+    p, wrong = 0.3, []
+    # Two probabilities: a sublayer whose default dropout is one of them (0.3) is told by the
+    # other; a sublayer inside the layer that keeps no dropout while the class built alone with
+    # p keeps p (nn.Identity at p=0) was given none (tests/hostile/test_encoder_dropout_evasion).
+    for q in (p, OTHER_P):
+        layer = encoder_module.EncoderLayer(D_MODEL, HEADS, D_FF, q)
+        for name, module, cls, arguments in wiring.SUBLAYERS:
+            try:  # the sublayers' own contract: self.dropout = nn.Dropout(dropout)
+                # What the learner's own class keeps of dropout=q: its own graders judge that.
+                alone = getattr(learner.module(module), cls)(*arguments(D_MODEL, HEADS, D_FF), q)
+                own = kept_dropout(alone)
+            except LearnerError:
+                continue  # a sublayer without one: its own graders say so, not this test
+            if own is None:
+                continue  # a dropout kept another way (two modules): nothing to compare
+            try:
+                sublayer = getattr(layer, name)
+            except LearnerError:
+                continue  # no such sublayer: test_layer_submodules says so, not this test
+            try:  # the class keeps q when given it: inside the layer, no dropout is none given
+                got = kept_dropout(sublayer)
+            except LearnerError:
+                got = None
+            if got != own:
+                kept = "no dropout" if got is None else f"{got!r}"
+                told = f"{name}.dropout.p is {kept}" if got is not None else f"{name} keeps {kept}"
+                wrong.append(told)
+        if wrong:
+            break
+    what = f"EncoderLayer({D_MODEL}, {HEADS}, {D_FF}, dropout={q:g})"
+    expect(not wrong, DROPOUT_NOT_PASSED.format(what=what, wrong=", ".join(wrong), p=q))
 
 
 # Every EncoderLayer test runs before the stack's tests, which hand the learner's Encoder
