@@ -26,7 +26,8 @@ from autograder.mistakes import course_catalogue
 from autograder.mistakes.mutants import load_mutants, write_mutant
 from tests.graders.support.compare import expect_pair
 from tests.graders.support.inputs import array, key_mask, padding_mask, tensor, to_numpy
-from tests.graders.support.mistakes import charged_to_softmax, sdpa, sdpa_mistakes
+from tests.graders.support.mistakes import sdpa, sdpa_mistakes
+from tests.graders.support.softmax_charge import charged_to_softmax
 from tests.graders.support.softmax_mistakes import (
     integer_output_sentence,
     softmax_mistakes,

@@ -16,13 +16,12 @@ from tests.graders.support.compare import describe_call, expect_pair, pair_of
 from tests.graders.support.inputs import array, key_mask, permutation, tensor, to_numpy
 from tests.graders.support.mistakes import (
     attention_call_hints,
-    charged_to_softmax,
     sdpa,
     sdpa_mistakes,
     self_attention_hints,
-    use_known_good_softmax,
 )
 from tests.graders.support.params import expect_gradients, expect_parameters
+from tests.graders.support.softmax_charge import charged_to_softmax, use_known_good_softmax
 
 # The NumPy functions call the learner's softmax (where no stand-in replaces it); the tests of
 # what does not (shape checks, cosine_similarity, the torch SelfAttention) say so: uses().
@@ -42,13 +41,13 @@ REFERENCE_OFF = (
 @pytest.fixture
 def attention(learner, request):
     """The learner's attention module, calling a known-good softmax where it calls its own
-    (support.mistakes.use_known_good_softmax)."""
+    (support.softmax_charge.use_known_good_softmax)."""
     use_known_good_softmax(learner, request)
     return learner.module("attention")
 
 
 def check_against_reference(attention, reference, Q, K, V, mask=None, *, hint=None, learner=None):
-    """learner: given for masks with fully masked queries (support.mistakes.charged_to_softmax)."""
+    """learner: given for masks with fully masked queries (softmax_charge.charged_to_softmax)."""
     what = describe_call(
         "scaled_dot_product_attention", ("Q", Q), ("K", K), ("V", V), ("mask", mask)
     )

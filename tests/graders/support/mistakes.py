@@ -26,9 +26,6 @@ import torch.nn.functional as F
 
 from autograder.expected import expected_value
 from autograder.feedback import Lazy, Satisfies
-from autograder.pytest_plugin import earlier_results
-from autograder.results.mistake_tags import named_mistakes
-from autograder.runtime.shared.errors import LearnerError
 from tests.graders.support.blank_rows import normalised_rows, rows_match
 from tests.graders.support.catalogue import mistake
 from tests.graders.support.hints import hint_on_error
@@ -59,8 +56,7 @@ __all__ = [  # softmax_over and axis_mistakes moved to softmax_mistakes; still i
     "Mistakes",
     "attention_call_hints",
     "axis_mistakes",
-    "charged_to_softmax",
-    "use_known_good_softmax",
+    "masked_attention",
     "hint_on_error",
     "self_attention_hints",
     "sdpa",
@@ -81,8 +77,6 @@ K_ALL_AXES_TRANSPOSED = mistake("attention/k-transposed-all-axes")
 MASK_FILL_ZERO = mistake("attention/mask-fill-zero")
 MASK_FILL_SMALL_NEGATIVE = mistake("attention/mask-fill-small-negative")
 BLANK_ROW_UNIFORM = mistake("attention/blank-row-uniform")
-#: The id a softmax test names when the learner's softmax gives NaN for an all -inf slice.
-NAN_ALL_INF_ID = "softmax/nan-all-inf"
 MASK_AFTER_SOFTMAX = mistake("attention/mask-after-softmax")
 MASK_INVERTED = mistake("attention/mask-inverted")
 PADDING_OVER_QUERIES = mistake("attention/padding-over-queries")
@@ -233,7 +227,7 @@ def _with_fitted_fill(Q, K, V, mask, *, d_model: int | None, got: object) -> Mis
         mask = np.asarray(mask, dtype=bool)
         fill = _fitted_fill(got, Q, K, mask)
         if fill is not None:  # the learner's own small negative, in place of -1 (same key order)
-            pair = _masked(Q, K, V, mask, fill=fill)
+            pair = masked_attention(Q, K, V, mask, fill=fill)
             outputs[MASK_FILL_SMALL_NEGATIVE], weights[MASK_FILL_SMALL_NEGATIVE] = pair
         if not mask.any(axis=-1).all():  # any finite fill or additive mask, not only -1e9
             out, w = sdpa(Q, K, V, mask)
@@ -268,11 +262,11 @@ def _mask_mistakes(Q, K, V, mask: np.ndarray) -> dict[str, tuple]:
     found = {MASK_IGNORED: sdpa(Q, K, V)}
     if not mask.any(axis=-1).all():  # some query may attend to no key
         # First: a fill so negative that only the fully masked rows show it is this mistake.
-        found[BLANK_ROW_UNIFORM] = _masked(Q, K, V, mask, fill=-1e9)
-        found[NAN_ALL_INF] = _masked(Q, K, V, mask, fill=-np.inf)
-    found[MASK_FILL_ZERO] = _masked(Q, K, V, mask, fill=0.0)
-    found[MASK_FILL_SMALL_NEGATIVE] = _masked(Q, K, V, mask, fill=SMALL_NEGATIVE_FILL)
-    found[MASK_AFTER_SOFTMAX] = _masked(Q, K, V, mask, after=True)
+        found[BLANK_ROW_UNIFORM] = masked_attention(Q, K, V, mask, fill=-1e9)
+        found[NAN_ALL_INF] = masked_attention(Q, K, V, mask, fill=-np.inf)
+    found[MASK_FILL_ZERO] = masked_attention(Q, K, V, mask, fill=0.0)
+    found[MASK_FILL_SMALL_NEGATIVE] = masked_attention(Q, K, V, mask, fill=SMALL_NEGATIVE_FILL)
+    found[MASK_AFTER_SOFTMAX] = masked_attention(Q, K, V, mask, after=True)
     found[MASK_INVERTED] = sdpa(Q, K, V, ~mask)
     L, S = Q.shape[-2], K.shape[-2]
     if mask.ndim >= 2 and mask.shape[-2] == 1 and L == S > 1:  # a padding mask (..., 1, S)
@@ -315,7 +309,7 @@ def _fitted_fill(got: object, Q, K, mask: np.ndarray) -> float | None:
     return c if -60.0 < c < 0.0 else None
 
 
-def _masked(Q, K, V, mask, *, fill: float = -np.inf, after: bool = False):
+def masked_attention(Q, K, V, mask, *, fill: float = -np.inf, after: bool = False):
     """softmax(where(mask, Q K^T / sqrt(d_k), fill)) and its output, by torch.softmax (an all
     -inf row gives NaN, as it does); after=True: softmax of the unmasked scores, then the masked
     weights set to 0 (no renormalisation)."""
@@ -327,80 +321,6 @@ def _masked(Q, K, V, mask, *, fill: float = -np.inf, after: bool = False):
     else:
         weights = torch.softmax(torch.where(m, scores, fill), dim=-1)
     return (weights @ v).numpy(), weights.numpy()
-
-
-def use_known_good_softmax(learner, request=None) -> bool:
-    """Make the learner's attention module call a known-good softmax where it calls the
-    learner's own, imported by name (`from .softmax import softmax`): the softmax graders
-    charge a softmax mistake; the attention graders grade the attention (course rule: a learner
-    pays once for one mistake; H44: a softmax summing without keepdims also cost 12 attention
-    points). Call it in each test: a new worker (after a time-out) starts without it. Returns
-    whether it did, and tells the report (request: the test's) that this test's softmax is
-    not the learner's; False where the course supplies no stand-ins (a learner's own
-    repository), so the attention tests use the learner's softmax."""
-    if learner.standins is None:
-        return False
-    replaced = learner.stand_in_function("attention", "softmax", source="softmax", kind="softmax")
-    if replaced and request is not None:
-        request.node.user_properties.append(("replaced", "softmax"))
-    return replaced
-
-
-def charged_to_softmax(learner, got: object, Q, K, V, mask, *, atol: float) -> bool:
-    """True when `got` (output, weights) is right except for NaN on the queries whose keys are
-    all masked, and the learner's own softmax (t101/softmax.py) gives NaN for an all -inf slice.
-
-    That NaN is the softmax's mistake (softmax/nan-all-inf), which the softmax graders charge; an
-    attention that passes its scores to that softmax is not charged for it a second time (course
-    rule: a learner pays once for one mistake). The learner's softmax is called only then.
-    """
-    if mask is None:
-        return False
-    mask = np.asarray(mask, dtype=bool)
-    if mask.any(axis=-1).all() or not _pair_close(got, _masked(Q, K, V, mask), atol):
-        return False
-    paid = _softmax_paid_for_nan()
-    if paid is not None:
-        return paid
-    try:
-        probe = learner.module("softmax").softmax(np.full((2, 3), -np.inf))
-        return bool(np.isnan(np.asarray(probe, dtype=np.float64)).all())
-    except (LearnerError, TypeError, ValueError):
-        return False
-
-
-def _softmax_paid_for_nan() -> bool | None:
-    """Whether a softmax test of this run charged softmax/nan-all-inf; None when no softmax
-    test ran (a run of some components only: then the learner's softmax is asked).
-
-    Asking the learner's softmax inside an attention test (a (2, 3) all -inf probe) let learner
-    code answer the probe alone with NaN, right in every softmax test: an attention giving NaN
-    on fully masked queries then passed, paid for nowhere (tests/hostile/test_softmax_probe.py).
-    The softmax's own tests, which run first, decide instead. A softmax that gives NaN in only
-    some of them still pays there, at least the cheapest one."""
-    own = [r for r in earlier_results() if r.component == "softmax"]
-    if not own:
-        return None
-    return any(
-        not r.passed and any(tag == NAN_ALL_INF_ID for tag, _ in named_mistakes(r.message))
-        for r in own
-    )
-
-
-def _pair_close(got: object, expected: tuple, atol: float) -> bool:
-    """got is an (output, weights) pair equal to expected, NaN matching NaN."""
-    if not isinstance(got, tuple) or len(got) != 2:
-        return False
-    for have, want in zip(got, expected, strict=True):
-        if hasattr(have, "detach"):
-            have = have.detach().double().numpy()
-        try:
-            have = np.asarray(have, dtype=np.float64)
-        except (TypeError, ValueError):
-            return False
-        if have.shape != want.shape or not np.allclose(have, want, atol=atol, equal_nan=True):
-            return False
-    return True
 
 
 def _softmax_over_queries(Q, K, V, mask):

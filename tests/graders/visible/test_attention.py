@@ -27,13 +27,12 @@ from tests.graders.support.inputs import (
 from tests.graders.support.mistakes import (
     NO_SHAPE_CHECK,
     attention_call_hints,
-    charged_to_softmax,
     sdpa,
     sdpa_mistakes,
     self_attention_hints,
-    use_known_good_softmax,
 )
 from tests.graders.support.params import expect_parameters
+from tests.graders.support.softmax_charge import charged_to_softmax, use_known_good_softmax
 
 # The NumPy functions call the learner's softmax (where no stand-in replaces it); the tests of
 # what does not (shape checks, cosine_similarity, the torch SelfAttention) say so: uses().
@@ -59,7 +58,7 @@ COLUMNS_HINT = (
 @pytest.fixture
 def attention(learner, request):
     """The learner's attention module, calling a known-good softmax where it calls its own
-    (support.mistakes.use_known_good_softmax)."""
+    (support.softmax_charge.use_known_good_softmax)."""
     use_known_good_softmax(learner, request)
     return learner.module("attention")
 
@@ -68,7 +67,7 @@ def check_attention(attention, Q, K, V, mask=None, *, hint=None, note="", learne
     """scaled_dot_product_attention(Q, K, V, mask) equals the built-in: weights, then output.
 
     learner: given for masks with fully masked queries, whose NaN is not charged here when the
-    learner's own softmax is where it comes from (support.mistakes.charged_to_softmax).
+    learner's own softmax is where it comes from (support.softmax_charge.charged_to_softmax).
     """
     what = describe_call(
         "scaled_dot_product_attention", ("Q", Q), ("K", K), ("V", V), ("mask", mask), note=note
