@@ -1,8 +1,9 @@
 """A softmax that answers the attention graders' probe with NaN, and nothing else, graded.
 
 The attention graders do not charge NaN on fully masked queries when it comes from the learner's
-own softmax (support.softmax_charge.charged_to_softmax: "a learner pays once for one mistake"). They
-decided that by calling the learner's softmax once, in the attention test, on a (2, 3) all -inf
+own softmax (support.softmax_charge.charged_to_softmax: "a learner pays once for one mistake").
+
+They decided that by calling the learner's softmax once, in the attention test, on a (2, 3) all -inf
 probe. A softmax.py that returned NaN for exactly that probe, and was right everywhere else,
 passed every softmax test; its attention, which gave NaN for fully masked queries (an inline
 softmax with no guard), passed every attention test too: 100 points for a submission whose
