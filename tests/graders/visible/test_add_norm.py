@@ -25,6 +25,7 @@ from tests.graders.support.add_norm_mistakes import (
     DEFAULT_EPS,
     DROPOUT_AFTER_NORM,
     EPS_IGNORED,
+    NO_RESIDUAL,
     NORM_WRONG_AXIS,
     dropout_in_eval,
     dropout_patterns,
@@ -141,6 +142,11 @@ def test_normalises_each_token_on_its_own(learner, rng):
         atol=1e-6,
         hint="another token changed these outputs, so your normalisation mixes tokens: "
         + mistake(NORM_WRONG_AXIS),
+    )
+    expect(  # an output that ignores its input keeps the other tokens too
+        not torch.allclose(after[:, 3], before[:, 3], atol=1e-6),
+        "The output of token 3 did not change when token 3 of x did, so the output does not "
+        "use x: " + mistake(NO_RESIDUAL),
     )
 
 

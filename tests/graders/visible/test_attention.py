@@ -178,6 +178,12 @@ def test_permuting_queries_and_keys(attention, rng):
         atol=1e-10,
         hint="each query's output must depend only on that query, K and V",
     )
+    expect(  # outputs that ignore the queries permute as well: permuted, they must move
+        not np.allclose(np.asarray(out_q, dtype=float), out, atol=1e-10),
+        "Permuting the queries left every output where it was, so the queries that moved got "
+        "the same output: each query's weights come from its own scores, "
+        "softmax(Q K^T / sqrt(d_k)) row by row.",
+    )
     out_kv, weights_kv = pair_of(
         sdpa(Q, K[p], V[p]),
         what="scaled_dot_product_attention(Q, K[p], V[p])",

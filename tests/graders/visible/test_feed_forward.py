@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from autograder.feedback import GradingFailure, expect_close, expect_shape, expect_type
+from autograder.feedback import GradingFailure, expect, expect_close, expect_shape, expect_type
 from tests.graders.support.catalogue import mistake
 from tests.graders.support.dropout import DEFAULT_P, IGNORED_P, P, fit
 from tests.graders.support.ffn_mistakes import (
@@ -90,6 +90,11 @@ def test_position_wise(learner, rng):
         atol=1e-6,
         hint="apply the same two linear maps to each token on its own, never across "
         "tokens (nn.Linear acts on the last axis)",
+    )
+    expect(  # an output that ignores its input keeps the other tokens too
+        not torch.allclose(after[:, 2], before[:, 2], atol=1e-6),
+        "The output of token 2 did not change when token 2 did: each token's output is "
+        "computed from that token, W_2(relu(W_1(x))).",
     )
 
 

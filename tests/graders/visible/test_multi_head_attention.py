@@ -11,6 +11,7 @@ import torch
 
 from autograder.feedback import (
     GradingFailure,
+    expect,
     expect_close,
     expect_dtype,
     expect_shape,
@@ -213,6 +214,12 @@ def test_permuting_tokens_permutes_outputs(MHA, learner, rng):
         hint="each token's output must depend only on its own query and "
         "on the set of keys: do not mix tokens when splitting heads",
         mistakes=mha_mistakes(state, HEADS, x_p, x_p, x_p)[0],
+    )
+    expect(  # outputs that ignore the queries permute as well: permuted, they must move
+        not torch.allclose(out_p.double(), out.double(), atol=1e-5),
+        "Permuting the tokens of x left every output where it was, so the tokens that moved "
+        "got the same output: each token's output comes from its own query, "
+        "softmax(Q K^T / sqrt(d_k)) V in each head, then W_o.",
     )
 
 
