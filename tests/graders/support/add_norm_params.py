@@ -5,7 +5,8 @@ The contract's `norm` is `nn.LayerNorm(d_model, eps=eps)`, with parameters `norm
 `norm.bias`. A LayerNorm class of the learner's own (the Annotated Transformer's a_2/b_2,
 `gamma`/`beta`, `scale`/`shift`) is one mistake, named by the parameter test; the numeric tests
 still grade what it computes, with weights loaded under the learner's own names (the first
-(d_model,) parameter of `norm` taken as the weight, the second as the bias), so that one mistake
+(d_model,) parameter of `norm` taken as the weight, the second as the bias, unless their names
+say otherwise: TensorFlow's ln creates beta before gamma), so that one mistake
 costs only the test that tests it. Symbols: d_model width; ... any leading axes.
 """
 
@@ -21,7 +22,7 @@ from autograder.feedback import expect, shown_what
 from autograder.runtime.shared.errors import LearnerError
 from tests.graders.support.catalogue import mistake
 from tests.graders.support.inputs import array
-from tests.graders.support.params import WRONG_PARAMETERS, difference
+from tests.graders.support.params import WRONG_PARAMETERS, difference, scale_then_shift
 
 CUSTOM_LAYER_NORM = "add_norm/custom-layer-norm"
 CONTRACT = ("norm.weight", "norm.bias")
@@ -49,14 +50,15 @@ class NormNames:
 def norm_names(learner, module, d_model: int, *, what: str) -> NormNames:
     """The learner's LayerNorm parameter names: the contract's, or any two (d_model,)
     parameters (a LayerNorm of the learner's own, or one under another attribute: the weight
-    first); GradingFailure (the parameters sentence) when its parameters are neither. The
-    parameter test names the difference; the numbers are graded all the same."""
+    first, unless the names say which is which, as gamma and beta do); GradingFailure (the
+    parameters sentence) when its parameters are neither. The parameter test names the
+    difference; the numbers are graded all the same."""
     got = [(p.name, tuple(p.shape)) for p in learner.parameters(module)]
     if sorted(got) == sorted((name, (d_model,)) for name in CONTRACT):
         return NormNames(*CONTRACT)
     own = [name for name, shape in got if shape == (d_model,)]
     expect(len(own) == len(got) == 2, wrong_parameters(got, d_model, what=what))
-    return NormNames(*own)
+    return NormNames(*scale_then_shift(own))
 
 
 def wrong_parameters(got: list[tuple[str, tuple]], d_model: int, *, what: str) -> str:

@@ -19,6 +19,7 @@ import torch.nn.functional as F
 from autograder.expected import expected_value
 from autograder.feedback import AnyOf, Lazy, Satisfies
 from tests.graders.support.catalogue import mistake
+from tests.graders.support.params import is_norm_parameter
 
 NO_RELU = "feed_forward/no-relu"
 RELU_AFTER_SECOND_LINEAR = "feed_forward/relu-after-second-linear"
@@ -95,4 +96,4 @@ def parameter_mistakes(got: list[tuple], wanted: list[tuple]) -> list[str]:
     """Catalogue sentences for parameters `got` [(name, shape)] that are not the contract's
     `wanted`: a LayerNorm of the feed-forward's own (support.params.expect_parameters)."""
     extra = {name for name, _ in got} - {name for name, _ in wanted}
-    return [mistake(ADD_NORM_INSIDE)] if any("norm" in name for name in extra) else []
+    return [mistake(ADD_NORM_INSIDE)] if any(is_norm_parameter(name) for name in extra) else []

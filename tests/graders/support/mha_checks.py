@@ -18,7 +18,7 @@ from autograder.feedback import GradingFailure, expect_raises
 from autograder.runtime.shared.errors import LearnerError
 from tests.graders.support.catalogue import mistake
 from tests.graders.support.mistakes import hint_on_error
-from tests.graders.support.params import expect_parameters, linear_parameters
+from tests.graders.support.params import expect_parameters, is_norm_parameter, linear_parameters
 
 INDIVISIBLE = "multi_head_attention/indivisible-not-refused"
 BIAS_IGNORED = "multi_head_attention/bias-ignored"
@@ -45,7 +45,7 @@ def parameter_mistakes(got: list[tuple], wanted: list[tuple]) -> list[str]:
     biases = {n for n in got_names ^ wanted_names if n.startswith("W_") and n.endswith(".bias")}
     if biases:
         found.append(mistake(BIAS_IGNORED))
-    if any("norm" in name for name in got_names - wanted_names):
+    if any(is_norm_parameter(name) for name in got_names - wanted_names):
         found.append(mistake(ADD_NORM_INSIDE))
     return found
 

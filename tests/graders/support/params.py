@@ -31,6 +31,32 @@ NO_GRADIENT = (
     "After a backward pass through {what}, these parameters got no gradient: {names}. "
     + NO_GRADIENT_ADVICE
 )
+# A LayerNorm's scale and shift, as learners' own classes and tutorials name them: nn.LayerNorm's
+# weight/bias, the Annotated Transformer's a_2/b_2, TensorFlow's gamma/beta (beta created first).
+NORM_SCALES = ("weight", "a_2", "gamma", "scale", "g")
+NORM_SHIFTS = ("bias", "b_2", "beta", "shift", "b")
+NORM_MODULES = ("ln", "ln_1", "ln_2", "ln_f")
+
+
+def is_norm_parameter(name: str) -> bool:
+    """Whether a parameter named `name` ("layer_norm.weight", "ln.gamma", "a_2") looks like a
+    LayerNorm's: under a module whose name says norm (or ln), or a scale/shift's own name."""
+    *modules, last = name.split(".")
+    if "norm" in name.lower() or any(part in NORM_MODULES for part in modules):
+        return True
+    return last in ("a_2", "b_2", "gamma", "beta")
+
+
+def scale_then_shift(names: Sequence[str]) -> list[str]:
+    """Two LayerNorm parameter names as (scale, shift) when their own names tell (gamma/beta,
+    a_2/b_2, weight/bias: TensorFlow creates beta first); otherwise in the order given."""
+    if len(names) == 2:
+        last = [name.rsplit(".", 1)[-1] for name in names]
+        if last[0] in NORM_SHIFTS and last[1] in NORM_SCALES:
+            return [names[1], names[0]]
+    return list(names)
+
+
 FORWARD_DIFFERS = "Its forward pass already differs, which explains it: {cause}"
 FORWARD_RIGHT = (
     "Hint: the forward pass on these inputs gives the right values, so the gradients are lost "
