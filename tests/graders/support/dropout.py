@@ -19,6 +19,9 @@ IGNORED_P = (
     "{what} in train mode drops with nn.Dropout's default probability 0.5, not the dropout it "
     "was given ({p:g}): pass it on, self.dropout = nn.Dropout(dropout)."
 )
+OTHER_P = (
+    "{what} in train mode drops with probability {q:.3g}, not the dropout it was given ({p:g})"
+)
 # The hint of a train-mode test's first check, the same call in eval mode
 EVAL_FIRST = "dropout in train mode is checked once the output in eval mode is right"
 
@@ -55,3 +58,23 @@ def fit(got: torch.Tensor, dropped: torch.Tensor, kept: torch.Tensor, atol: floa
         dropped=int((is_dropped & ~is_kept & distinct).sum()),
         kept=int((is_kept & ~is_dropped & distinct).sum()),
     )
+
+
+def fitted_p(got: torch.Tensor, dropped: torch.Tensor, base: torch.Tensor, atol: float):
+    """The probability q for which every element of `got` is its `dropped` value or
+    base / (1 - q), with some of each (inverted dropout with a probability of its own, such as
+    a dropout fixed in the class instead of the one given); None when no q fits."""
+    got64 = got.detach().to(torch.float64)
+    try:
+        dropped64, base64 = (t.detach().to(torch.float64).expand_as(got64) for t in (dropped, base))
+    except RuntimeError:
+        return None
+    kept = ((got64 - dropped64).abs() > 10 * atol) & ((base64 - dropped64).abs() > 10 * atol)
+    if not bool(kept.any()):
+        return None
+    scale = float(((got64 - dropped64)[kept] / (base64 - dropped64)[kept]).median())
+    if not scale > 1.0:
+        return None
+    q = 1.0 - 1.0 / scale
+    kept_value = dropped64 + (base64 - dropped64) * scale
+    return q if fit(got64, dropped64, kept_value, atol).dropout_seen else None

@@ -26,6 +26,7 @@ RELU_AFTER_SECOND_LINEAR = "feed_forward/relu-after-second-linear"
 GELU = "feed_forward/gelu"
 RESIDUAL_INSIDE = "feed_forward/residual-inside"
 DROPOUT_MISSING = "feed_forward/dropout-missing"
+DROPOUT_P_IGNORED = "feed_forward/dropout-p-ignored"
 DROPOUT_AFTER_SECOND_LINEAR = "feed_forward/dropout-after-second-linear"
 ADD_NORM_INSIDE = "feed_forward/add-norm-inside"
 

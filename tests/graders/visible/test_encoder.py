@@ -16,6 +16,7 @@ import torch
 from autograder.feedback import expect
 from autograder.runtime.shared.errors import LearnerError
 from tests.graders.support import wiring
+from tests.graders.support.catalogue import mistake
 from tests.graders.support.inputs import key_mask, tensor
 from tests.graders.support.params import expect_gradients, expect_names, forward_first
 from tests.graders.support.standins import (
@@ -98,6 +99,7 @@ def kept_dropout(sublayer) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
 
+SUBLAYER_DROPOUT_NOT_PASSED = "encoder/dropout-not-passed"
 #: The second probability the dropout test builds an EncoderLayer with.
 OTHER_P = 0.15
 DROPOUT_NOT_PASSED = (
@@ -138,7 +140,8 @@ def test_layer_gives_each_sublayer_its_dropout(encoder_module, learner):
         if wrong:
             break
     what = f"EncoderLayer({D_MODEL}, {HEADS}, {D_FF}, dropout={q:g})"
-    expect(not wrong, DROPOUT_NOT_PASSED.format(what=what, wrong=", ".join(wrong), p=q))
+    told = DROPOUT_NOT_PASSED.format(what=what, wrong=", ".join(wrong), p=q)
+    expect(not wrong, f"{told} {mistake(SUBLAYER_DROPOUT_NOT_PASSED)}")
 
 
 # Every EncoderLayer test runs before the stack's tests, which hand the learner's Encoder

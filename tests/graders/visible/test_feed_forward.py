@@ -12,10 +12,11 @@ import torch
 
 from autograder.feedback import GradingFailure, expect, expect_close, expect_shape, expect_type
 from tests.graders.support.catalogue import mistake
-from tests.graders.support.dropout import DEFAULT_P, IGNORED_P, P, fit
+from tests.graders.support.dropout import DEFAULT_P, IGNORED_P, OTHER_P, P, fit, fitted_p
 from tests.graders.support.ffn_mistakes import (
     DROPOUT_AFTER_SECOND_LINEAR,
     DROPOUT_MISSING,
+    DROPOUT_P_IGNORED,
     expected_and_mistakes,
     parameter_mistakes,
 )
@@ -165,7 +166,10 @@ def _expect_hidden_dropout(got, in_eval, bias, *, what: str) -> None:
     if fit(got, bias, bias + hidden / (1 - P), atol=1e-5).dropout_seen:
         return
     if fit(got, bias, bias + hidden / (1 - DEFAULT_P), atol=1e-5).dropout_seen:
-        raise GradingFailure(IGNORED_P.format(what=what, p=P))
+        raise GradingFailure(f"{IGNORED_P.format(what=what, p=P)} {mistake(DROPOUT_P_IGNORED)}")
+    q = fitted_p(got, bias, in_eval, atol=1e-5)  # a probability of its own, e.g. fixed at 0.1
+    if q is not None:
+        raise GradingFailure(f"{OTHER_P.format(what=what, q=q, p=P)}. {mistake(DROPOUT_P_IGNORED)}")
     if fit(got, bias, in_eval, atol=1e-5).fits:
         unused = _close(got, in_eval)
         raise GradingFailure((DROPOUT_UNUSED if unused else DROPOUT_NOT_SCALED).format(what=what))

@@ -19,7 +19,7 @@ from autograder.feedback import (
 )
 from tests.graders.support.catalogue import mistake
 from tests.graders.support.compare import describe_call
-from tests.graders.support.dropout import DEFAULT_P, IGNORED_P, P, fit
+from tests.graders.support.dropout import DEFAULT_P, IGNORED_P, OTHER_P, P, fit, fitted_p
 from tests.graders.support.inputs import key_mask, mha_state, permutation, tensor
 from tests.graders.support.mha_checks import (
     build,
@@ -41,6 +41,7 @@ from tests.graders.support.params import (
 pytestmark = pytest.mark.multi_head_attention
 
 DROPOUT_MISSING = "multi_head_attention/dropout-missing"
+DROPOUT_P_IGNORED = "multi_head_attention/dropout-p-ignored"
 DROPOUT_ON_OUTPUT = "multi_head_attention/dropout-on-output"
 WEIGHTS_BEFORE_DROPOUT = "multi_head_attention/weights-before-dropout"
 
@@ -304,7 +305,10 @@ def expect_train_dropout(got, expected, state, x, *, what: str) -> None:
     mistake the weights and the output show."""
     weights, zero = expected[1], torch.zeros(())
     if fit(got[1], zero, weights / (1 - DEFAULT_P), atol=1e-6).dropout_seen:
-        raise GradingFailure(IGNORED_P.format(what=what, p=P))
+        raise GradingFailure(f"{IGNORED_P.format(what=what, p=P)} {mistake(DROPOUT_P_IGNORED)}")
+    q = fitted_p(got[1], zero, weights, atol=1e-6)  # a probability of its own, e.g. fixed at 0.1
+    if q is not None and abs(q - P) > 1e-3:
+        raise GradingFailure(f"{OTHER_P.format(what=what, q=q, p=P)}. {mistake(DROPOUT_P_IGNORED)}")
     if fit(got[1], zero, weights / (1 - P), atol=1e-6).dropout_seen:
         from_weights = output_from_weights(state, HEADS, got[1], x)
         if fit(got[0], zero, from_weights / (1 - P), atol=1e-5).dropout_seen:
