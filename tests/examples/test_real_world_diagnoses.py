@@ -135,7 +135,7 @@ def test_a_hard_coded_eps_is_named_and_no_dropout_is_said_so(graded):
     )
     assert train == (
         f"{TRAIN_ADD_NORM} in train mode gives its eval-mode output: no dropout is applied. "
-        "Apply self.dropout (an nn.Dropout(dropout), active after .train()) to sublayer_output."
+        + mistake("add_norm/dropout-missing")
     )
     assert messages, "the eps tests fail"
     for name, message in messages.items():

@@ -32,6 +32,7 @@ EPS_IGNORED = "add_norm/eps-ignored"
 UNBIASED_VARIANCE = "add_norm/unbiased-variance"
 EPS_OUTSIDE_SQRT = "add_norm/eps-outside-sqrt"
 DROPOUT_AFTER_NORM = "add_norm/dropout-after-norm"
+DROPOUT_MISSING = "add_norm/dropout-missing"
 EPS_RTOL = 0.05  # a fitted eps this close to the one given is that eps
 
 DEFAULT_EPS = 1e-5  # nn.LayerNorm's own default

@@ -24,6 +24,7 @@ from autograder.feedback import (
 from tests.graders.support.add_norm_mistakes import (
     DEFAULT_EPS,
     DROPOUT_AFTER_NORM,
+    DROPOUT_MISSING,
     EPS_IGNORED,
     NO_RESIDUAL,
     NORM_WRONG_AXIS,
@@ -194,8 +195,8 @@ DROPOUT_ON_X = (
     "norm(x + dropout(sublayer_output))."
 )
 DROPOUT_UNUSED = (
-    "{what} in train mode gives its eval-mode output: no dropout is applied. Apply "
-    "self.dropout (an nn.Dropout(dropout), active after .train()) to sublayer_output."
+    "{what} in train mode gives its eval-mode output: no dropout is applied. "
+    + mistake(DROPOUT_MISSING)
 )
 DROPOUT_ELSEWHERE = (
     "{what} in train mode is not norm(x + dropout(sublayer_output)) for any choice of dropped "
